@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: GPL-2.0
+# warden: out-of-tree build into build/. Quiet by default; V=1 shows full commands.
+
+.DELETE_ON_ERROR:
+# Skeletons and BPF objects are kept between builds, not deleted as intermediates.
+.SECONDARY:
+.SUFFIXES:
+
+OUT := build
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
+ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+PKGS := libbpf libcjson
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lcjson)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith
+CFLAGS ?= -O2 -g
+CPPFLAGS += -D_GNU_SOURCE -I$(OUT) -I. -Ibpf $(PKG_CFLAGS)
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
+BPF_CFLAGS := -g -O2 -Wall -Werror --target=bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf
+
+BPF_PROGS := wd_lsm wd_probe
+BPF_OBJS := $(patsubst %,$(OUT)/bpf/%.bpf.o,$(BPF_PROGS))
+SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_PROGS))
+
+# Pure modules: no libbpf, unit-tested without root.
+POLICY_SRCS := policy/policy.c policy/compile.c
+AUDIT_SRCS := audit/jsonl.c
+SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/cgroup.c \
+	supervisor/spawn.c supervisor/probe.c supervisor/lsm.c supervisor/report.c \
+	supervisor/run.c
+LIB_SRCS := $(POLICY_SRCS) $(AUDIT_SRCS) $(SUPERVISOR_SRCS)
+LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
+
+UNIT_TESTS := test_policy test_compile test_jsonl
+UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
+HELPERS := $(OUT)/tests/helpers/wd-try
+
+.PHONY: all
+all: $(OUT)/warden $(OUT)/wardend $(HELPERS)
+
+# vmlinux.h from the running kernel's BTF, replaced only when it changes so BPF objects are not
+# rebuilt for nothing.
+$(OUT)/vmlinux.h: | $(OUT)/bpf
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+.PHONY: FORCE
+FORCE:
+$(OUT)/vmlinux.h: FORCE
+
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h | $(OUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+$(OUT)/%.o: %.c | $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUT)/warden: $(OUT)/tools/warden.o $(LIB_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(OUT)/wardend: $(OUT)/tools/wardend.o $(OUT)/supervisor/log.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^
+
+$(OUT)/tests/helpers/%: $(OUT)/tests/helpers/%.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^
+
+$(OUT)/tests/unit/%: $(OUT)/tests/unit/%.o $(LIB_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lcmocka
+
+$(OUT)/bpf:
+	$(Q)mkdir -p $@
+
+# ---- dependencies -------------------------------------------------------------------------------
+DEB_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcjson-dev \
+	libcmocka-dev libnl-3-dev libnl-route-3-dev pkg-config qemu-system-x86 busybox-static \
+	cpio gzip iproute2 file
+
+.PHONY: deps
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
+		| grep -q 'install ok installed' || echo $$p; done); \
+	if [ -z "$$missing" ]; then echo "deps: all installed"; exit 0; fi; \
+	echo "deps: installing$$(printf ' %s' $$missing)"; \
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends $$missing
+
+# ---- tests --------------------------------------------------------------------------------------
+VM_CACHE := $(OUT)/vm
+VM_STAGE := $(OUT)/vm/stage
+VM_TIMEOUT ?= 600
+
+.PHONY: unit
+unit: $(UNIT_BINS)
+	$(Q)rc=0; for t in $(UNIT_BINS); do $$t || rc=1; done; exit $$rc
+
+.PHONY: vmstage
+vmstage: all
+	$(Q)rm -rf $(VM_STAGE) && mkdir -p $(VM_STAGE)/bin $(VM_STAGE)/tests
+	$(Q)cp $(OUT)/warden $(OUT)/wardend $(HELPERS) $(VM_STAGE)/bin/
+	$(Q)cp -r tests/integration $(VM_STAGE)/tests/
+
+.PHONY: vmtest
+vmtest: vmstage
+	$(Q)tests/vm/run.sh --cache $(VM_CACHE) --stage $(VM_STAGE) --timeout $(VM_TIMEOUT) \
+		--cmd "tests/integration/run.sh --where vm --bin /warden/bin"
+
+.PHONY: vmdemo
+vmdemo: vmstage
+	$(Q)cp docs/examples/demo.json $(VM_STAGE)/
+	$(Q)tests/vm/run.sh --cache $(VM_CACHE) --stage $(VM_STAGE) --timeout $(VM_TIMEOUT) \
+		--cmd "tests/integration/demo.sh"
+
+# Unit tests, the host integration tests, then the VM suite; one closing tally for both
+# integration runs.
+.PHONY: test
+test: all $(UNIT_BINS) vmstage
+	$(Q)tests/run-all.sh --out $(OUT) --vm-timeout $(VM_TIMEOUT)
+
+.PHONY: clean
+clean:
+	$(Q)rm -rf $(OUT)
+
+-include $(shell find $(OUT) -name '*.d' 2>/dev/null)

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cJSON.h>
+
+#include "audit/jsonl.h"
+
+const char *wd_audit_type_name(unsigned int type)
+{
+	switch (type) {
+	case WD_EV_EXEC:
+		return "exec";
+	case WD_EV_FILE:
+		return "file";
+	case WD_EV_NET:
+		return "net";
+	case WD_EV_HOLD:
+		return "hold";
+	case WD_EV_DECISION:
+		return "decision";
+	case WD_EV_LIMIT:
+		return "limit";
+	case WD_EV_LOST:
+		return "lost";
+	case WD_EV_START:
+		return "start";
+	case WD_EV_EXIT:
+		return "exit";
+	default:
+		return "unknown";
+	}
+}
+
+const char *wd_audit_op_name(unsigned int op)
+{
+	switch (op) {
+	case WD_OP_OPEN:
+		return "open";
+	case WD_OP_EXEC:
+		return "exec";
+	default:
+		return "unknown";
+	}
+}
+
+const char *wd_audit_verdict_name(unsigned int verdict)
+{
+	switch (verdict) {
+	case WD_VERDICT_ALLOW:
+		return "allow";
+	case WD_VERDICT_DENY:
+		return "deny";
+	case WD_VERDICT_AUDIT:
+		return "audit";
+	case WD_VERDICT_HOLD:
+		return "hold";
+	default:
+		return "unknown";
+	}
+}
+
+void wd_audit_format_ts(uint64_t real_ns, char *buf, size_t bufsz)
+{
+	time_t secs = (time_t)(real_ns / 1000000000ull);
+	struct tm tm;
+	char date[24];
+
+	gmtime_r(&secs, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, bufsz, "%.19s.%09lluZ", date, (unsigned long long)(real_ns % 1000000000ull));
+}
+
+/* The fields every record carries, in schema order. */
+static cJSON *record_new(struct wd_audit_ctx *ctx, uint64_t real_ns, const char *type)
+{
+	cJSON *o = cJSON_CreateObject();
+	char ts[64];
+
+	if (!o)
+		return NULL;
+	wd_audit_format_ts(real_ns, ts, sizeof(ts));
+	cJSON_AddStringToObject(o, "schema", WD_AUDIT_SCHEMA);
+	cJSON_AddStringToObject(o, "ts", ts);
+	cJSON_AddNumberToObject(o, "seq", (double)ctx->seq++);
+	cJSON_AddStringToObject(o, "sandbox", ctx->sandbox ? ctx->sandbox : "");
+	cJSON_AddStringToObject(o, "type", type);
+	return o;
+}
+
+static char *record_finish(cJSON *o)
+{
+	char *line = o ? cJSON_PrintUnformatted(o) : NULL;
+
+	cJSON_Delete(o);
+	return line;
+}
+
+static void add_access(cJSON *o, unsigned int acc)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, "access");
+
+	if (!a)
+		return;
+	if (acc & WD_ACC_READ)
+		cJSON_AddItemToArray(a, cJSON_CreateString("read"));
+	if (acc & WD_ACC_WRITE)
+		cJSON_AddItemToArray(a, cJSON_CreateString("write"));
+	if (acc & WD_ACC_EXEC)
+		cJSON_AddItemToArray(a, cJSON_CreateString("exec"));
+}
+
+char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size,
+			  const char *exe)
+{
+	const struct wd_event *ev = rec;
+	char comm[WD_COMM_LEN + 1];
+	cJSON *o;
+
+	if (size < WD_EVENT_HDR_SIZE || ev->path_len == 0 ||
+	    ev->path_len > size - WD_EVENT_HDR_SIZE || ev->path_len > WD_PATH_MAX ||
+	    ev->path[ev->path_len - 1] != 0)
+		return NULL;
+
+	memcpy(comm, ev->comm, WD_COMM_LEN);
+	comm[WD_COMM_LEN] = 0;
+	o = record_new(ctx, (uint64_t)((int64_t)ev->ts_ns + ctx->boot_to_real_ns),
+		       wd_audit_type_name(ev->type));
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "pid", ev->pid);
+	cJSON_AddNumberToObject(o, "tid", ev->tid);
+	cJSON_AddNumberToObject(o, "ppid", ev->ppid);
+	cJSON_AddNumberToObject(o, "uid", ev->uid);
+	cJSON_AddStringToObject(o, "comm", comm);
+	if (exe)
+		cJSON_AddStringToObject(o, "exe", exe);
+	else
+		cJSON_AddNullToObject(o, "exe");
+	cJSON_AddStringToObject(o, "op", wd_audit_op_name(ev->op));
+	if (ev->path[0])
+		cJSON_AddStringToObject(o, "target", ev->path);
+	else
+		cJSON_AddNullToObject(o, "target"); /* the kernel could not resolve it */
+	cJSON_AddStringToObject(o, "verdict", wd_audit_verdict_name(ev->verdict));
+	cJSON_AddStringToObject(o, "rule",
+				ctx->rules ? wd_ruleset_rule_name(ctx->rules, ev->rule) :
+					     (ev->rule ? "unknown" : "default"));
+	add_access(o, ev->access);
+	return record_finish(o);
+}
+
+char *wd_audit_start_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid,
+			  char *const argv[])
+{
+	cJSON *o = record_new(ctx, ts_real_ns, "start");
+	cJSON *a;
+
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "pid", pid);
+	cJSON_AddStringToObject(o, "backend", ctx->backend ? ctx->backend : "");
+	a = cJSON_AddArrayToObject(o, "argv");
+	for (size_t i = 0; a && argv && argv[i]; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(argv[i]));
+	return record_finish(o);
+}
+
+char *wd_audit_exit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid,
+			 const char *status, int exit_code, int signo)
+{
+	cJSON *o = record_new(ctx, ts_real_ns, "exit");
+
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "pid", pid);
+	cJSON_AddStringToObject(o, "status", status);
+	cJSON_AddNumberToObject(o, "exit_code", exit_code);
+	if (signo)
+		cJSON_AddNumberToObject(o, "signal", signo);
+	else
+		cJSON_AddNullToObject(o, "signal");
+	return record_finish(o);
+}
+
+char *wd_audit_lost_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t count)
+{
+	cJSON *o = record_new(ctx, ts_real_ns, "lost");
+
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "count", (double)count);
+	return record_finish(o);
+}

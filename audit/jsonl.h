@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Audit records to JSON lines, schema warden.audit/1 (docs/audit.md). Pure C (cJSON only): the
+ * supervisor hands in kernel records and its own events, and gets one line each, no newline.
+ */
+#ifndef WD_AUDIT_JSONL_H
+#define WD_AUDIT_JSONL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/wd_abi.h"
+#include "policy/compile.h"
+
+#define WD_AUDIT_SCHEMA "warden.audit/1"
+
+struct wd_audit_ctx {
+	const char *sandbox; /* the sandbox's name */
+	const char *backend;
+	const struct wd_ruleset *rules; /* names rule ids; may be NULL */
+	int64_t boot_to_real_ns; /* CLOCK_REALTIME - CLOCK_BOOTTIME, to date kernel stamps */
+	uint64_t seq; /* of the next record */
+};
+
+/*
+ * A kernel record of @size bytes as it came off the ring buffer. @exe may be NULL. Returns a
+ * malloc'd line, or NULL when the record is malformed (short, or path not NUL-terminated).
+ */
+char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size,
+			  const char *exe);
+
+/* Supervisor records. @ts_real_ns is CLOCK_REALTIME. */
+char *wd_audit_start_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid,
+			  char *const argv[]);
+char *wd_audit_exit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid,
+			 const char *status, int exit_code, int signo);
+char *wd_audit_lost_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t count);
+
+/* "2026-11-30T12:00:00.123456789Z" into @buf (at least 32 bytes). */
+void wd_audit_format_ts(uint64_t real_ns, char *buf, size_t bufsz);
+
+const char *wd_audit_type_name(unsigned int type);
+const char *wd_audit_op_name(unsigned int op);
+const char *wd_audit_verdict_name(unsigned int verdict);
+
+#endif

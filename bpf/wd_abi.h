@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one ABI between warden's BPF programs and its user side: event records, map keys and
+ * values, op codes. Fixed-width types, named padding, numbered enum values that are never reused
+ * (an audit consumer may have stored them). The user side asserts every size in
+ * supervisor/abi_check.c; the audit schema (docs/audit.md) is derived from these.
+ */
+#ifndef WD_ABI_H
+#define WD_ABI_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* Bytes of a path kept in an audit record (d_path's own limit is PATH_MAX). */
+#define WD_PATH_MAX 4096
+/*
+ * Path bytes in an LPM key. The kernel caps an LPM trie's data at 256 bytes; 8 of them carry the
+ * sandbox id, so rules are at most WD_LPM_PATH_BYTES - 1 bytes long (the compiler refuses longer
+ * ones) and a longer looked-up path is matched on its first 248 bytes, which can only match a
+ * directory rule that it lies under.
+ */
+#define WD_LPM_PATH_BYTES 248
+#define WD_COMM_LEN 16
+
+/* Access bits a path rule grants (wd_path_rule.allow) or a request asks for. */
+enum wd_access {
+	WD_ACC_READ = 1 << 0,
+	WD_ACC_WRITE = 1 << 1,
+	WD_ACC_EXEC = 1 << 2,
+};
+
+/* Index into wd_path_rule.rule[] for the rule that grants each access. */
+enum wd_access_idx {
+	WD_ACC_IDX_READ = 0,
+	WD_ACC_IDX_WRITE = 1,
+	WD_ACC_IDX_EXEC = 2,
+	WD_ACC_IDX_NR = 3,
+};
+
+/* Record types; numbers are stable. */
+enum wd_event_type {
+	WD_EV_EXEC = 1,
+	WD_EV_FILE = 2,
+	WD_EV_NET = 3,
+	WD_EV_HOLD = 4,
+	WD_EV_DECISION = 5,
+	WD_EV_LIMIT = 6,
+	WD_EV_LOST = 7,
+	WD_EV_START = 8,
+	WD_EV_EXIT = 9,
+};
+
+/* Operations; numbers are stable. */
+enum wd_op {
+	WD_OP_OPEN = 1,
+	WD_OP_EXEC = 2,
+};
+
+enum wd_verdict {
+	WD_VERDICT_ALLOW = 0,
+	WD_VERDICT_DENY = 1,
+	WD_VERDICT_AUDIT = 2, /* would have been denied; mode is audit */
+	WD_VERDICT_HOLD = 3,
+};
+
+/* Rule id 0 means no rule matched: the default (deny) decided. */
+#define WD_RULE_DEFAULT 0
+
+enum wd_sandbox_flags {
+	WD_SB_AUDIT_MODE = 1 << 0, /* log would-deny, allow */
+};
+
+/* Value of wd_sandboxes, keyed by the sandbox's cgroup id. Counters are updated atomically. */
+struct wd_sandbox {
+	__u32 flags;
+	__u32 __pad0;
+	__u64 denials;
+	__u64 lost; /* records of this sandbox that found the ring buffer full */
+};
+
+/* Key of wd_paths: an LPM trie keyed {prefix bits, sandbox id, path bytes}. */
+struct wd_path_key {
+	__u32 prefixlen; /* bits of sandbox + path that must match */
+	__u32 sandbox[2]; /* cgroup id, low word first (host byte order) */
+	char path[WD_LPM_PATH_BYTES];
+};
+
+/*
+ * Value of wd_paths. A stored prefix carries the union of what every rule above it grants, so the
+ * longest match alone decides; rule[] names, per access, the rule that granted it.
+ */
+struct wd_path_rule {
+	__u32 allow; /* WD_ACC_* */
+	__u32 rule[WD_ACC_IDX_NR];
+};
+
+/* One audit record from the kernel; sent with path_len bytes of path (NUL included). */
+struct wd_event {
+	__u64 ts_ns; /* CLOCK_BOOTTIME */
+	__u64 sandbox;
+	__u32 pid;
+	__u32 tid;
+	__u32 ppid;
+	__u32 uid;
+	__u16 type; /* enum wd_event_type */
+	__u16 op; /* enum wd_op */
+	__u8 verdict; /* enum wd_verdict */
+	__u8 __pad0[3];
+	__u32 access; /* WD_ACC_* asked for */
+	__u32 rule;
+	__u32 path_len;
+	__u32 __pad1;
+	char comm[WD_COMM_LEN];
+	char path[WD_PATH_MAX];
+};
+
+#define WD_EVENT_HDR_SIZE 72 /* offsetof(struct wd_event, path) */
+
+#endif /* WD_ABI_H */

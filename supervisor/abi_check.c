@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sizes and offsets of bpf/wd_abi.h as the user side sees them: the kernel side compiles the same
+ * header for BPF, and a mismatch would misread every record, so it fails the build instead.
+ */
+#include <stddef.h>
+
+#include "bpf/wd_abi.h"
+
+_Static_assert(sizeof(struct wd_sandbox) == 24, "wd_sandbox size");
+_Static_assert(sizeof(struct wd_path_key) == 4 + 8 + WD_LPM_PATH_BYTES, "wd_path_key size");
+_Static_assert(sizeof(struct wd_path_key) - 4 <= 256, "LPM data is at most 256 bytes");
+_Static_assert(offsetof(struct wd_path_key, sandbox) == 4, "wd_path_key data offset");
+_Static_assert(sizeof(struct wd_path_rule) == 16, "wd_path_rule size");
+_Static_assert(offsetof(struct wd_event, path) == WD_EVENT_HDR_SIZE, "wd_event header size");
+_Static_assert(sizeof(struct wd_event) == WD_EVENT_HDR_SIZE + WD_PATH_MAX, "wd_event size");
+_Static_assert(offsetof(struct wd_event, comm) == 56, "wd_event comm offset");
+_Static_assert(WD_ACC_READ == 1 << WD_ACC_IDX_READ && WD_ACC_WRITE == 1 << WD_ACC_IDX_WRITE &&
+		       WD_ACC_EXEC == 1 << WD_ACC_IDX_EXEC,
+	       "access bits and rule indices agree");
+
+/* Keeps this translation unit non-empty for -Wpedantic builds. */
+int wd_abi_version(void);
+int wd_abi_version(void)
+{
+	return 1;
+}

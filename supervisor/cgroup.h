@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sandbox cgroups: one cgroup v2 directory per sandbox under warden's own subtree
+ * (<cgroup2 mount>/warden). Its id keys every per-sandbox map entry.
+ */
+#ifndef WD_CGROUP_H
+#define WD_CGROUP_H
+
+#include <limits.h>
+#include <stdint.h>
+
+struct wd_cgroup {
+	char name[32]; /* "sb-<hex>": the sandbox's name in records and reports */
+	char path[PATH_MAX];
+	uint64_t id; /* what bpf_get_current_cgroup_id() returns for its tasks */
+	int fd; /* O_DIRECTORY, for CLONE_INTO_CGROUP */
+};
+
+/* Where cgroup2 is mounted ("/sys/fs/cgroup" or, on a hybrid host, "/sys/fs/cgroup/unified"). */
+int wd_cgroup2_mount(char *buf, size_t bufsz);
+/* warden's subtree under the cgroup2 mount, made if missing. */
+int wd_cgroup_root(char *buf, size_t bufsz);
+/* A fresh, empty sandbox cgroup. */
+int wd_cgroup_create(struct wd_cgroup *cg);
+/* Kill every task in it, wait until it is empty (bounded), remove it. Safe to call twice. */
+int wd_cgroup_destroy(struct wd_cgroup *cg);
+/* Ask the kernel to kill every task in it (cgroup.kill), without waiting. */
+int wd_cgroup_kill(const struct wd_cgroup *cg);
+/* The cgroup id of a cgroup2 directory (its kernfs id, via name_to_handle_at). */
+int wd_cgroup_id(const char *path, uint64_t *id);
+
+#endif

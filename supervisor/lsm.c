@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "supervisor/log.h"
+#include "supervisor/lsm.h"
+#include "wd_lsm.skel.h"
+
+struct wd_lsm {
+	struct wd_lsm_bpf *skel;
+	struct ring_buffer *rb;
+	wd_record_fn fn;
+	void *ctx;
+};
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct wd_lsm *lsm = ctx;
+
+	return lsm->fn(lsm->ctx, data, size);
+}
+
+int wd_lsm_start(struct wd_lsm **out, wd_record_fn fn, void *ctx)
+{
+	struct wd_lsm *lsm;
+	int err;
+
+	*out = NULL;
+	lsm = calloc(1, sizeof(*lsm));
+	if (!lsm)
+		return -ENOMEM;
+	lsm->fn = fn;
+	lsm->ctx = ctx;
+
+	lsm->skel = wd_lsm_bpf__open();
+	if (!lsm->skel) {
+		err = -errno;
+		log_warnx("lsm: cannot open the BPF object: %s", strerror(-err));
+		goto out_free;
+	}
+	err = wd_lsm_bpf__load(lsm->skel);
+	if (err) {
+		log_warnx("lsm: cannot load the BPF programs: %s", strerror(-err));
+		goto out_destroy_skel;
+	}
+	err = wd_lsm_bpf__attach(lsm->skel);
+	if (err) {
+		log_warnx("lsm: cannot attach the BPF programs: %s", strerror(-err));
+		goto out_destroy_skel;
+	}
+	lsm->rb = ring_buffer__new(bpf_map__fd(lsm->skel->maps.wd_events), on_record, lsm, NULL);
+	if (!lsm->rb) {
+		err = -errno;
+		log_warnx("lsm: cannot open the audit ring buffer: %s", strerror(-err));
+		goto out_destroy_skel;
+	}
+	*out = lsm;
+	return 0;
+
+out_destroy_skel:
+	wd_lsm_bpf__destroy(lsm->skel);
+out_free:
+	free(lsm);
+	return err;
+}
+
+void wd_lsm_stop(struct wd_lsm *lsm)
+{
+	if (!lsm)
+		return;
+	ring_buffer__free(lsm->rb);
+	wd_lsm_bpf__destroy(lsm->skel);
+	free(lsm);
+}
+
+static int paths_update(struct wd_lsm *lsm, uint64_t sandbox, const struct wd_ruleset *rs,
+			bool add)
+{
+	int fd = bpf_map__fd(lsm->skel->maps.wd_paths);
+	int err = 0;
+
+	for (size_t i = 0; i < rs->n_entries; i++) {
+		struct wd_path_key key;
+		int r;
+
+		wd_rule_entry_key(&rs->entries[i], sandbox, &key);
+		if (add)
+			r = bpf_map_update_elem(fd, &key, &rs->entries[i].val, BPF_NOEXIST);
+		else
+			r = bpf_map_delete_elem(fd, &key);
+		if (r && !(r == -ENOENT && !add)) {
+			err = r;
+			log_warnx("lsm: cannot %s the path rule for %.*s: %s",
+				  add ? "add" : "remove", (int)rs->entries[i].len,
+				  rs->entries[i].path, strerror(-r));
+			if (add)
+				break;
+		}
+	}
+	return err;
+}
+
+int wd_lsm_sandbox_add(struct wd_lsm *lsm, uint64_t sandbox, const struct wd_ruleset *rs)
+{
+	struct wd_sandbox sb = { .flags = rs->sandbox_flags };
+	int err;
+
+	err = paths_update(lsm, sandbox, rs, true);
+	if (err)
+		goto out_remove_paths;
+	err = bpf_map_update_elem(bpf_map__fd(lsm->skel->maps.wd_sandboxes), &sandbox, &sb,
+				  BPF_NOEXIST);
+	if (err) {
+		log_warnx("lsm: cannot add sandbox %llu: %s", (unsigned long long)sandbox,
+			  strerror(-err));
+		goto out_remove_paths;
+	}
+	return 0;
+
+out_remove_paths:
+	paths_update(lsm, sandbox, rs, false);
+	return err;
+}
+
+int wd_lsm_sandbox_remove(struct wd_lsm *lsm, uint64_t sandbox, const struct wd_ruleset *rs,
+			  struct wd_sandbox *final)
+{
+	int fd = bpf_map__fd(lsm->skel->maps.wd_sandboxes);
+	int err = 0;
+
+	if (final && bpf_map_lookup_elem(fd, &sandbox, final))
+		memset(final, 0, sizeof(*final));
+	if (bpf_map_delete_elem(fd, &sandbox) && errno != ENOENT) {
+		err = -errno;
+		log_warn("lsm: cannot remove sandbox %llu", (unsigned long long)sandbox);
+	}
+	if (paths_update(lsm, sandbox, rs, false) && !err)
+		err = -EIO;
+	return err;
+}
+
+int wd_lsm_event_fd(const struct wd_lsm *lsm)
+{
+	return ring_buffer__epoll_fd(lsm->rb);
+}
+
+int wd_lsm_consume(struct wd_lsm *lsm)
+{
+	int n = ring_buffer__consume(lsm->rb);
+
+	return n < 0 ? n : 0;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The run report: one JSON object, schema warden.report/1 (docs/report.md). */
+#ifndef WD_REPORT_H
+#define WD_REPORT_H
+
+#include <stdint.h>
+
+#define WD_REPORT_SCHEMA "warden.report/1"
+
+struct wd_report {
+	const char *backend;
+	const char *sandbox;
+	const char *status; /* "completed" | "killed" | "failed_to_start" */
+	int exit_code; /* as warden exits: the command's, or 128+signal */
+	int signal; /* 0 unless killed */
+	int start_errno; /* for failed_to_start: why execve failed */
+	const char *error; /* for failed_to_start: why warden could not set the sandbox up */
+	double wall_time_s;
+	uint64_t denials;
+	uint64_t lost_records;
+	char *const *argv;
+};
+
+/* Serialise @r; malloc'd string, or NULL on allocation failure. */
+char *wd_report_json(const struct wd_report *r);
+/* Write it to @path atomically (temporary file and rename). 0 or -errno. */
+int wd_report_write(const struct wd_report *r, const char *path);
+
+#endif

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit/jsonl.h"
+#include "policy/compile.h"
+#include "policy/policy.h"
+#include "supervisor/cgroup.h"
+#include "supervisor/log.h"
+#include "supervisor/lsm.h"
+#include "supervisor/probe.h"
+#include "supervisor/report.h"
+#include "supervisor/run.h"
+#include "supervisor/spawn.h"
+
+#define WD_BACKEND_BPF_LSM "bpf-lsm"
+
+struct run_state {
+	struct wd_audit_ctx actx;
+	FILE *audit;
+	uint64_t malformed; /* records the kernel sent that did not parse */
+};
+
+static uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void audit_write(struct run_state *st, char *line)
+{
+	if (!line) {
+		log_warnx("audit: cannot format a record");
+		return;
+	}
+	fprintf(st->audit, "%s\n", line);
+	fflush(st->audit);
+	free(line);
+}
+
+static int on_record(void *ctx, void *rec, size_t size)
+{
+	struct run_state *st = ctx;
+	const struct wd_event *ev = rec;
+	char exe[PATH_MAX], link[64];
+	const char *exep = NULL;
+	char *line;
+	ssize_t n;
+
+	if (size >= WD_EVENT_HDR_SIZE) {
+		/* Best effort: the process may be gone by now, and then exe is null. */
+		snprintf(link, sizeof(link), "/proc/%u/exe", ev->tid);
+		n = readlink(link, exe, sizeof(exe) - 1);
+		if (n > 0) {
+			exe[n] = 0;
+			exep = exe;
+		}
+	}
+	line = wd_audit_event_line(&st->actx, rec, size, exep);
+	if (!line) {
+		st->malformed++;
+		log_warnx("audit: malformed kernel record of %zu bytes", size);
+		return 0;
+	}
+	audit_write(st, line);
+	return 0;
+}
+
+static int exit_code_of(const siginfo_t *si, int *signo)
+{
+	*signo = 0;
+	if (si->si_code == CLD_EXITED)
+		return si->si_status;
+	*signo = si->si_status;
+	return 128 + si->si_status;
+}
+
+/* Wait for the child to exit, passing records on and turning signals to warden into a kill. */
+static int supervise(struct wd_lsm *lsm, const struct wd_cgroup *cg,
+		     const struct wd_child *child, int sigfd, siginfo_t *si)
+{
+	struct epoll_event evs[4], e = { .events = EPOLLIN };
+	int ep, err = 0;
+	bool done = false;
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		return -errno;
+	e.data.u32 = 0;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, wd_lsm_event_fd(lsm), &e))
+		goto out_errno;
+	e.data.u32 = 1;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, child->pidfd, &e))
+		goto out_errno;
+	e.data.u32 = 2;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &e))
+		goto out_errno;
+
+	while (!done) {
+		int n = epoll_wait(ep, evs, 4, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto out_errno;
+		for (int i = 0; i < n; i++) {
+			if (evs[i].data.u32 == 0) {
+				wd_lsm_consume(lsm);
+			} else if (evs[i].data.u32 == 1) {
+				memset(si, 0, sizeof(*si));
+				if (waitid(P_PIDFD, (id_t)child->pidfd, si, WEXITED) == 0)
+					done = true;
+			} else {
+				struct signalfd_siginfo ssi;
+
+				if (read(sigfd, &ssi, sizeof(ssi)) == sizeof(ssi)) {
+					log_info("run: got signal %u, killing sandbox %s",
+						 ssi.ssi_signo, cg->name);
+					wd_cgroup_kill(cg);
+				}
+			}
+		}
+	}
+	goto out_close;
+
+out_errno:
+	err = -errno;
+	log_warn("run: supervising %s", cg->name);
+out_close:
+	close(ep);
+	return err;
+}
+
+static bool backend_ok(const char *want, char *why, size_t whysz)
+{
+	if (strcmp(want, "auto") && strcmp(want, WD_BACKEND_BPF_LSM)) {
+		snprintf(why, whysz, "unknown backend \"%s\" (known: %s)", want,
+			 WD_BACKEND_BPF_LSM);
+		return false;
+	}
+	return wd_bpf_lsm_supported(why, whysz);
+}
+
+int wd_run(const struct wd_run_opts *o)
+{
+	struct run_state st = { .audit = stderr };
+	struct wd_policy pol;
+	struct wd_ruleset rs = { 0 };
+	struct wd_policy_error perr;
+	struct wd_cgroup cg = { .fd = -1 };
+	struct wd_child child = { .pid = 0, .pidfd = -1 };
+	struct wd_sandbox final = { 0 };
+	struct wd_report rep = { .backend = WD_BACKEND_BPF_LSM, .argv = o->argv };
+	struct wd_lsm *lsm = NULL;
+	sigset_t sigs, oldsigs;
+	siginfo_t si;
+	uint64_t t0, t_end;
+	char msg[1024];
+	int sigfd = -1, rc = WD_EXIT_INTERNAL, err;
+	bool sandbox_added = false;
+
+	if (wd_policy_load_file(o->policy_path, &pol, &perr)) {
+		wd_policy_error_format(&perr, o->policy_path, msg, sizeof(msg));
+		log_warnx("%s", msg);
+		return WD_EXIT_USAGE;
+	}
+	err = wd_compile(&pol, &rs, &perr);
+	wd_policy_free(&pol);
+	if (err) {
+		wd_policy_error_format(&perr, o->policy_path, msg, sizeof(msg));
+		log_warnx("%s", msg);
+		return err == -EINVAL ? WD_EXIT_USAGE : WD_EXIT_INTERNAL;
+	}
+
+	if (!backend_ok(o->backend, msg, sizeof(msg))) {
+		log_warnx("cannot run a sandbox here: %s", msg);
+		rep.backend = NULL;
+		rep.error = msg;
+		goto out_free_rules;
+	}
+
+	if (o->audit_path) {
+		st.audit = fopen(o->audit_path, "ae");
+		if (!st.audit) {
+			log_warn("audit: cannot open %s", o->audit_path);
+			st.audit = stderr;
+			goto out_free_rules;
+		}
+	}
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &sigs, &oldsigs);
+	sigfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0) {
+		log_warn("run: signalfd");
+		goto out_restore_sigs;
+	}
+
+	st.actx.backend = WD_BACKEND_BPF_LSM;
+	st.actx.rules = &rs;
+	st.actx.boot_to_real_ns =
+		(int64_t)clock_ns(CLOCK_REALTIME) - (int64_t)clock_ns(CLOCK_BOOTTIME);
+	if (wd_lsm_start(&lsm, on_record, &st))
+		goto out_restore_sigs;
+	if (wd_cgroup_create(&cg))
+		goto out_stop_lsm;
+	st.actx.sandbox = cg.name;
+	rep.sandbox = cg.name;
+	if (wd_lsm_sandbox_add(lsm, cg.id, &rs))
+		goto out_destroy_cgroup;
+	sandbox_added = true;
+
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	err = wd_spawn(cg.fd, o->argv, &child);
+	if (err)
+		goto out_destroy_cgroup;
+	audit_write(&st, wd_audit_start_line(&st.actx, clock_ns(CLOCK_REALTIME), child.pid,
+					     o->argv));
+	if (child.exec_errno) {
+		waitid(P_PIDFD, (id_t)child.pidfd, &si, WEXITED);
+		rep.status = "failed_to_start";
+		rep.start_errno = child.exec_errno;
+		rc = child.exec_errno == ENOENT ? WD_EXIT_NOT_FOUND : WD_EXIT_CANNOT_EXEC;
+		rep.exit_code = rc;
+		log_warnx("%s: %s", o->argv[0], strerror(child.exec_errno));
+	} else {
+		err = supervise(lsm, &cg, &child, sigfd, &si);
+		if (err) {
+			/* Could not watch the child: it must not run on unwatched. */
+			wd_cgroup_kill(&cg);
+			waitid(P_PIDFD, (id_t)child.pidfd, &si, WEXITED);
+		}
+		rc = exit_code_of(&si, &rep.signal);
+		rep.status = rep.signal ? "killed" : "completed";
+		rep.exit_code = rc;
+	}
+	t_end = clock_ns(CLOCK_MONOTONIC);
+	rep.wall_time_s = (double)(t_end - t0) / 1e9;
+
+out_destroy_cgroup:
+	/* Whatever the command left behind dies with the sandbox. */
+	wd_cgroup_destroy(&cg);
+	if (lsm)
+		wd_lsm_consume(lsm);
+	if (sandbox_added) {
+		wd_lsm_sandbox_remove(lsm, cg.id, &rs, &final);
+		rep.denials = final.denials;
+		rep.lost_records = final.lost;
+		if (final.lost)
+			audit_write(&st, wd_audit_lost_line(&st.actx, clock_ns(CLOCK_REALTIME),
+							    final.lost));
+	}
+	if (rep.status) {
+		audit_write(&st, wd_audit_exit_line(&st.actx, clock_ns(CLOCK_REALTIME), child.pid,
+						    rep.status, rep.exit_code, rep.signal));
+		if (o->report_path && wd_report_write(&rep, o->report_path))
+			rc = rc ? rc : WD_EXIT_INTERNAL;
+	}
+	if (child.pidfd >= 0)
+		close(child.pidfd);
+out_stop_lsm:
+	wd_lsm_stop(lsm);
+out_restore_sigs:
+	if (sigfd >= 0)
+		close(sigfd);
+	sigprocmask(SIG_SETMASK, &oldsigs, NULL);
+	if (st.audit != stderr)
+		fclose(st.audit);
+out_free_rules:
+	if (!rep.status && o->report_path) {
+		/* Nothing ran; the report still says so, and why. */
+		rep.status = "failed_to_start";
+		rep.exit_code = rc;
+		if (!rep.error)
+			rep.error = "warden could not set the sandbox up (see its messages)";
+		wd_report_write(&rep, o->report_path);
+	}
+	wd_ruleset_free(&rs);
+	return rc;
+}

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/* warden: the command-line front door. One table of subcommands, each with its own --help. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "supervisor/log.h"
+#include "supervisor/probe.h"
+#include "supervisor/run.h"
+
+#define WARDEN_VERSION "0.1.0"
+
+static int verbosity = WD_LOG_WARN;
+
+static const char run_usage[] =
+	"usage: warden run --policy FILE [--report FILE] [--audit FILE] [--backend NAME]\n"
+	"                  -- COMMAND [ARG...]\n"
+	"\n"
+	"Run COMMAND in a new sandbox whose file and exec rules the kernel enforces, wait for it,\n"
+	"and remove the sandbox (and anything the command left running in it).\n"
+	"\n"
+	"  -p, --policy FILE   the policy (JSON, schema warden.policy/1; see warden-policy(5))\n"
+	"  -r, --report FILE   write a JSON run report (schema warden.report/1) to FILE\n"
+	"  -a, --audit FILE    append audit records (JSON lines, warden.audit/1) to FILE;\n"
+	"                      default: standard error\n"
+	"  -b, --backend NAME  enforcement backend: auto (default) or bpf-lsm; a named backend\n"
+	"                      that cannot run here is an error, never a fallback\n"
+	"  -h, --help          this text\n"
+	"\n"
+	"Exit status: the command's own, or 128+N when signal N ended it; 2 for bad arguments\n"
+	"or a bad policy; 125 when the sandbox could not be set up; 126 when the command could\n"
+	"not be executed (for example denied by the policy); 127 when it was not found.\n"
+	"Nothing is run when the policy is invalid or the backend is unavailable.\n";
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "report", required_argument, NULL, 'r' },
+		{ "audit", required_argument, NULL, 'a' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct wd_run_opts o = { .backend = "auto" };
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:r:a:b:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			o.policy_path = optarg;
+			break;
+		case 'r':
+			o.report_path = optarg;
+			break;
+		case 'a':
+			o.audit_path = optarg;
+			break;
+		case 'b':
+			o.backend = optarg;
+			break;
+		case 'h':
+			fputs(run_usage, stdout);
+			return 0;
+		default:
+			fputs(run_usage, stderr);
+			return WD_EXIT_USAGE;
+		}
+	}
+	if (!o.policy_path) {
+		log_warnx("run: --policy FILE is required");
+		return WD_EXIT_USAGE;
+	}
+	if (optind >= argc) {
+		log_warnx("run: no command given (put it after --)");
+		return WD_EXIT_USAGE;
+	}
+	if (geteuid() != 0) {
+		log_warnx("run: must be run as root (loads BPF programs and makes cgroups)");
+		return WD_EXIT_INTERNAL;
+	}
+	o.argv = argv + optind;
+	return wd_run(&o);
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("warden %s\n", WARDEN_VERSION);
+	return 0;
+}
+
+static int cmd_help(int argc, char **argv);
+
+static const struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} cmds[] = {
+	{ "run", cmd_run, "run a command in a new sandbox" },
+	{ "version", cmd_version, "print warden's version" },
+	{ "help", cmd_help, "this list; `warden CMD --help` for one command" },
+	{ 0 },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: warden [-v...] COMMAND [ARGS...]\n\n"
+		     "A kernel-enforced sandbox supervisor. Commands:\n");
+	for (const struct cmd *c = cmds; c->name; c++)
+		fprintf(out, "  %-10s %s\n", c->name, c->summary);
+	fprintf(out, "\n  -v  more messages (-vv: debugging, libbpf's own included)\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	usage(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+
+	while (i < argc && argv[i][0] == '-' && argv[i][1] == 'v') {
+		for (const char *p = argv[i] + 1; *p == 'v'; p++)
+			verbosity++;
+		i++;
+	}
+	if (i < argc && (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)) {
+		usage(stdout);
+		return 0;
+	}
+	log_init("warden", verbosity);
+	wd_libbpf_log_init();
+	if (i >= argc) {
+		usage(stderr);
+		return WD_EXIT_USAGE;
+	}
+	for (const struct cmd *c = cmds; c->name; c++)
+		if (strcmp(argv[i], c->name) == 0)
+			return c->fn(argc - i, argv + i);
+	log_warnx("unknown command \"%s\"; `warden help` lists them", argv[i]);
+	return WD_EXIT_USAGE;
+}
