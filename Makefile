@@ -130,6 +130,7 @@ vmtest: vmstage
 .PHONY: vmdemo
 vmdemo: vmstage
 	$(Q)cp docs/examples/demo.json $(VM_STAGE)/
+	$(Q)cp /usr/bin/cat $(VM_STAGE)/bin/
 	$(Q)tests/vm/run.sh --cache $(VM_CACHE) --stage $(VM_STAGE) --timeout $(VM_TIMEOUT) \
 		--cmd "tests/integration/demo.sh"
 

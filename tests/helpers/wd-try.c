@@ -7,8 +7,14 @@
  *   wd-try write PATH         open O_WRONLY|O_CREAT and write a byte
  *   wd-try exec PATH [ARG..]  execv PATH (prints nothing itself on success)
  *   wd-try gate READY GO      write "ready" into fifo READY, then wait for EOF on fifo GO
+ *   wd-try exit N             exit with status N
+ *   wd-try kill-self SIG      send itself signal SIG
+ *   wd-try fork-orphan FIFO   fork a child that blocks opening FIFO, print its pid once it is
+ *                             running, exit 0 (the child outlives it)
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,8 +78,42 @@ static int gate(const char *ready, const char *go)
 	return 0;
 }
 
+static int fork_orphan(const char *fifo)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(p))
+		return fail();
+	pid = fork();
+	if (pid < 0)
+		return fail();
+	if (pid == 0) {
+		close(p[0]);
+		if (write(p[1], "r", 1) != 1)
+			_exit(1);
+		close(p[1]);
+		open(fifo, O_RDONLY); /* blocks: nobody opens it for writing */
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1)
+		return fail();
+	printf("%d\n", (int)pid);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && strcmp(argv[1], "exit") == 0)
+		return atoi(argv[2]);
+	if (argc >= 3 && strcmp(argv[1], "kill-self") == 0) {
+		kill(getpid(), atoi(argv[2]));
+		return fail();
+	}
+	if (argc >= 3 && strcmp(argv[1], "fork-orphan") == 0)
+		return fork_orphan(argv[2]);
 	if (argc >= 3 && strcmp(argv[1], "read") == 0)
 		return try_read(argv[2]);
 	if (argc >= 3 && strcmp(argv[1], "write") == 0)
@@ -84,6 +124,7 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 4 && strcmp(argv[1], "gate") == 0)
 		return gate(argv[2], argv[3]);
-	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] | gate READY GO\n");
+	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] | gate READY GO |\n"
+			"              exit N | kill-self SIG | fork-orphan FIFO\n");
 	return 2;
 }

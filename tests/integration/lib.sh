@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the integration tests (bash). Sourced by run.sh; every test runs in its own
+# subshell with $T, a fresh directory it may use, removed afterwards by the runner.
+
+# Set by run.sh: WARDEN (the binary), BIN (directory of warden and test helpers), WHERE.
+
+# fail MESSAGE: end this test as failed.
+fail() {
+	echo "    $*" >&2
+	exit 1
+}
+
+# skip REASON: the kernel lacks what this test needs (exit 77).
+skip() {
+	echo "    skip: $*" >&2
+	exit 77
+}
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
+# expect_grep FILE PATTERN...: every fixed-string pattern occurs on one and the same line.
+expect_line() {
+	local file=$1 line
+	shift
+	while IFS= read -r line; do
+		local ok=1 p
+		for p in "$@"; do
+			case $line in *"$p"*) ;; *) ok=0; break ;; esac
+		done
+		[ $ok = 1 ] && return 0
+	done < "$file"
+	echo "    no line of $file holds all of: $*" >&2
+	echo "    $file:" >&2
+	sed 's/^/      /' "$file" >&2
+	exit 1
+}
+
+# no_line FILE PATTERN...: no line holds all the patterns.
+no_line() {
+	local file=$1 line
+	shift
+	while IFS= read -r line; do
+		local ok=1 p
+		for p in "$@"; do
+			case $line in *"$p"*) ;; *) ok=0; break ;; esac
+		done
+		[ $ok = 1 ] && fail "$file has a line with all of: $* ($line)"
+	done < "$file"
+	return 0
+}
+
+# report_field FILE KEY: the scalar value of KEY in a warden.report/1 file (strings unquoted).
+report_field() {
+	sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}\$/\1/p" "$1"
+}
+
+# policy FILE READ WRITE EXEC [MODE]: write a policy; each set is a space-separated path list.
+# Every policy also reads what the test binaries need to load (libraries, the loader cache).
+policy() {
+	local file=$1 read=$2 write=$3 exec=$4 mode=${5:-enforce}
+	json_list() {
+		local out= p
+		for p in $1; do out="$out${out:+,}\"$p\""; done
+		printf '[%s]' "$out"
+	}
+	printf '{"schema":"warden.policy/1","mode":"%s","fs":{"read":%s,"write":%s,"exec":%s}}\n' \
+		"$mode" "$(json_list "/lib /lib64 /usr /etc/ld.so.cache $BIN $read")" \
+		"$(json_list "$write")" "$(json_list "$BIN $exec")" > "$file"
+}
+
+# The cgroup2 mount and warden's subtree in it.
+cgroup2_mount() {
+	awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo 2>/dev/null ||
+		sed -n 's/.* - cgroup2 .*//p' /proc/self/mountinfo
+}

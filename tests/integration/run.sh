@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The integration suite: real sandboxed commands, as root. Each t_*.sh file names where it runs
+# (WHERE=host, vm or any) and defines test_* functions; each function runs in its own subshell
+# with a fresh $T. Ends with one "N passed, N failed, N skipped" line; exits 1 on any failure.
+#
+#   run.sh --where host|vm --bin DIR [--only PATTERN]
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+where=host
+bin=
+only=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--where) where=$2; shift 2 ;;
+	--bin) bin=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
+	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ -n "$bin" ] || { echo "run.sh: --bin DIR is required" >&2; exit 2; }
+bin=$(cd "$bin" && pwd)
+if [ "$(id -u)" != 0 ]; then
+	echo "run.sh: the integration suite runs as root" >&2
+	exit 2
+fi
+
+export WARDEN="$bin/warden" BIN="$bin" WHERE="$where"
+cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+
+# Sandbox cgroups that exist now (none should outlive the test that made them).
+sandboxes() {
+	[ -n "$cg2" ] && [ -d "$cg2/warden" ] || return 0
+	find "$cg2/warden" -mindepth 1 -maxdepth 1 -type d -name 'sb-*' | sort
+}
+
+# A test that left a sandbox behind fails, and the runner removes what it left (only cgroups
+# made during that test, so nothing of anyone else's is touched).
+reap_new_sandboxes() {
+	local before=$1 d left=0
+	for d in $(sandboxes); do
+		case " $before " in *" $d "*) continue ;; esac
+		left=1
+		echo 1 > "$d/cgroup.kill" 2>/dev/null
+		for _ in $(seq 100); do rmdir "$d" 2>/dev/null && break; read -rt 0.05 <> <(:) || :; done
+		echo "    left sandbox cgroup $d behind" >&2
+	done
+	return $left
+}
+passed=0 failed=0 skipped=0
+failures=()
+
+for file in "$here"/t_*.sh; do
+	file_where=$(sed -n 's/^WHERE=\([a-z]*\).*/\1/p' "$file" | head -n1)
+	[ "$file_where" = any ] || [ "$file_where" = "$where" ] || continue
+	tests=$(bash -c "source '$here/lib.sh'; source '$file'; declare -F" | awk '$3 ~ /^test_/ { print $3 }')
+	for t in $tests; do
+		name="$(basename "$file" .sh):$t"
+		if [ -n "$only" ] && [[ $name != *$only* ]]; then
+			continue
+		fi
+		before=" $(sandboxes | tr '\n' ' ') "
+		T=$(mktemp -d /tmp/wd-it.XXXXXX)
+		chmod 755 "$T"
+		(
+			export T
+			source "$here/lib.sh"
+			source "$file"
+			set -e
+			"$t"
+		) > "$T.out" 2>&1
+		rc=$?
+		if ! reap_new_sandboxes "$before" 2>> "$T.out" && [ $rc = 0 ]; then
+			rc=1
+		fi
+		if [ $rc = 0 ]; then
+			echo "PASS $name"
+			passed=$((passed + 1))
+		elif [ $rc = 77 ]; then
+			echo "SKIP $name: $(sed -n 's/^ *skip: //p' "$T.out" | tail -n1)"
+			skipped=$((skipped + 1))
+		else
+			echo "FAIL $name (exit $rc)"
+			sed 's/^/    /' "$T.out"
+			failed=$((failed + 1))
+			failures+=("$name")
+		fi
+		rm -rf "$T" "$T.out"
+	done
+done
+
+for f in "${failures[@]}"; do
+	echo "failed: $f"
+done
+echo "$where: $passed passed, $failed failed, $skipped skipped"
+[ $failed = 0 ]

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0
+# On this development host the kernel lists bpf in lsm= but refuses LSM programs: warden must
+# refuse to run, in one line that names what is missing, and run nothing.
+WHERE=host
+
+test_refuses_without_bpf_lsm() {
+	policy "$T/p.json" "$T" "$T" ""
+	rc=0
+	"$WARDEN" run --backend bpf-lsm --policy "$T/p.json" --report "$T/r.json" \
+		-- "$BIN/wd-try" write "$T/marker" 2> "$T/err" || rc=$?
+	expect_eq "exit status" "$rc" 125
+	expect_eq "stderr lines" "$(wc -l < "$T/err")" 1
+	expect_line "$T/err" "cannot run a sandbox here: the kernel refuses BPF-LSM programs"
+	[ ! -e "$T/marker" ] || fail "the command ran without a sandbox"
+	expect_eq status "$(report_field "$T/r.json" status)" failed_to_start
+}

@@ -1,0 +1,298 @@
+#!/usr/bin/env bash
+# Boot Debian 12's stock cloud kernel under QEMU (TCG, no KVM) with BPF-LSM
+# enabled and run a command from a staged directory as the VM's init.
+#
+#   tests/vm/run.sh --cache DIR --stage DIR --cmd "COMMAND LINE" \
+#                   [--timeout SECONDS] [--mem MB]
+#
+#   --cache DIR   kernel package download/unpack dir, reused across runs
+#                 (delete DIR/kernel to pick up a newer kernel package);
+#                 the console log of the last run is DIR/console.log
+#   --stage DIR   copied to /warden in the VM; shared libraries of every ELF
+#                 file in it are copied along (same paths), plus the loader
+#   --cmd CMD     run with bash in /warden inside the VM
+#   --timeout S   wall-clock limit for the VM (default 600)
+#   --mem MB      VM memory (default 1024)
+#
+# The VM's console streams to stdout.  Exit status: the command's exit
+# status (from the WARDEN_VM_EXIT=<rc> marker), 124 if the VM timed out,
+# 1 if the VM ended without printing the marker (kernel panic, ...).
+set -euo pipefail
+
+prog=tests/vm/run.sh
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+die() { echo "vm: error: $*" >&2; exit 1; }
+say() { echo "vm: $*" >&2; }
+usage() {
+	echo "usage: $prog --cache DIR --stage DIR --cmd \"COMMAND LINE\" [--timeout SECONDS] [--mem MB]" >&2
+	exit 2
+}
+
+CACHE='' STAGE='' CMD='' TIMEOUT=600 MEM=${MEM:-1024} have_cmd=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--cache) [ $# -ge 2 ] || usage; CACHE=$2; shift 2 ;;
+	--stage) [ $# -ge 2 ] || usage; STAGE=$2; shift 2 ;;
+	--cmd) [ $# -ge 2 ] || usage; CMD=$2; have_cmd=1; shift 2 ;;
+	--timeout) [ $# -ge 2 ] || usage; TIMEOUT=$2; shift 2 ;;
+	--mem) [ $# -ge 2 ] || usage; MEM=$2; shift 2 ;;
+	--cache=*) CACHE=${1#*=}; shift ;;
+	--stage=*) STAGE=${1#*=}; shift ;;
+	--cmd=*) CMD=${1#*=}; have_cmd=1; shift ;;
+	--timeout=*) TIMEOUT=${1#*=}; shift ;;
+	--mem=*) MEM=${1#*=}; shift ;;
+	-h|--help) usage ;;
+	*) echo "vm: error: unknown argument: $1" >&2; usage ;;
+	esac
+done
+[ -n "$CACHE" ] && [ -n "$STAGE" ] && [ -n "$have_cmd" ] || usage
+[[ $TIMEOUT =~ ^[0-9]+$ ]] && [ "$TIMEOUT" -gt 0 ] || die "--timeout must be a positive number of seconds"
+[[ $MEM =~ ^[0-9]+$ ]] && [ "$MEM" -ge 128 ] || die "--mem must be a number of MB (>= 128)"
+[ -d "$STAGE" ] || die "stage directory '$STAGE' does not exist"
+[ -f "$here/init.sh" ] || die "$here/init.sh is missing"
+
+# ---------------------------------------------------------------- tools
+need() { # need COMMAND PACKAGE
+	command -v "$1" >/dev/null 2>&1 ||
+		die "$1 not found; install it with: apt-get install $2"
+}
+need qemu-system-x86_64 qemu-system-x86
+need cpio cpio
+need dpkg dpkg
+need apt-get apt
+need apt-cache apt
+need ldd libc-bin
+need gzip gzip
+need timeout coreutils
+BUSYBOX=/bin/busybox
+[ -x "$BUSYBOX" ] || die "$BUSYBOX not found; install it with: apt-get install busybox-static"
+if LC_ALL=C ldd "$BUSYBOX" >/dev/null 2>&1; then
+	die "$BUSYBOX is dynamically linked; install the static one with: apt-get install busybox-static"
+fi
+BASH_BIN=/bin/bash
+[ -x "$BASH_BIN" ] || die "$BASH_BIN not found; install it with: apt-get install bash"
+
+mkdir -p "$CACHE"
+CACHE=$(cd "$CACHE" && pwd)
+STAGE=$(cd "$STAGE" && pwd)
+
+# ---------------------------------------------------------------- kernel
+KDIR=$CACHE/kernel
+if [ ! -f "$KDIR/.complete" ]; then
+	pkg_re='^linux-image-6\.1\.0-[0-9]+-cloud-amd64-unsigned$'
+	find_pkg() { apt-cache search --names-only "$pkg_re" 2>/dev/null | awk '{print $1}' | sort -V | tail -n1; }
+	pkg=$(find_pkg)
+	if [ -z "$pkg" ]; then
+		say "no kernel package known to apt, running apt-get update ..."
+		apt-get update -qq >&2 || die "apt-get update failed"
+		pkg=$(find_pkg)
+		[ -n "$pkg" ] || die "no package matching $pkg_re found by apt-cache search"
+	fi
+	say "fetching kernel package $pkg ..."
+	dl=$CACHE/download
+	rm -rf "$dl"
+	mkdir -p "$dl"
+	chmod 0755 "$dl"
+	(cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
+		die "apt-get download $pkg failed"
+	deb=$(find "$dl" -maxdepth 1 -name '*.deb' | head -n1)
+	[ -n "$deb" ] || die "apt-get download $pkg produced no .deb"
+	say "unpacking $(basename "$deb") ..."
+	rm -rf "$KDIR" "$KDIR.tmp"
+	dpkg -x "$deb" "$KDIR.tmp" || die "dpkg -x $deb failed"
+	basename "$deb" >"$KDIR.tmp/.complete"
+	mv "$KDIR.tmp" "$KDIR"
+	rm -rf "$dl"
+fi
+VMLINUZ=$(find "$KDIR/boot" -maxdepth 1 -name 'vmlinuz-*' 2>/dev/null | sort -V | tail -n1)
+[ -n "$VMLINUZ" ] || die "no boot/vmlinuz-* in $KDIR (delete it to re-fetch)"
+KVER=${VMLINUZ##*/vmlinuz-}
+MODDIR=$KDIR/lib/modules/$KVER
+[ -d "$MODDIR" ] || die "no $MODDIR (delete $KDIR to re-fetch)"
+
+# ---------------------------------------------------------------- initramfs
+say "building initramfs ($KVER) ..."
+WORK=$(mktemp -d "$CACHE/initramfs.XXXXXX")
+vm_pid='' out_pid=''
+# shellcheck disable=SC2317 # called via trap
+cleanup() {
+	[ -z "$vm_pid" ] || kill -TERM "$vm_pid" 2>/dev/null || true
+	[ -z "$out_pid" ] || kill -TERM "$out_pid" 2>/dev/null || true
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+ROOT=$WORK/root
+INITRD=$WORK/initrd.gz
+
+# merged-/usr layout like the host, so ldd paths work as they are
+mkdir -p "$ROOT"/usr/{bin,sbin,lib,lib64} "$ROOT"/{proc,sys,dev,tmp,run,root,etc,mnt,var,warden,etc/warden-vm}
+ln -s usr/bin "$ROOT/bin"
+ln -s usr/sbin "$ROOT/sbin"
+ln -s usr/lib "$ROOT/lib"
+ln -s usr/lib64 "$ROOT/lib64"
+mkdir -p "$ROOT/lib/modules"
+chmod 0700 "$ROOT/root"
+chmod 1777 "$ROOT/tmp"
+mknod -m 0600 "$ROOT/dev/console" c 5 1 2>/dev/null || true
+mknod -m 0666 "$ROOT/dev/null" c 1 3 2>/dev/null || true
+
+# copy FILE (dereferenced) to the same path under $ROOT
+put() {
+	local dst=$ROOT$1
+	[ -e "$dst" ] && return 0
+	mkdir -p "$(dirname "$dst")"
+	cp -L "$1" "$dst"
+}
+# copy the shared libraries (and loader) FILE needs
+put_libs() {
+	local line lib
+	# ldd fails for static/non-native ELF files (e.g. BPF objects): fine
+	while read -r line; do
+		case $line in
+		*"=> not found"*) say "warning: $1 needs ${line%% =>*}, not found on this host"; continue ;;
+		*"=> /"*) lib=${line#*=> }; lib=${lib%% (*} ;;
+		/*) lib=${line%% (*} ;;
+		*) continue ;;
+		esac
+		[ -f "$lib" ] && put "$lib"
+	done < <(LC_ALL=C ldd "$1" 2>/dev/null || true)
+}
+
+cp "$BUSYBOX" "$ROOT/bin/busybox"
+put "$BASH_BIN"
+put_libs "$BASH_BIN"
+# iproute2's ip if the host has it (busybox ip silently ignores "peer name"
+# for veth and has no "ip netns"); busybox ip otherwise
+for p in /usr/bin/ip /usr/sbin/ip /bin/ip /sbin/ip; do
+	[ -x "$p" ] || continue
+	real=$(readlink -f "$p")
+	[ "${real##*/}" = busybox ] && continue
+	cp "$real" "$ROOT/usr/bin/ip"
+	put_libs "$real"
+	ln -s ../bin/ip "$ROOT/usr/sbin/ip"
+	[ -d /etc/iproute2 ] && cp -RL /etc/iproute2 "$ROOT/etc/"
+	break
+done
+# (busybox applet links are made by /init with busybox --install -s; that
+# keeps bash and ip, and is much faster than ~400 ln calls here)
+cp "$here/init.sh" "$ROOT/init"
+chmod 0755 "$ROOT/init"
+printf '%s\n' "$CMD" >"$ROOT/etc/warden-vm/cmd"
+
+cat >"$ROOT/etc/passwd" <<'EOF'
+root:x:0:0:root:/root:/bin/bash
+nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin
+EOF
+cat >"$ROOT/etc/group" <<'EOF'
+root:x:0:
+nogroup:x:65534:
+EOF
+cat >"$ROOT/etc/hosts" <<'EOF'
+127.0.0.1 localhost warden-vm
+::1 localhost ip6-localhost ip6-loopback
+EOF
+echo warden-vm >"$ROOT/etc/hostname"
+printf 'hosts: files\npasswd: files\ngroup: files\n' >"$ROOT/etc/nsswitch.conf"
+
+# kernel modules (+ dependencies from their modinfo), decompressed, flat
+declare -A mod_done=()
+find_mod() { # find_mod NAME -> path of NAME.ko[.xz|.zst|.gz] in $MODDIR
+	local n1=$1 n2
+	n2=${n1//_/-}; n1=${n1//-/_}
+	find "$MODDIR" \( -name "$n1.ko" -o -name "$n1.ko.*" -o -name "$n2.ko" -o -name "$n2.ko.*" \) -print -quit
+}
+add_mod() { # add_mod NAME: copies it and its deps, appends to load.list in load order
+	local name=$1 src dst deps d
+	[ -n "${mod_done[$name]:-}" ] && return 0
+	mod_done[$name]=1
+	src=$(find_mod "$name")
+	if [ -z "$src" ]; then
+		if grep -qE "/${name//[-_]/[-_]}\.ko(\.|$)" "$MODDIR/modules.builtin" 2>/dev/null; then
+			return 0 # built into the kernel
+		fi
+		say "warning: module $name not found in $MODDIR"
+		return 0
+	fi
+	dst=$ROOT/lib/modules/$name.ko
+	case $src in
+	*.ko) cp "$src" "$dst" ;;
+	*.ko.xz) xz -dc "$src" >"$dst" || die "cannot decompress $src (apt-get install xz-utils)" ;;
+	*.ko.zst) zstd -qdc "$src" >"$dst" || die "cannot decompress $src (apt-get install zstd)" ;;
+	*.ko.gz) gzip -dc "$src" >"$dst" ;;
+	*) die "unknown module format: $src" ;;
+	esac
+	deps=$(tr '\0' '\n' <"$dst" | sed -n 's/^depends=//p' | head -n1)
+	for d in ${deps//,/ }; do add_mod "$d"; done
+	echo "$name" >>"$ROOT/lib/modules/load.list"
+}
+: >"$ROOT/lib/modules/load.list"
+for m in veth overlay; do add_mod "$m"; done
+
+# the stage, and the libraries its ELF files need
+cp -RL --preserve=mode,timestamps "$STAGE/." "$ROOT/warden/" ||
+	die "cannot copy the stage $STAGE (dangling symlink?)"
+while IFS= read -r -d '' f; do
+	magic=
+	LC_ALL=C IFS= read -r -N4 -d '' magic <"$f" 2>/dev/null || true
+	[ "$magic" = $'\x7fELF' ] || continue
+	put_libs "$f"
+done < <(find "$ROOT/warden" -type f -print0)
+
+(cd "$ROOT" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$INITRD"
+
+# ---------------------------------------------------------------- boot
+LOG=$CACHE/console.log
+say "booting $(basename "$VMLINUZ") (initrd $(($(stat -c %s "$INITRD") / 1024)) KiB, timeout ${TIMEOUT}s) ..."
+# Serial console: drop \r, and the terminal reset / no-wrap / clear-screen
+# sequences SeaBIOS and the kernel send (ESC c becomes a line break, as the
+# UART reset at kernel start sometimes eats the firmware's last \r\n).
+strip='s/\r//g; s/\x1b\[?7[lh]//g; s/\x1b\[[0-9;]*J//g; s/\x1bc/\n/g; s/^\n//'
+# qemu runs in the background (under timeout, in its own process group) so
+# that a signal to this script can stop it; its output goes through a fifo to
+# the filter and tee.  stdin /dev/null keeps qemu's -nographic stdio mux off
+# the terminal.
+FIFO=$WORK/console.fifo
+mkfifo "$FIFO"
+sed -u "$strip" <"$FIFO" | tee -p "$LOG" &
+out_pid=$!
+start=$(date +%s%N)
+timeout -k 10 "$TIMEOUT" \
+	qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$MEM" -smp 2 \
+	-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$INITRD" \
+	-append "console=ttyS0 panic=-1 quiet lsm=lockdown,capability,landlock,bpf" \
+	</dev/null >"$FIFO" 2>&1 &
+vm_pid=$!
+interrupted=
+trap 'interrupted=1; kill -TERM "$vm_pid" 2>/dev/null || true' INT TERM HUP
+set +e
+while :; do
+	wait "$vm_pid"
+	qrc=$?
+	kill -0 "$vm_pid" 2>/dev/null || break # else: wait was cut short by a signal
+done
+vm_pid=
+wait "$out_pid"
+out_pid=
+set -e
+ms=$((($(date +%s%N) - start) / 1000000))
+elapsed=$((ms / 1000)).$(printf %03d $((ms % 1000)))
+
+if [ -n "$interrupted" ]; then
+	echo "vm: error: interrupted" >&2
+	exit 130
+fi
+if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+	echo "vm: error: VM timed out after ${TIMEOUT}s (console log: $LOG)" >&2
+	exit 124
+fi
+marker=$(grep -aoE '^WARDEN_VM_EXIT=[0-9]+' "$LOG" | tail -n1 || true)
+if [ -z "$marker" ]; then
+	echo "vm: error: VM ended without WARDEN_VM_EXIT marker (qemu rc=$qrc; kernel panic or init failure?), console log: $LOG" >&2
+	exit 1
+fi
+rc=${marker#WARDEN_VM_EXIT=}
+say "VM finished in ${elapsed}s, command exit status $rc"
+exit "$rc"
