@@ -38,12 +38,12 @@ SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_PROGS))
 POLICY_SRCS := policy/policy.c policy/compile.c
 AUDIT_SRCS := audit/jsonl.c
 SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/cgroup.c \
-	supervisor/spawn.c supervisor/probe.c supervisor/lsm.c supervisor/report.c \
+	supervisor/spawn.c supervisor/exe_cache.c supervisor/probe.c supervisor/lsm.c supervisor/report.c \
 	supervisor/run.c
 LIB_SRCS := $(POLICY_SRCS) $(AUDIT_SRCS) $(SUPERVISOR_SRCS)
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
 
-UNIT_TESTS := test_policy test_compile test_jsonl
+UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try
 

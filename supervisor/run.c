@@ -16,6 +16,7 @@
 #include "policy/compile.h"
 #include "policy/policy.h"
 #include "supervisor/cgroup.h"
+#include "supervisor/exe_cache.h"
 #include "supervisor/log.h"
 #include "supervisor/lsm.h"
 #include "supervisor/probe.h"
@@ -28,6 +29,7 @@
 struct run_state {
 	struct wd_audit_ctx actx;
 	FILE *audit;
+	struct wd_exe_cache exes;
 	uint64_t malformed; /* records the kernel sent that did not parse */
 };
 
@@ -50,31 +52,48 @@ static void audit_write(struct run_state *st, char *line)
 	free(line);
 }
 
+/*
+ * The exe of the task behind @ev: what its last exec record said (exact, and known after the
+ * task has gone), else /proc while the task lives, else its parent's last exec.
+ */
+static const char *exe_of(struct run_state *st, const struct wd_event *ev, char *buf,
+			  size_t bufsz)
+{
+	const char *exe = wd_exe_cache_get(&st->exes, ev->pid);
+	char link[64];
+	ssize_t n;
+
+	if (exe)
+		return exe;
+	snprintf(link, sizeof(link), "/proc/%u/exe", ev->tid);
+	n = readlink(link, buf, bufsz - 1);
+	if (n > 0 && ev->type != WD_EV_EXEC) {
+		buf[n] = 0;
+		return buf;
+	}
+	return wd_exe_cache_get(&st->exes, ev->ppid);
+}
+
 static int on_record(void *ctx, void *rec, size_t size)
 {
 	struct run_state *st = ctx;
 	const struct wd_event *ev = rec;
-	char exe[PATH_MAX], link[64];
-	const char *exep = NULL;
+	const char *exe = NULL;
+	char buf[PATH_MAX];
 	char *line;
-	ssize_t n;
 
-	if (size >= WD_EVENT_HDR_SIZE) {
-		/* Best effort: the process may be gone by now, and then exe is null. */
-		snprintf(link, sizeof(link), "/proc/%u/exe", ev->tid);
-		n = readlink(link, exe, sizeof(exe) - 1);
-		if (n > 0) {
-			exe[n] = 0;
-			exep = exe;
-		}
-	}
-	line = wd_audit_event_line(&st->actx, rec, size, exep);
+	if (size >= WD_EVENT_HDR_SIZE)
+		exe = exe_of(st, ev, buf, sizeof(buf));
+	line = wd_audit_event_line(&st->actx, rec, size, exe);
 	if (!line) {
 		st->malformed++;
 		log_warnx("audit: malformed kernel record of %zu bytes", size);
 		return 0;
 	}
 	audit_write(st, line);
+	/* From here on the task runs what it just exec'd. */
+	if (ev->type == WD_EV_EXEC && ev->verdict != WD_VERDICT_DENY && ev->path[0])
+		wd_exe_cache_set(&st->exes, ev->pid, ev->path);
 	return 0;
 }
 
@@ -166,7 +185,7 @@ int wd_run(const struct wd_run_opts *o)
 	struct wd_lsm *lsm = NULL;
 	sigset_t sigs, oldsigs;
 	siginfo_t si;
-	uint64_t t0, t_end;
+	uint64_t t0, t_start, t_end;
 	char msg[1024];
 	int sigfd = -1, rc = WD_EXIT_INTERNAL, err;
 	bool sandbox_added = false;
@@ -227,11 +246,12 @@ int wd_run(const struct wd_run_opts *o)
 	sandbox_added = true;
 
 	t0 = clock_ns(CLOCK_MONOTONIC);
+	t_start = clock_ns(CLOCK_REALTIME);
 	err = wd_spawn(cg.fd, o->argv, &child);
 	if (err)
 		goto out_destroy_cgroup;
-	audit_write(&st, wd_audit_start_line(&st.actx, clock_ns(CLOCK_REALTIME), child.pid,
-					     o->argv));
+	/* Written before any kernel record is read, dated before the first could be made. */
+	audit_write(&st, wd_audit_start_line(&st.actx, t_start, child.pid, o->argv));
 	if (child.exec_errno) {
 		waitid(P_PIDFD, (id_t)child.pidfd, &si, WEXITED);
 		rep.status = "failed_to_start";
@@ -282,6 +302,7 @@ out_restore_sigs:
 	sigprocmask(SIG_SETMASK, &oldsigs, NULL);
 	if (st.audit != stderr)
 		fclose(st.audit);
+	wd_exe_cache_free(&st.exes);
 out_free_rules:
 	if (!rep.status && o->report_path) {
 		/* Nothing ran; the report still says so, and why. */

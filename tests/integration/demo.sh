@@ -3,8 +3,8 @@
 # `make vmdemo`: the README's example, run in the VM where BPF-LSM is active.
 set -u
 cd /warden
-# The VM is busybox only; the example uses coreutils' cat, staged beside warden.
-[ -x /usr/bin/cat ] || { mkdir -p /usr/bin && cp bin/cat /usr/bin/cat; }
+# The VM's cat is busybox's; the example uses coreutils' cat, staged beside warden.
+rm -f /usr/bin/cat && cp bin/cat /usr/bin/cat
 echo "$(hostname 2>/dev/null || echo vm)" > /etc/hostname
 echo "root:*:19000:0:99999:7:::" > /etc/shadow
 export PATH=/warden/bin:$PATH
