@@ -30,7 +30,7 @@ CPPFLAGS += -D_GNU_SOURCE -I$(OUT) -I. -Ibpf $(PKG_CFLAGS)
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
 BPF_CFLAGS := -g -O2 -Wall -Werror --target=bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf
 
-BPF_PROGS := wd_lsm wd_probe
+BPF_PROGS := wd_sandbox wd_probe
 BPF_OBJS := $(patsubst %,$(OUT)/bpf/%.bpf.o,$(BPF_PROGS))
 SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_PROGS))
 
@@ -38,7 +38,7 @@ SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_PROGS))
 POLICY_SRCS := policy/policy.c policy/compile.c
 AUDIT_SRCS := audit/jsonl.c
 SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/cgroup.c \
-	supervisor/spawn.c supervisor/exe_cache.c supervisor/probe.c supervisor/lsm.c supervisor/report.c \
+	supervisor/spawn.c supervisor/exe_cache.c supervisor/probe.c supervisor/sandbox_bpf.c supervisor/report.c \
 	supervisor/run.c
 LIB_SRCS := $(POLICY_SRCS) $(AUDIT_SRCS) $(SUPERVISOR_SRCS)
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))

@@ -18,7 +18,7 @@
 #include "supervisor/cgroup.h"
 #include "supervisor/exe_cache.h"
 #include "supervisor/log.h"
-#include "supervisor/lsm.h"
+#include "supervisor/sandbox_bpf.h"
 #include "supervisor/probe.h"
 #include "supervisor/report.h"
 #include "supervisor/run.h"
@@ -107,7 +107,7 @@ static int exit_code_of(const siginfo_t *si, int *signo)
 }
 
 /* Wait for the child to exit, passing records on and turning signals to warden into a kill. */
-static int supervise(struct wd_lsm *lsm, const struct wd_cgroup *cg,
+static int supervise(struct wd_progs *lsm, const struct wd_cgroup *cg,
 		     const struct wd_child *child, int sigfd, siginfo_t *si)
 {
 	struct epoll_event evs[4], e = { .events = EPOLLIN };
@@ -118,7 +118,7 @@ static int supervise(struct wd_lsm *lsm, const struct wd_cgroup *cg,
 	if (ep < 0)
 		return -errno;
 	e.data.u32 = 0;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, wd_lsm_event_fd(lsm), &e))
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, wd_progs_event_fd(lsm), &e))
 		goto out_errno;
 	e.data.u32 = 1;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, child->pidfd, &e))
@@ -136,7 +136,7 @@ static int supervise(struct wd_lsm *lsm, const struct wd_cgroup *cg,
 			goto out_errno;
 		for (int i = 0; i < n; i++) {
 			if (evs[i].data.u32 == 0) {
-				wd_lsm_consume(lsm);
+				wd_progs_consume(lsm);
 			} else if (evs[i].data.u32 == 1) {
 				memset(si, 0, sizeof(*si));
 				if (waitid(P_PIDFD, (id_t)child->pidfd, si, WEXITED) == 0)
@@ -182,7 +182,7 @@ int wd_run(const struct wd_run_opts *o)
 	struct wd_child child = { .pid = 0, .pidfd = -1 };
 	struct wd_sandbox final = { 0 };
 	struct wd_report rep = { .backend = WD_BACKEND_BPF_LSM, .argv = o->argv };
-	struct wd_lsm *lsm = NULL;
+	struct wd_progs *lsm = NULL;
 	sigset_t sigs, oldsigs;
 	siginfo_t si;
 	uint64_t t0, t_start, t_end;
@@ -235,13 +235,13 @@ int wd_run(const struct wd_run_opts *o)
 	st.actx.rules = &rs;
 	st.actx.boot_to_real_ns =
 		(int64_t)clock_ns(CLOCK_REALTIME) - (int64_t)clock_ns(CLOCK_BOOTTIME);
-	if (wd_lsm_start(&lsm, on_record, &st))
+	if (wd_progs_start(&lsm, on_record, &st))
 		goto out_restore_sigs;
 	if (wd_cgroup_create(&cg))
 		goto out_stop_lsm;
 	st.actx.sandbox = cg.name;
 	rep.sandbox = cg.name;
-	if (wd_lsm_sandbox_add(lsm, cg.id, &rs))
+	if (wd_progs_sandbox_add(lsm, cg.id, &rs))
 		goto out_destroy_cgroup;
 	sandbox_added = true;
 
@@ -277,9 +277,9 @@ out_destroy_cgroup:
 	/* Whatever the command left behind dies with the sandbox. */
 	wd_cgroup_destroy(&cg);
 	if (lsm)
-		wd_lsm_consume(lsm);
+		wd_progs_consume(lsm);
 	if (sandbox_added) {
-		wd_lsm_sandbox_remove(lsm, cg.id, &rs, &final);
+		wd_progs_sandbox_remove(lsm, cg.id, &rs, &final);
 		rep.denials = final.denials;
 		rep.lost_records = final.lost;
 		if (final.lost)
@@ -295,7 +295,7 @@ out_destroy_cgroup:
 	if (child.pidfd >= 0)
 		close(child.pidfd);
 out_stop_lsm:
-	wd_lsm_stop(lsm);
+	wd_progs_stop(lsm);
 out_restore_sigs:
 	if (sigfd >= 0)
 		close(sigfd);

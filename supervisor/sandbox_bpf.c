@@ -7,11 +7,11 @@
 #include <bpf/libbpf.h>
 
 #include "supervisor/log.h"
-#include "supervisor/lsm.h"
-#include "wd_lsm.skel.h"
+#include "supervisor/sandbox_bpf.h"
+#include "wd_sandbox.skel.h"
 
-struct wd_lsm {
-	struct wd_lsm_bpf *skel;
+struct wd_progs {
+	struct wd_sandbox_bpf *skel;
 	struct ring_buffer *rb;
 	wd_record_fn fn;
 	void *ctx;
@@ -19,14 +19,14 @@ struct wd_lsm {
 
 static int on_record(void *ctx, void *data, size_t size)
 {
-	struct wd_lsm *lsm = ctx;
+	struct wd_progs *lsm = ctx;
 
 	return lsm->fn(lsm->ctx, data, size);
 }
 
-int wd_lsm_start(struct wd_lsm **out, wd_record_fn fn, void *ctx)
+int wd_progs_start(struct wd_progs **out, wd_record_fn fn, void *ctx)
 {
-	struct wd_lsm *lsm;
+	struct wd_progs *lsm;
 	int err;
 
 	*out = NULL;
@@ -36,18 +36,18 @@ int wd_lsm_start(struct wd_lsm **out, wd_record_fn fn, void *ctx)
 	lsm->fn = fn;
 	lsm->ctx = ctx;
 
-	lsm->skel = wd_lsm_bpf__open();
+	lsm->skel = wd_sandbox_bpf__open();
 	if (!lsm->skel) {
 		err = -errno;
 		log_warnx("lsm: cannot open the BPF object: %s", strerror(-err));
 		goto out_free;
 	}
-	err = wd_lsm_bpf__load(lsm->skel);
+	err = wd_sandbox_bpf__load(lsm->skel);
 	if (err) {
 		log_warnx("lsm: cannot load the BPF programs: %s", strerror(-err));
 		goto out_destroy_skel;
 	}
-	err = wd_lsm_bpf__attach(lsm->skel);
+	err = wd_sandbox_bpf__attach(lsm->skel);
 	if (err) {
 		log_warnx("lsm: cannot attach the BPF programs: %s", strerror(-err));
 		goto out_destroy_skel;
@@ -62,22 +62,22 @@ int wd_lsm_start(struct wd_lsm **out, wd_record_fn fn, void *ctx)
 	return 0;
 
 out_destroy_skel:
-	wd_lsm_bpf__destroy(lsm->skel);
+	wd_sandbox_bpf__destroy(lsm->skel);
 out_free:
 	free(lsm);
 	return err;
 }
 
-void wd_lsm_stop(struct wd_lsm *lsm)
+void wd_progs_stop(struct wd_progs *lsm)
 {
 	if (!lsm)
 		return;
 	ring_buffer__free(lsm->rb);
-	wd_lsm_bpf__destroy(lsm->skel);
+	wd_sandbox_bpf__destroy(lsm->skel);
 	free(lsm);
 }
 
-static int paths_update(struct wd_lsm *lsm, uint64_t sandbox, const struct wd_ruleset *rs,
+static int paths_update(struct wd_progs *lsm, uint64_t sandbox, const struct wd_ruleset *rs,
 			bool add)
 {
 	int fd = bpf_map__fd(lsm->skel->maps.wd_paths);
@@ -104,7 +104,7 @@ static int paths_update(struct wd_lsm *lsm, uint64_t sandbox, const struct wd_ru
 	return err;
 }
 
-int wd_lsm_sandbox_add(struct wd_lsm *lsm, uint64_t sandbox, const struct wd_ruleset *rs)
+int wd_progs_sandbox_add(struct wd_progs *lsm, uint64_t sandbox, const struct wd_ruleset *rs)
 {
 	struct wd_sandbox sb = { .flags = rs->sandbox_flags };
 	int err;
@@ -126,7 +126,7 @@ out_remove_paths:
 	return err;
 }
 
-int wd_lsm_sandbox_remove(struct wd_lsm *lsm, uint64_t sandbox, const struct wd_ruleset *rs,
+int wd_progs_sandbox_remove(struct wd_progs *lsm, uint64_t sandbox, const struct wd_ruleset *rs,
 			  struct wd_sandbox *final)
 {
 	int fd = bpf_map__fd(lsm->skel->maps.wd_sandboxes);
@@ -143,12 +143,12 @@ int wd_lsm_sandbox_remove(struct wd_lsm *lsm, uint64_t sandbox, const struct wd_
 	return err;
 }
 
-int wd_lsm_event_fd(const struct wd_lsm *lsm)
+int wd_progs_event_fd(const struct wd_progs *lsm)
 {
 	return ring_buffer__epoll_fd(lsm->rb);
 }
 
-int wd_lsm_consume(struct wd_lsm *lsm)
+int wd_progs_consume(struct wd_progs *lsm)
 {
 	int n = ring_buffer__consume(lsm->rb);
 

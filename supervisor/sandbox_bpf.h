@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Loader of bpf/wd_sandbox.bpf.c: programs, per-sandbox map entries, the audit ring buffer. */
+#ifndef WD_SANDBOX_BPF_H
+#define WD_SANDBOX_BPF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/wd_abi.h"
+#include "policy/compile.h"
+
+struct wd_progs;
+
+/* Called for each record off the ring buffer (@size bytes at @rec). */
+typedef int (*wd_record_fn)(void *ctx, void *rec, size_t size);
+
+/* Load and attach the file and exec programs; records go to @fn. */
+int wd_progs_start(struct wd_progs **out, wd_record_fn fn, void *ctx);
+void wd_progs_stop(struct wd_progs *lsm);
+
+/* Rules first, then the sandbox entry that turns them on: a task never sees half a policy. */
+int wd_progs_sandbox_add(struct wd_progs *lsm, uint64_t sandbox, const struct wd_ruleset *rs);
+/* The reverse order; also reads the sandbox's final counters into @final (may be NULL). */
+int wd_progs_sandbox_remove(struct wd_progs *lsm, uint64_t sandbox, const struct wd_ruleset *rs,
+			  struct wd_sandbox *final);
+
+/* An fd that polls readable when records wait; then call wd_progs_consume. */
+int wd_progs_event_fd(const struct wd_progs *lsm);
+int wd_progs_consume(struct wd_progs *lsm);
+
+#endif
