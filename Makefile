@@ -38,7 +38,9 @@ SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_PROGS))
 POLICY_SRCS := policy/policy.c policy/compile.c
 AUDIT_SRCS := audit/jsonl.c
 SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/cgroup.c \
-	supervisor/spawn.c supervisor/exe_cache.c supervisor/probe.c supervisor/sandbox_bpf.c supervisor/report.c \
+	supervisor/spawn.c supervisor/exe_cache.c supervisor/probe.c supervisor/sandbox_bpf.c \
+	supervisor/backend.c supervisor/backend_bpf_lsm.c supervisor/backend_landlock.c \
+	supervisor/landlock.c supervisor/seccomp.c supervisor/resolve.c supervisor/report.c \
 	supervisor/run.c
 LIB_SRCS := $(POLICY_SRCS) $(AUDIT_SRCS) $(SUPERVISOR_SRCS)
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
@@ -125,7 +127,7 @@ vmstage: all
 .PHONY: vmtest
 vmtest: vmstage
 	$(Q)tests/vm/run.sh --cache $(VM_CACHE) --stage $(VM_STAGE) --timeout $(VM_TIMEOUT) \
-		--cmd "tests/integration/run.sh --where vm --bin /warden/bin"
+		--cmd "tests/integration/run.sh --where vm --bin /warden/bin --backend auto --backend landlock"
 
 .PHONY: vmdemo
 vmdemo: vmstage

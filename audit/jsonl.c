@@ -29,6 +29,8 @@ const char *wd_audit_type_name(unsigned int type)
 		return "start";
 	case WD_EV_EXIT:
 		return "exit";
+	case WD_EV_SYSCALL:
+		return "syscall";
 	default:
 		return "unknown";
 	}
@@ -41,6 +43,28 @@ const char *wd_audit_op_name(unsigned int op)
 		return "open";
 	case WD_OP_EXEC:
 		return "exec";
+	case WD_OP_CREATE:
+		return "create";
+	case WD_OP_MKDIR:
+		return "mkdir";
+	case WD_OP_UNLINK:
+		return "unlink";
+	case WD_OP_RMDIR:
+		return "rmdir";
+	case WD_OP_RENAME:
+		return "rename";
+	case WD_OP_LINK:
+		return "link";
+	case WD_OP_SYMLINK:
+		return "symlink";
+	case WD_OP_TRUNCATE:
+		return "truncate";
+	case WD_OP_SETATTR:
+		return "setattr";
+	case WD_OP_MKNOD:
+		return "mknod";
+	case WD_OP_SYSCALL:
+		return "syscall";
 	default:
 		return "unknown";
 	}
@@ -60,6 +84,36 @@ const char *wd_audit_verdict_name(unsigned int verdict)
 	default:
 		return "unknown";
 	}
+}
+
+const char *wd_audit_syscall_name(unsigned int nr)
+{
+	static const struct {
+		unsigned int nr;
+		const char *name;
+	} names[] = {
+		{ 2, "open" }, { 56, "clone" }, { 59, "execve" }, { 76, "truncate" },
+		{ 82, "rename" }, { 83, "mkdir" }, { 84, "rmdir" }, { 85, "creat" },
+		{ 86, "link" }, { 87, "unlink" }, { 88, "symlink" }, { 90, "chmod" },
+		{ 92, "chown" }, { 94, "lchown" }, { 101, "ptrace" }, { 133, "mknod" },
+		{ 155, "pivot_root" }, { 161, "chroot" }, { 165, "mount" }, { 166, "umount2" },
+		{ 175, "init_module" }, { 176, "delete_module" }, { 246, "kexec_load" },
+		{ 248, "add_key" }, { 249, "request_key" }, { 250, "keyctl" }, { 257, "openat" },
+		{ 258, "mkdirat" }, { 259, "mknodat" }, { 260, "fchownat" }, { 263, "unlinkat" },
+		{ 264, "renameat" }, { 265, "linkat" }, { 266, "symlinkat" }, { 268, "fchmodat" },
+		{ 272, "unshare" }, { 280, "utimensat" }, { 298, "perf_event_open" },
+		{ 304, "open_by_handle_at" }, { 308, "setns" }, { 310, "process_vm_readv" },
+		{ 311, "process_vm_writev" }, { 313, "finit_module" }, { 319, "memfd_create" }, { 316, "renameat2" },
+		{ 320, "kexec_file_load" }, { 321, "bpf" }, { 322, "execveat" },
+		{ 425, "io_uring_setup" }, { 428, "open_tree" }, { 429, "move_mount" },
+		{ 430, "fsopen" }, { 431, "fsconfig" }, { 432, "fsmount" }, { 433, "fspick" },
+		{ 437, "openat2" }, { 442, "mount_setattr" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].nr == nr)
+			return names[i].name;
+	return NULL;
 }
 
 void wd_audit_format_ts(uint64_t real_ns, char *buf, size_t bufsz)
@@ -112,10 +166,21 @@ static void add_access(cJSON *o, unsigned int acc)
 		cJSON_AddItemToArray(a, cJSON_CreateString("exec"));
 }
 
+static const char *rule_name(const struct wd_audit_ctx *ctx, unsigned int rule)
+{
+	if (rule == WD_RULE_SELF_PROTECT)
+		return "self-protection";
+	if (ctx->rules)
+		return wd_ruleset_rule_name(ctx->rules, rule);
+	return rule == WD_RULE_DEFAULT ? "default" : "unknown";
+}
+
 char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size,
-			  const char *exe)
+			  const struct wd_audit_extra *extra)
 {
 	const struct wd_event *ev = rec;
+	const char *exe = extra ? extra->exe : NULL;
+	const char *target = extra && extra->target ? extra->target : NULL;
 	char comm[WD_COMM_LEN + 1];
 	cJSON *o;
 
@@ -126,6 +191,10 @@ char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size
 
 	memcpy(comm, ev->comm, WD_COMM_LEN);
 	comm[WD_COMM_LEN] = 0;
+	if (!target && ev->path[0])
+		target = ev->path;
+	if (!target && ev->type == WD_EV_SYSCALL)
+		target = wd_audit_syscall_name(ev->sysno);
 	o = record_new(ctx, (uint64_t)((int64_t)ev->ts_ns + ctx->boot_to_real_ns),
 		       wd_audit_type_name(ev->type));
 	if (!o)
@@ -140,15 +209,25 @@ char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size
 	else
 		cJSON_AddNullToObject(o, "exe");
 	cJSON_AddStringToObject(o, "op", wd_audit_op_name(ev->op));
-	if (ev->path[0])
-		cJSON_AddStringToObject(o, "target", ev->path);
+	if (target)
+		cJSON_AddStringToObject(o, "target", target);
 	else
 		cJSON_AddNullToObject(o, "target"); /* the kernel could not resolve it */
 	cJSON_AddStringToObject(o, "verdict", wd_audit_verdict_name(ev->verdict));
 	cJSON_AddStringToObject(o, "rule",
-				ctx->rules ? wd_ruleset_rule_name(ctx->rules, ev->rule) :
-					     (ev->rule ? "unknown" : "default"));
+				extra && extra->rule ? extra->rule : rule_name(ctx, ev->rule));
 	add_access(o, ev->access);
+	if (ev->err > 0) {
+		const char *name = strerrorname_np(ev->err);
+
+		if (name)
+			cJSON_AddStringToObject(o, "errno", name);
+		else
+			cJSON_AddNumberToObject(o, "errno", ev->err);
+	}
+	cJSON_AddStringToObject(o, "source", ev->source == WD_SRC_SYSCALL_EXIT ? "syscall-exit" :
+					     ev->source == WD_SRC_EXEC_TRACEPOINT ? "exec-tracepoint" :
+											 "lsm");
 	return record_finish(o);
 }
 
@@ -162,6 +241,8 @@ char *wd_audit_start_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid
 		return NULL;
 	cJSON_AddNumberToObject(o, "pid", pid);
 	cJSON_AddStringToObject(o, "backend", ctx->backend ? ctx->backend : "");
+	if (ctx->backend_detail)
+		cJSON_AddStringToObject(o, "backend_detail", ctx->backend_detail);
 	a = cJSON_AddArrayToObject(o, "argv");
 	for (size_t i = 0; a && argv && argv[i]; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(argv[i]));

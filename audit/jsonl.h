@@ -17,17 +17,25 @@
 struct wd_audit_ctx {
 	const char *sandbox; /* the sandbox's name */
 	const char *backend;
+	const char *backend_detail; /* what the backend found ("Landlock ABI 7, ..."); may be NULL */
 	const struct wd_ruleset *rules; /* names rule ids; may be NULL */
 	int64_t boot_to_real_ns; /* CLOCK_REALTIME - CLOCK_BOOTTIME, to date kernel stamps */
 	uint64_t seq; /* of the next record */
 };
 
+/* What the supervisor adds to a kernel record; each may be NULL. */
+struct wd_audit_extra {
+	const char *exe;
+	const char *target; /* a relative path from a syscall, made absolute */
+	const char *rule; /* the rule, where the kernel record could not name it */
+};
+
 /*
- * A kernel record of @size bytes as it came off the ring buffer. @exe may be NULL. Returns a
- * malloc'd line, or NULL when the record is malformed (short, or path not NUL-terminated).
+ * A kernel record of @size bytes as it came off the ring buffer. Returns a malloc'd line, or NULL
+ * when the record is malformed (short, or path not NUL-terminated).
  */
 char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size,
-			  const char *exe);
+			  const struct wd_audit_extra *extra);
 
 /* Supervisor records. @ts_real_ns is CLOCK_REALTIME. */
 char *wd_audit_start_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid,
@@ -42,5 +50,7 @@ void wd_audit_format_ts(uint64_t real_ns, char *buf, size_t bufsz);
 const char *wd_audit_type_name(unsigned int type);
 const char *wd_audit_op_name(unsigned int op);
 const char *wd_audit_verdict_name(unsigned int verdict);
+/* x86_64 name of a syscall the kernel side records; NULL when not one of them. */
+const char *wd_audit_syscall_name(unsigned int nr);
 
 #endif

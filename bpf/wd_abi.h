@@ -49,12 +49,24 @@ enum wd_event_type {
 	WD_EV_LOST = 7,
 	WD_EV_START = 8,
 	WD_EV_EXIT = 9,
+	WD_EV_SYSCALL = 10, /* a syscall refused whole (self-protection) */
 };
 
 /* Operations; numbers are stable. */
 enum wd_op {
 	WD_OP_OPEN = 1,
 	WD_OP_EXEC = 2,
+	WD_OP_CREATE = 3,
+	WD_OP_MKDIR = 4,
+	WD_OP_UNLINK = 5,
+	WD_OP_RMDIR = 6,
+	WD_OP_RENAME = 7,
+	WD_OP_LINK = 8,
+	WD_OP_SYMLINK = 9,
+	WD_OP_TRUNCATE = 10,
+	WD_OP_SETATTR = 11,
+	WD_OP_MKNOD = 12,
+	WD_OP_SYSCALL = 13, /* target is the syscall's name */
 };
 
 enum wd_verdict {
@@ -66,6 +78,8 @@ enum wd_verdict {
 
 /* Rule id 0 means no rule matched: the default (deny) decided. */
 #define WD_RULE_DEFAULT 0
+/* warden's own self-protection (not a policy rule) decided. */
+#define WD_RULE_SELF_PROTECT 0xffffff01u
 
 enum wd_sandbox_flags {
 	WD_SB_AUDIT_MODE = 1 << 0, /* log would-deny, allow */
@@ -95,6 +109,16 @@ struct wd_path_rule {
 	__u32 rule[WD_ACC_IDX_NR];
 };
 
+/*
+ * Where a record's verdict was seen: the LSM hook that decided, or a syscall's return on a backend
+ * (landlock) whose decisions are made where BPF cannot see them.
+ */
+enum wd_source {
+	WD_SRC_LSM = 0,
+	WD_SRC_SYSCALL_EXIT = 1,
+	WD_SRC_EXEC_TRACEPOINT = 2, /* sched_process_exec: an exec that happened */
+};
+
 /* One audit record from the kernel; sent with path_len bytes of path (NUL included). */
 struct wd_event {
 	__u64 ts_ns; /* CLOCK_BOOTTIME */
@@ -106,15 +130,19 @@ struct wd_event {
 	__u16 type; /* enum wd_event_type */
 	__u16 op; /* enum wd_op */
 	__u8 verdict; /* enum wd_verdict */
-	__u8 __pad0[3];
+	__u8 source; /* enum wd_source */
+	__u8 __pad0[2];
 	__u32 access; /* WD_ACC_* asked for */
 	__u32 rule;
 	__u32 path_len;
-	__u32 __pad1;
+	__s32 err; /* errno the task got (0 when allowed) */
+	__s32 dirfd; /* for a relative path from a syscall: the dirfd it was relative to */
+	__u32 sysno; /* for WD_SRC_SYSCALL_EXIT: the syscall */
 	char comm[WD_COMM_LEN];
+	/* For WD_SRC_SYSCALL_EXIT: the path as the task passed it (user memory, read after the fact). */
 	char path[WD_PATH_MAX];
 };
 
-#define WD_EVENT_HDR_SIZE 72 /* offsetof(struct wd_event, path) */
+#define WD_EVENT_HDR_SIZE 80 /* offsetof(struct wd_event, path) */
 
 #endif /* WD_ABI_H */

@@ -18,13 +18,11 @@
 #include "supervisor/cgroup.h"
 #include "supervisor/exe_cache.h"
 #include "supervisor/log.h"
-#include "supervisor/sandbox_bpf.h"
-#include "supervisor/probe.h"
+#include "supervisor/backend.h"
 #include "supervisor/report.h"
+#include "supervisor/resolve.h"
 #include "supervisor/run.h"
 #include "supervisor/spawn.h"
-
-#define WD_BACKEND_BPF_LSM "bpf-lsm"
 
 struct run_state {
 	struct wd_audit_ctx actx;
@@ -74,17 +72,72 @@ static const char *exe_of(struct run_state *st, const struct wd_event *ev, char 
 	return wd_exe_cache_get(&st->exes, ev->ppid);
 }
 
+/*
+ * A relative path a task passed to a syscall, made absolute against its cwd or dirfd while the
+ * task still lives; false when that can no longer be known.
+ */
+static bool absolute_target(const struct wd_event *ev, char *buf, size_t bufsz)
+{
+	char link[64], base[PATH_MAX];
+	ssize_t n;
+
+	if (ev->source == WD_SRC_LSM || !ev->path[0] || ev->path[0] == '/')
+		return false;
+	if (ev->dirfd == AT_FDCWD)
+		snprintf(link, sizeof(link), "/proc/%u/cwd", ev->tid);
+	else
+		snprintf(link, sizeof(link), "/proc/%u/fd/%d", ev->tid, ev->dirfd);
+	n = readlink(link, base, sizeof(base) - 1);
+	if (n <= 0)
+		return false;
+	base[n] = 0;
+	return (size_t)snprintf(buf, bufsz, "%s/%s", strcmp(base, "/") ? base : "", ev->path) <
+	       bufsz;
+}
+
+/*
+ * The rule that allowed @path for @acc, found as the kernel's LPM lookup would: for records whose
+ * verdict was made where no rule id could be read (Landlock).
+ */
+static const char *rule_for(const struct wd_ruleset *rs, const char *path, unsigned int acc)
+{
+	const struct wd_rule_entry *best = NULL;
+	size_t n = strlen(path) + 1;
+	int idx = acc & WD_ACC_EXEC ? WD_ACC_IDX_EXEC :
+		  acc & WD_ACC_WRITE ? WD_ACC_IDX_WRITE : WD_ACC_IDX_READ;
+
+	if (n > WD_LPM_PATH_BYTES)
+		n = WD_LPM_PATH_BYTES;
+	for (size_t i = 0; i < rs->n_entries; i++) {
+		const struct wd_rule_entry *e = &rs->entries[i];
+
+		if (e->len <= n && memcmp(e->path, path, e->len) == 0 &&
+		    (!best || e->len > best->len))
+			best = e;
+	}
+	if (!best || !(best->val.allow & acc))
+		return NULL;
+	return wd_ruleset_rule_name(rs, best->val.rule[idx]);
+}
+
 static int on_record(void *ctx, void *rec, size_t size)
 {
 	struct run_state *st = ctx;
 	const struct wd_event *ev = rec;
-	const char *exe = NULL;
-	char buf[PATH_MAX];
+	struct wd_audit_extra extra = { 0 };
+	char buf[PATH_MAX], target[PATH_MAX];
 	char *line;
 
-	if (size >= WD_EVENT_HDR_SIZE)
-		exe = exe_of(st, ev, buf, sizeof(buf));
-	line = wd_audit_event_line(&st->actx, rec, size, exe);
+	if (size >= WD_EVENT_HDR_SIZE && size >= WD_EVENT_HDR_SIZE + ev->path_len) {
+		extra.exe = exe_of(st, ev, buf, sizeof(buf));
+		if (absolute_target(ev, target, sizeof(target)))
+			extra.target = target;
+		if (ev->source != WD_SRC_LSM && ev->verdict == WD_VERDICT_ALLOW &&
+		    st->actx.rules)
+			extra.rule = rule_for(st->actx.rules,
+					      extra.target ? extra.target : ev->path, ev->access);
+	}
+	line = wd_audit_event_line(&st->actx, rec, size, &extra);
 	if (!line) {
 		st->malformed++;
 		log_warnx("audit: malformed kernel record of %zu bytes", size);
@@ -107,8 +160,8 @@ static int exit_code_of(const siginfo_t *si, int *signo)
 }
 
 /* Wait for the child to exit, passing records on and turning signals to warden into a kill. */
-static int supervise(struct wd_progs *lsm, const struct wd_cgroup *cg,
-		     const struct wd_child *child, int sigfd, siginfo_t *si)
+static int supervise(const struct wd_backend_ops *ops, struct wd_backend *be,
+		     const struct wd_cgroup *cg, struct wd_child *child, int sigfd, siginfo_t *si)
 {
 	struct epoll_event evs[4], e = { .events = EPOLLIN };
 	int ep, err = 0;
@@ -118,7 +171,7 @@ static int supervise(struct wd_progs *lsm, const struct wd_cgroup *cg,
 	if (ep < 0)
 		return -errno;
 	e.data.u32 = 0;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, wd_progs_event_fd(lsm), &e))
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, ops->event_fd(be), &e))
 		goto out_errno;
 	e.data.u32 = 1;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, child->pidfd, &e))
@@ -136,10 +189,9 @@ static int supervise(struct wd_progs *lsm, const struct wd_cgroup *cg,
 			goto out_errno;
 		for (int i = 0; i < n; i++) {
 			if (evs[i].data.u32 == 0) {
-				wd_progs_consume(lsm);
+				ops->consume(be);
 			} else if (evs[i].data.u32 == 1) {
-				memset(si, 0, sizeof(*si));
-				if (waitid(P_PIDFD, (id_t)child->pidfd, si, WEXITED) == 0)
+				if (wd_child_wait(child, si) == 0)
 					done = true;
 			} else {
 				struct signalfd_siginfo ssi;
@@ -162,14 +214,17 @@ out_close:
 	return err;
 }
 
-static bool backend_ok(const char *want, char *why, size_t whysz)
+/* The child's side of the backend, between clone3 and execve. */
+struct child_ctx {
+	const struct wd_backend_ops *ops;
+	struct wd_backend *be;
+};
+
+static int child_setup(void *ctx)
 {
-	if (strcmp(want, "auto") && strcmp(want, WD_BACKEND_BPF_LSM)) {
-		snprintf(why, whysz, "unknown backend \"%s\" (known: %s)", want,
-			 WD_BACKEND_BPF_LSM);
-		return false;
-	}
-	return wd_bpf_lsm_supported(why, whysz);
+	struct child_ctx *c = ctx;
+
+	return c->ops->child_setup(c->be);
 }
 
 int wd_run(const struct wd_run_opts *o)
@@ -179,10 +234,13 @@ int wd_run(const struct wd_run_opts *o)
 	struct wd_ruleset rs = { 0 };
 	struct wd_policy_error perr;
 	struct wd_cgroup cg = { .fd = -1 };
-	struct wd_child child = { .pid = 0, .pidfd = -1 };
+	struct wd_child child = { .pid = 0, .pidfd = -1, .status_fd = -1 };
 	struct wd_sandbox final = { 0 };
-	struct wd_report rep = { .backend = WD_BACKEND_BPF_LSM, .argv = o->argv };
-	struct wd_progs *lsm = NULL;
+	struct wd_report rep = { .argv = o->argv };
+	const struct wd_backend_ops *ops;
+	struct wd_backend *be = NULL;
+	struct child_ctx cctx;
+	struct wd_spawn_opts sopts;
 	sigset_t sigs, oldsigs;
 	siginfo_t si;
 	uint64_t t0, t_start, t_end;
@@ -195,20 +253,24 @@ int wd_run(const struct wd_run_opts *o)
 		log_warnx("%s", msg);
 		return WD_EXIT_USAGE;
 	}
-	err = wd_compile(&pol, &rs, &perr);
-	wd_policy_free(&pol);
+	/* Rules name what the kernel will see: symlinks in policy paths are followed first. */
+	err = wd_resolve_policy(&pol);
+	if (!err)
+		err = wd_compile(&pol, &rs, &perr);
 	if (err) {
 		wd_policy_error_format(&perr, o->policy_path, msg, sizeof(msg));
 		log_warnx("%s", msg);
+		wd_policy_free(&pol);
 		return err == -EINVAL ? WD_EXIT_USAGE : WD_EXIT_INTERNAL;
 	}
 
-	if (!backend_ok(o->backend, msg, sizeof(msg))) {
+	ops = wd_backend_choose(o->backend, msg, sizeof(msg));
+	if (!ops) {
 		log_warnx("cannot run a sandbox here: %s", msg);
-		rep.backend = NULL;
 		rep.error = msg;
 		goto out_free_rules;
 	}
+	rep.backend = ops->name;
 
 	if (o->audit_path) {
 		st.audit = fopen(o->audit_path, "ae");
@@ -231,40 +293,53 @@ int wd_run(const struct wd_run_opts *o)
 		goto out_restore_sigs;
 	}
 
-	st.actx.backend = WD_BACKEND_BPF_LSM;
+	st.actx.backend = ops->name;
 	st.actx.rules = &rs;
 	st.actx.boot_to_real_ns =
 		(int64_t)clock_ns(CLOCK_REALTIME) - (int64_t)clock_ns(CLOCK_BOOTTIME);
-	if (wd_progs_start(&lsm, on_record, &st))
+	if (ops->start(&be, on_record, &st))
 		goto out_restore_sigs;
 	if (wd_cgroup_create(&cg))
-		goto out_stop_lsm;
+		goto out_stop_backend;
 	st.actx.sandbox = cg.name;
 	rep.sandbox = cg.name;
-	if (wd_progs_sandbox_add(lsm, cg.id, &rs))
+	if (ops->sandbox_add(be, cg.id, &pol, &rs))
 		goto out_destroy_cgroup;
 	sandbox_added = true;
+	st.actx.backend_detail = ops->detail(be);
 
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	t_start = clock_ns(CLOCK_REALTIME);
-	err = wd_spawn(cg.fd, o->argv, &child);
+	cctx = (struct child_ctx){ .ops = ops, .be = be };
+	sopts = (struct wd_spawn_opts){ .cgroup_fd = cg.fd, .clone_flags = ops->clone_flags(be),
+					.setup = child_setup, .setup_ctx = &cctx };
+	err = wd_spawn(&sopts, o->argv, &child);
 	if (err)
 		goto out_destroy_cgroup;
 	/* Written before any kernel record is read, dated before the first could be made. */
 	audit_write(&st, wd_audit_start_line(&st.actx, t_start, child.pid, o->argv));
-	if (child.exec_errno) {
-		waitid(P_PIDFD, (id_t)child.pidfd, &si, WEXITED);
+	if (child.setup_errno) {
+		wd_child_wait(&child, &si);
+		rep.status = "failed_to_start";
+		rc = WD_EXIT_INTERNAL;
+		rep.exit_code = rc;
+		snprintf(msg, sizeof(msg), "the %s sandbox could not be entered: %s", ops->name,
+			 strerror(child.setup_errno));
+		rep.error = msg;
+		log_warnx("%s", msg);
+	} else if (child.exec_errno) {
+		wd_child_wait(&child, &si);
 		rep.status = "failed_to_start";
 		rep.start_errno = child.exec_errno;
 		rc = child.exec_errno == ENOENT ? WD_EXIT_NOT_FOUND : WD_EXIT_CANNOT_EXEC;
 		rep.exit_code = rc;
 		log_warnx("%s: %s", o->argv[0], strerror(child.exec_errno));
 	} else {
-		err = supervise(lsm, &cg, &child, sigfd, &si);
+		err = supervise(ops, be, &cg, &child, sigfd, &si);
 		if (err) {
 			/* Could not watch the child: it must not run on unwatched. */
 			wd_cgroup_kill(&cg);
-			waitid(P_PIDFD, (id_t)child.pidfd, &si, WEXITED);
+			wd_child_wait(&child, &si);
 		}
 		rc = exit_code_of(&si, &rep.signal);
 		rep.status = rep.signal ? "killed" : "completed";
@@ -276,10 +351,10 @@ int wd_run(const struct wd_run_opts *o)
 out_destroy_cgroup:
 	/* Whatever the command left behind dies with the sandbox. */
 	wd_cgroup_destroy(&cg);
-	if (lsm)
-		wd_progs_consume(lsm);
+	if (be)
+		ops->consume(be);
 	if (sandbox_added) {
-		wd_progs_sandbox_remove(lsm, cg.id, &rs, &final);
+		ops->sandbox_remove(be, cg.id, &rs, &final);
 		rep.denials = final.denials;
 		rep.lost_records = final.lost;
 		if (final.lost)
@@ -292,10 +367,10 @@ out_destroy_cgroup:
 		if (o->report_path && wd_report_write(&rep, o->report_path))
 			rc = rc ? rc : WD_EXIT_INTERNAL;
 	}
-	if (child.pidfd >= 0)
-		close(child.pidfd);
-out_stop_lsm:
-	wd_progs_stop(lsm);
+	wd_child_close(&child);
+out_stop_backend:
+	if (be)
+		ops->stop(be);
 out_restore_sigs:
 	if (sigfd >= 0)
 		close(sigfd);
@@ -313,5 +388,6 @@ out_free_rules:
 		wd_report_write(&rep, o->report_path);
 	}
 	wd_ruleset_free(&rs);
+	wd_policy_free(&pol);
 	return rc;
 }

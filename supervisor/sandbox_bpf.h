@@ -14,18 +14,24 @@ struct wd_progs;
 /* Called for each record off the ring buffer (@size bytes at @rec). */
 typedef int (*wd_record_fn)(void *ctx, void *rec, size_t size);
 
-/* Load and attach the file and exec programs; records go to @fn. */
-int wd_progs_start(struct wd_progs **out, wd_record_fn fn, void *ctx);
-void wd_progs_stop(struct wd_progs *lsm);
+/* Which programs of the object a backend runs. */
+enum wd_progs_set {
+	WD_PROGS_LSM, /* the LSM hooks decide and record (bpf-lsm backend) */
+	WD_PROGS_SYSCALL_EXIT, /* only the recorders: syscall exit and exec (landlock backend) */
+};
+
+/* Load and attach @set; records go to @fn. */
+int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn, void *ctx);
+void wd_progs_stop(struct wd_progs *progs);
 
 /* Rules first, then the sandbox entry that turns them on: a task never sees half a policy. */
-int wd_progs_sandbox_add(struct wd_progs *lsm, uint64_t sandbox, const struct wd_ruleset *rs);
+int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs);
 /* The reverse order; also reads the sandbox's final counters into @final (may be NULL). */
-int wd_progs_sandbox_remove(struct wd_progs *lsm, uint64_t sandbox, const struct wd_ruleset *rs,
+int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
 			  struct wd_sandbox *final);
 
 /* An fd that polls readable when records wait; then call wd_progs_consume. */
-int wd_progs_event_fd(const struct wd_progs *lsm);
-int wd_progs_consume(struct wd_progs *lsm);
+int wd_progs_event_fd(const struct wd_progs *progs);
+int wd_progs_consume(struct wd_progs *progs);
 
 #endif

@@ -8,25 +8,69 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "supervisor/log.h"
 #include "supervisor/spawn.h"
 
-/* In the child, between clone3 and execve: async-signal-safe calls only. */
-static void __attribute__((noreturn)) child_exec(char *const argv[], int errfd, pid_t parent)
+/* What the child reports when it cannot exec: the stage (0 set-up, 1 execve) and errno. */
+struct wd_spawn_failure {
+	int stage;
+	int err;
+};
+
+/*
+ * pid 1 of the sandbox's pid namespace: reap everything, and when the command ends, report its
+ * wait status and end (the kernel then kills what is left in the namespace).
+ */
+static void __attribute__((noreturn)) init_loop(pid_t cmd, int status_fd)
 {
 	sigset_t all;
-	int e;
+	int status;
+	pid_t pid;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	for (;;) {
+		pid = waitpid(-1, &status, 0);
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			_exit(127);
+		if (pid != cmd)
+			continue;
+		if (write(status_fd, &status, sizeof(status)) != sizeof(status))
+			_exit(127);
+		_exit(0);
+	}
+}
+
+/* In the child, between clone3 and execve: async-signal-safe calls only. */
+static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
+						  char *const argv[], int errfd, int status_fd,
+						  pid_t parent)
+{
+	pid_t cmd;
+	struct wd_spawn_failure f = { .stage = 0 };
+	sigset_t all;
+	int r;
 
 	sigemptyset(&all);
 	for (int sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 
-	/* Die with warden: the sandbox never runs on unsupervised. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+	/*
+	 * Die with warden: the sandbox never runs on unsupervised. (In a new pid namespace the parent
+	 * is outside it and getppid() says 0; otherwise a changed parent means warden already died.)
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL))
 		goto fail;
+	if (getppid() != parent && !((o->clone_flags & CLONE_NEWPID) && getppid() == 0)) {
+		errno = ESRCH;
+		goto fail;
+	}
 	/* A new session: no controlling terminal, so TIOCSTI cannot reach the caller's. */
 	if (setsid() < 0)
 		goto fail;
@@ -35,34 +79,57 @@ static void __attribute__((noreturn)) child_exec(char *const argv[], int errfd, 
 	/* Only 0-2 go on: everything else, the error pipe included, closes at exec. */
 	if (syscall(SYS_close_range, 3, ~0u, CLOSE_RANGE_CLOEXEC))
 		goto fail;
+	if (o->setup) {
+		r = o->setup(o->setup_ctx);
+		if (r) {
+			errno = -r;
+			goto fail;
+		}
+	}
+	if (o->clone_flags & CLONE_NEWPID) {
+		cmd = fork();
+		if (cmd < 0)
+			goto fail;
+		if (cmd > 0) {
+			close(errfd);
+			init_loop(cmd, status_fd);
+		}
+	}
+	f.stage = 1;
 	execvp(argv[0], argv);
 fail:
-	e = errno;
-	if (write(errfd, &e, sizeof(e)) < 0) {
+	f.err = errno;
+	if (write(errfd, &f, sizeof(f)) < 0) {
 		/* nothing left to tell anyone */
 	}
 	_exit(127);
 }
 
-int wd_spawn(int cgroup_fd, char *const argv[], struct wd_child *child)
+int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child)
 {
 	struct clone_args args;
-	int pipefd[2] = { -1, -1 };
-	int pidfd = -1, e = 0, err = 0;
+	int pipefd[2] = { -1, -1 }, statusfd[2] = { -1, -1 };
+	struct wd_spawn_failure f = { 0 };
+	int pidfd = -1, err = 0;
 	pid_t parent = getpid();
 	ssize_t n;
 	long pid;
 
 	memset(child, 0, sizeof(*child));
 	child->pidfd = -1;
+	child->status_fd = -1;
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -errno;
+	if ((o->clone_flags & CLONE_NEWPID) && pipe2(statusfd, O_CLOEXEC)) {
+		err = -errno;
+		goto out_close;
+	}
 
 	memset(&args, 0, sizeof(args));
-	args.flags = CLONE_INTO_CGROUP | CLONE_PIDFD;
+	args.flags = CLONE_INTO_CGROUP | CLONE_PIDFD | o->clone_flags;
 	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	args.exit_signal = SIGCHLD;
-	args.cgroup = (uint64_t)cgroup_fd;
+	args.cgroup = (uint64_t)o->cgroup_fd;
 
 	pid = syscall(SYS_clone3, &args, sizeof(args));
 	if (pid < 0) {
@@ -72,23 +139,68 @@ int wd_spawn(int cgroup_fd, char *const argv[], struct wd_child *child)
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
-		child_exec(argv, pipefd[1], parent);
+		if (statusfd[0] >= 0)
+			close(statusfd[0]);
+		child_exec(o, argv, pipefd[1], statusfd[1], parent);
 	}
 	close(pipefd[1]);
 	pipefd[1] = -1;
+	child->status_fd = statusfd[0];
+	statusfd[0] = -1;
 	child->pid = (pid_t)pid;
 	child->pidfd = pidfd;
 
 	/* EOF: execve succeeded (the pipe was close-on-exec); otherwise the child says why. */
 	do {
-		n = read(pipefd[0], &e, sizeof(e));
+		n = read(pipefd[0], &f, sizeof(f));
 	} while (n < 0 && errno == EINTR);
-	child->exec_errno = n == sizeof(e) ? e : 0;
+	if (n == sizeof(f) && f.stage == 0)
+		child->setup_errno = f.err ? f.err : EIO;
+	else if (n == sizeof(f))
+		child->exec_errno = f.err ? f.err : EIO;
 
 out_close:
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
+	for (int i = 0; i < 2; i++) {
+		if (pipefd[i] >= 0)
+			close(pipefd[i]);
+		if (statusfd[i] >= 0)
+			close(statusfd[i]);
+	}
 	return err;
+}
+
+int wd_child_wait(struct wd_child *child, siginfo_t *si)
+{
+	int status;
+	ssize_t n;
+
+	memset(si, 0, sizeof(*si));
+	if (waitid(P_PIDFD, (id_t)child->pidfd, si, WEXITED))
+		return -errno;
+	if (child->status_fd < 0)
+		return 0;
+	/* The init wrote the command's status before it exited, or never will. */
+	do {
+		n = read(child->status_fd, &status, sizeof(status));
+	} while (n < 0 && errno == EINTR);
+	if (n != sizeof(status))
+		return 0; /* the init itself was killed: its own status stands */
+	if (WIFEXITED(status)) {
+		si->si_code = CLD_EXITED;
+		si->si_status = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		si->si_code = WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
+		si->si_status = WTERMSIG(status);
+	}
+	return 0;
+}
+
+void wd_child_close(struct wd_child *child)
+{
+	if (child->pidfd >= 0)
+		close(child->pidfd);
+	if (child->status_fd >= 0)
+		close(child->status_fd);
+	child->pidfd = -1;
+	child->status_fd = -1;
 }

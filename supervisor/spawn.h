@@ -3,19 +3,44 @@
 #ifndef WD_SPAWN_H
 #define WD_SPAWN_H
 
+#include <stdint.h>
+#include <signal.h>
 #include <sys/types.h>
 
 struct wd_child {
 	pid_t pid;
 	int pidfd;
+	int status_fd; /* in a new pid namespace: where its init reports the command's status */
+	int setup_errno; /* the sandbox could not be entered (the backend's set-up failed) */
 	int exec_errno; /* 0 when the command started, else why execve failed */
 };
 
 /*
- * Spawn @argv in the cgroup open at @cgroup_fd and wait until it has exec'd (or failed to).
- * The child gets a new session, no_new_privs, default signal handling, only fds 0-2, and dies
- * with its parent. Returns 0 (check exec_errno) or -errno when no child could be made.
+ * Run in the child after the common set-up, just before execve; returns 0 or -errno. It must be
+ * async-signal-safe (no allocation): what it needs is prepared in the parent.
  */
-int wd_spawn(int cgroup_fd, char *const argv[], struct wd_child *child);
+typedef int (*wd_child_setup_fn)(void *ctx);
+
+struct wd_spawn_opts {
+	int cgroup_fd;
+	uint64_t clone_flags; /* namespaces (CLONE_NEW*) the child starts in */
+	wd_child_setup_fn setup; /* may be NULL */
+	void *setup_ctx;
+};
+
+/*
+ * Spawn @argv in the cgroup @o->cgroup_fd and wait until it has exec'd (or failed to). The child
+ * gets a new session, no_new_privs, default signal handling, only fds 0-2, dies with its parent,
+ * then runs @o->setup. Returns 0 (check setup_errno and exec_errno) or -errno when no child could be made.
+ */
+int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child);
+
+/*
+ * Wait for the child to end and say how the command ended. In a new pid namespace the child is a
+ * small init (pid 1 there, since init cannot be killed from inside and a command that signals
+ * itself must see normal signal rules) that runs the command as pid 2 and reports its status.
+ */
+int wd_child_wait(struct wd_child *child, siginfo_t *si);
+void wd_child_close(struct wd_child *child);
 
 #endif

@@ -42,9 +42,10 @@ if [ -z "${hp:-}" ]; then
 	hp=0 hf=1 hs=0
 fi
 
-echo "== integration tests in the VM (bpf-lsm, cgroup v2) =="
+echo "== integration tests in the VM (bpf-lsm chosen by the probe, then landlock; cgroup v2) =="
 "$here/vm/run.sh" --cache "$out/vm" --stage "$out/vm/stage" --timeout "$vm_timeout" \
-	--cmd "tests/integration/run.sh --where vm --bin /warden/bin" 2>&1 | tee "$logs/vm.log"
+	--cmd "tests/integration/run.sh --where vm --bin /warden/bin --backend auto --backend landlock" \
+	2>&1 | tee "$logs/vm.log"
 read -r vp vf vs <<< "$(tally vm "$logs/vm.log")"
 if [ -z "${vp:-}" ]; then
 	echo "VM suite did not finish (see above)"

@@ -9,12 +9,21 @@
  *   wd-try gate READY GO      write "ready" into fifo READY, then wait for EOF on fifo GO
  *   wd-try exit N             exit with status N
  *   wd-try kill-self SIG      send itself signal SIG
- *   wd-try fork-orphan FIFO   fork a child that blocks opening FIFO, print its pid once it is
- *                             running, exit 0 (the child outlives it)
+ *   wd-try fork-locker FILE   fork a child that takes an exclusive lock on FILE and waits
+ *                             forever; print "locked" once it holds it, exit 0
+ *   wd-try trylock FILE       take the lock on FILE without waiting ("ok" or EWOULDBLOCK)
+ *   wd-try memfd-exec SRC ARGV0 [ARG...]  copy SRC into a memfd and execute it (fexecve)
+ *   wd-try bpf                create a BPF array map (bpf(2) works or not)
  */
 #include <errno.h>
+#include <linux/bpf.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,9 +87,9 @@ static int gate(const char *ready, const char *go)
 	return 0;
 }
 
-static int fork_orphan(const char *fifo)
+static int fork_locker(const char *file)
 {
-	int p[2];
+	int p[2], fd;
 	char c;
 	pid_t pid;
 
@@ -91,16 +100,66 @@ static int fork_orphan(const char *fifo)
 		return fail();
 	if (pid == 0) {
 		close(p[0]);
-		if (write(p[1], "r", 1) != 1)
+		fd = open(file, O_RDWR | O_CREAT, 0644);
+		if (fd < 0 || flock(fd, LOCK_EX))
+			_exit(1);
+		if (write(p[1], "l", 1) != 1)
 			_exit(1);
 		close(p[1]);
-		open(fifo, O_RDONLY); /* blocks: nobody opens it for writing */
-		_exit(0);
+		for (;;)
+			pause();
 	}
 	close(p[1]);
-	if (read(p[0], &c, 1) != 1)
+	if (read(p[0], &c, 1) != 1) {
+		errno = ECHILD;
 		return fail();
-	printf("%d\n", (int)pid);
+	}
+	puts("locked");
+	return 0;
+}
+
+static int trylock(const char *file)
+{
+	int fd = open(file, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB))
+		return fail();
+	puts("ok");
+	return 0;
+}
+
+static int memfd_exec(char **argv)
+{
+	struct stat st;
+	int src, mfd;
+
+	src = open(argv[0], O_RDONLY | O_CLOEXEC);
+	if (src < 0 || fstat(src, &st))
+		return fail();
+	mfd = memfd_create("wd-try", MFD_CLOEXEC);
+	if (mfd < 0)
+		return fail();
+	if (sendfile(mfd, src, NULL, (size_t)st.st_size) != st.st_size)
+		return fail();
+	fexecve(mfd, argv + 1, (char *[]){ NULL });
+	return fail();
+}
+
+static int try_bpf(void)
+{
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_ARRAY;
+	attr.key_size = 4;
+	attr.value_size = 4;
+	attr.max_entries = 1;
+	fd = (int)syscall(SYS_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
+	if (fd < 0)
+		return fail();
+	close(fd);
+	puts("ok");
 	return 0;
 }
 
@@ -112,8 +171,14 @@ int main(int argc, char **argv)
 		kill(getpid(), atoi(argv[2]));
 		return fail();
 	}
-	if (argc >= 3 && strcmp(argv[1], "fork-orphan") == 0)
-		return fork_orphan(argv[2]);
+	if (argc >= 3 && strcmp(argv[1], "fork-locker") == 0)
+		return fork_locker(argv[2]);
+	if (argc >= 3 && strcmp(argv[1], "trylock") == 0)
+		return trylock(argv[2]);
+	if (argc >= 3 && strcmp(argv[1], "memfd-exec") == 0)
+		return memfd_exec(argv + 2);
+	if (argc >= 2 && strcmp(argv[1], "bpf") == 0)
+		return try_bpf();
 	if (argc >= 3 && strcmp(argv[1], "read") == 0)
 		return try_read(argv[2]);
 	if (argc >= 3 && strcmp(argv[1], "write") == 0)
@@ -125,6 +190,7 @@ int main(int argc, char **argv)
 	if (argc >= 4 && strcmp(argv[1], "gate") == 0)
 		return gate(argv[2], argv[3]);
 	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] | gate READY GO |\n"
-			"              exit N | kill-self SIG | fork-orphan FIFO\n");
+			"              exit N | kill-self SIG | fork-locker FILE | trylock FILE |\n"
+			"              memfd-exec SRC [ARG...] | bpf\n");
 	return 2;
 }

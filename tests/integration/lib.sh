@@ -2,7 +2,14 @@
 # Helpers for the integration tests (bash). Sourced by run.sh; every test runs in its own
 # subshell with $T, a fresh directory it may use, removed afterwards by the runner.
 
-# Set by run.sh: WARDEN (the binary), BIN (directory of warden and test helpers), WHERE.
+# Set by run.sh: WARDEN (the binary), BIN (directory of warden and test helpers), WHERE,
+# BACKEND (what --backend says), EXPECT_BACKEND (what the run must use), DENY_ERRNO and DENY_TEXT
+# (what a denied task sees: EPERM from BPF-LSM, EACCES from Landlock).
+
+# wrun ARGS...: warden run with the suite's backend.
+wrun() {
+	"$WARDEN" run --backend "$BACKEND" "$@"
+}
 
 # fail MESSAGE: end this test as failed.
 fail() {
@@ -57,8 +64,12 @@ report_field() {
 	sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}\$/\1/p" "$1"
 }
 
+# The ELF interpreter: executing a dynamically linked program executes it too.
+LOADER=/lib64/ld-linux-x86-64.so.2
+
 # policy FILE READ WRITE EXEC [MODE]: write a policy; each set is a space-separated path list.
-# Every policy also reads what the test binaries need to load (libraries, the loader cache).
+# Every policy also reads what the test binaries need to load (libraries, the loader cache) and
+# may execute the test binaries and the loader.
 policy() {
 	local file=$1 read=$2 write=$3 exec=$4 mode=${5:-enforce}
 	json_list() {
@@ -68,7 +79,7 @@ policy() {
 	}
 	printf '{"schema":"warden.policy/1","mode":"%s","fs":{"read":%s,"write":%s,"exec":%s}}\n' \
 		"$mode" "$(json_list "/lib /lib64 /usr /etc/ld.so.cache $BIN $read")" \
-		"$(json_list "$write")" "$(json_list "$BIN $exec")" > "$file"
+		"$(json_list "$write")" "$(json_list "$BIN $LOADER $exec")" > "$file"
 }
 
 # The cgroup2 mount and warden's subtree in it.

@@ -4,18 +4,25 @@
 # (WHERE=host, vm or any) and defines test_* functions; each function runs in its own subshell
 # with a fresh $T. Ends with one "N passed, N failed, N skipped" line; exits 1 on any failure.
 #
-#   run.sh --where host|vm --bin DIR [--only PATTERN]
+# A file may also say BACKENDS="..." (the backends it is about); it runs only when the suite's
+# backend is one of them.
+#
+# --backend may be given more than once: the suite runs once per backend, with one tally.
+#
+#   run.sh --where host|vm --bin DIR [--backend auto|bpf-lsm|landlock]... [--only PATTERN]
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 where=host
 bin=
 only=
+backends=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--where) where=$2; shift 2 ;;
 	--bin) bin=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
+	--backend) backends+=("$2"); shift 2 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -26,6 +33,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 2
 fi
 
+[ ${#backends[@]} -gt 0 ] || backends=(auto)
 export WARDEN="$bin/warden" BIN="$bin" WHERE="$where"
 cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 
@@ -51,12 +59,30 @@ reap_new_sandboxes() {
 passed=0 failed=0 skipped=0
 failures=()
 
+for backend in "${backends[@]}"; do
+# What the backend must be: the one asked for, or the probe's choice, which the suite asserts:
+# bpf-lsm in the VM, landlock on the development host (its kernel refuses LSM programs).
+expect=$backend
+if [ "$backend" = auto ]; then
+	case $where in vm) expect=bpf-lsm ;; *) expect=landlock ;; esac
+fi
+case $expect in
+bpf-lsm) deny_errno=EPERM deny_text="Operation not permitted" ;;
+*) deny_errno=EACCES deny_text="Permission denied" ;;
+esac
+export BACKEND="$backend" EXPECT_BACKEND="$expect" DENY_ERRNO="$deny_errno" DENY_TEXT="$deny_text"
+label="$where/$backend"
+
 for file in "$here"/t_*.sh; do
 	file_where=$(sed -n 's/^WHERE=\([a-z]*\).*/\1/p' "$file" | head -n1)
 	[ "$file_where" = any ] || [ "$file_where" = "$where" ] || continue
+	file_backends=$(sed -n 's/^BACKENDS="\(.*\)".*/\1/p' "$file" | head -n1)
+	if [ -n "$file_backends" ]; then
+		case " $file_backends " in *" $expect "*) ;; *) continue ;; esac
+	fi
 	tests=$(bash -c "source '$here/lib.sh'; source '$file'; declare -F" | awk '$3 ~ /^test_/ { print $3 }')
 	for t in $tests; do
-		name="$(basename "$file" .sh):$t"
+		name="$label:$(basename "$file" .sh):$t"
 		if [ -n "$only" ] && [[ $name != *$only* ]]; then
 			continue
 		fi
@@ -88,6 +114,7 @@ for file in "$here"/t_*.sh; do
 		fi
 		rm -rf "$T" "$T.out"
 	done
+done
 done
 
 for f in "${failures[@]}"; do

@@ -58,7 +58,9 @@ static void test_deny_record(void **state)
 
 	(void)state;
 	fill_event(&ev, "/etc/shadow");
-	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, "/usr/bin/cat");
+	ev.err = 1;
+	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len,
+				   &(struct wd_audit_extra){ .exe = "/usr/bin/cat" });
 	assert_non_null(line);
 	assert_null(strchr(line, '\n'));
 	o = cJSON_Parse(line);
@@ -83,6 +85,8 @@ static void test_deny_record(void **state)
 	assert_int_equal(cJSON_GetArraySize(acc), 2);
 	assert_string_equal(cJSON_GetArrayItem(acc, 0)->valuestring, "read");
 	assert_string_equal(cJSON_GetArrayItem(acc, 1)->valuestring, "write");
+	assert_string_equal(str(o, "errno"), "EPERM");
+	assert_string_equal(str(o, "source"), "lsm");
 	cJSON_Delete(o);
 	free(line);
 }
@@ -157,6 +161,49 @@ static void test_unresolved_target_is_null(void **state)
 	free(line);
 }
 
+static void test_syscall_exit_records(void **state)
+{
+	struct wd_audit_ctx ctx = { 0 };
+	struct wd_event ev;
+	char *line;
+	cJSON *o;
+
+	(void)state;
+	/* a syscall refused whole: the target is its name */
+	fill_event(&ev, "");
+	ev.type = WD_EV_SYSCALL;
+	ev.op = WD_OP_SYSCALL;
+	ev.source = WD_SRC_SYSCALL_EXIT;
+	ev.sysno = 321;
+	ev.err = 1;
+	ev.access = 0;
+	ev.rule = WD_RULE_SELF_PROTECT;
+	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + 1, NULL);
+	o = cJSON_Parse(line);
+	assert_string_equal(str(o, "type"), "syscall");
+	assert_string_equal(str(o, "op"), "syscall");
+	assert_string_equal(str(o, "target"), "bpf");
+	assert_string_equal(str(o, "rule"), "self-protection");
+	assert_string_equal(str(o, "source"), "syscall-exit");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "access")), 0);
+	cJSON_Delete(o);
+	free(line);
+
+	/* a relative path the supervisor made absolute */
+	fill_event(&ev, "secret");
+	ev.source = WD_SRC_SYSCALL_EXIT;
+	ev.err = 13;
+	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len,
+				   &(struct wd_audit_extra){ .target = "/work/secret" });
+	o = cJSON_Parse(line);
+	assert_string_equal(str(o, "target"), "/work/secret");
+	assert_string_equal(str(o, "errno"), "EACCES");
+	cJSON_Delete(o);
+	free(line);
+	assert_string_equal(wd_audit_syscall_name(257), "openat");
+	assert_null(wd_audit_syscall_name(0));
+}
+
 static void test_supervisor_records(void **state)
 {
 	struct wd_audit_ctx ctx = { .sandbox = "sb-9", .backend = "bpf-lsm" };
@@ -200,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_rule_names_and_exec),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_unresolved_target_is_null),
+		cmocka_unit_test(test_syscall_exit_records),
 		cmocka_unit_test(test_supervisor_records),
 	};
 

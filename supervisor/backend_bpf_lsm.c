@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The bpf-lsm backend: BPF-LSM programs decide every open and exec of a sandboxed task. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "supervisor/backend.h"
+#include "supervisor/probe.h"
+
+struct wd_backend {
+	struct wd_progs *progs;
+};
+
+static int bl_start(struct wd_backend **out, wd_record_fn fn, void *ctx)
+{
+	struct wd_backend *b = calloc(1, sizeof(*b));
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	err = wd_progs_start(&b->progs, WD_PROGS_LSM, fn, ctx);
+	if (err) {
+		free(b);
+		return err;
+	}
+	*out = b;
+	return 0;
+}
+
+static void bl_stop(struct wd_backend *b)
+{
+	if (!b)
+		return;
+	wd_progs_stop(b->progs);
+	free(b);
+}
+
+static int bl_sandbox_add(struct wd_backend *b, uint64_t cgid, const struct wd_policy *p,
+			  const struct wd_ruleset *rs)
+{
+	(void)p;
+	return wd_progs_sandbox_add(b->progs, cgid, rs);
+}
+
+static uint64_t bl_clone_flags(const struct wd_backend *b)
+{
+	(void)b;
+	return 0;
+}
+
+static int bl_child_setup(struct wd_backend *b)
+{
+	(void)b;
+	return 0;
+}
+
+static int bl_sandbox_remove(struct wd_backend *b, uint64_t cgid, const struct wd_ruleset *rs,
+			     struct wd_sandbox *final)
+{
+	return wd_progs_sandbox_remove(b->progs, cgid, rs, final);
+}
+
+static int bl_event_fd(const struct wd_backend *b)
+{
+	return wd_progs_event_fd(b->progs);
+}
+
+static int bl_consume(struct wd_backend *b)
+{
+	return wd_progs_consume(b->progs);
+}
+
+static const char *bl_detail(const struct wd_backend *b)
+{
+	(void)b;
+	return "BPF-LSM programs: file_open, bprm_check_security";
+}
+
+const struct wd_backend_ops wd_backend_bpf_lsm = {
+	.name = "bpf-lsm",
+	.supported = wd_bpf_lsm_supported,
+	.start = bl_start,
+	.stop = bl_stop,
+	.sandbox_add = bl_sandbox_add,
+	.clone_flags = bl_clone_flags,
+	.child_setup = bl_child_setup,
+	.sandbox_remove = bl_sandbox_remove,
+	.event_fd = bl_event_fd,
+	.consume = bl_consume,
+	.detail = bl_detail,
+};

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The landlock backend, for hosts where BPF-LSM programs cannot load. In the child, before exec:
+ * a private mount namespace whose writable trees are mounted noexec (so ld.so and mmap loaders
+ * cannot run what the sandbox wrote), a new pid namespace with its own /proc and
+ * vm.memfd_noexec=2 (so memfds cannot be executed), then a Landlock ruleset from fs.read / write /
+ * exec and a seccomp filter for self-protection. Denials are recorded by the syscall-exit
+ * program of bpf/wd_sandbox.bpf.c, since Landlock decides where BPF cannot look.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "supervisor/backend.h"
+#include "supervisor/landlock.h"
+#include "supervisor/log.h"
+#include "supervisor/seccomp.h"
+
+#define WD_MEMFD_NOEXEC "/proc/sys/vm/memfd_noexec"
+
+struct wd_backend {
+	struct wd_progs *progs;
+	const struct wd_policy *policy;
+	struct wd_landlock_plan ll;
+	struct wd_seccomp_plan sc;
+	bool memfd_noexec;
+	/* Writable trees, remounted noexec; exec trees inside them, remounted exec again. */
+	const char **noexec;
+	size_t n_noexec;
+	const char **exec;
+	size_t n_exec;
+	char detail[160];
+};
+
+static bool ll_supported(char *why, size_t whysz)
+{
+	int abi = wd_landlock_abi();
+
+	if (abi < 1) {
+		snprintf(why, whysz, "Landlock is not available (%s): it needs CONFIG_SECURITY_LANDLOCK "
+			 "and \"landlock\" in the lsm= boot parameter", strerror(abi < 0 ? -abi : ENOSYS));
+		return false;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(why, whysz, "the kernel has no BTF (/sys/kernel/btf/vmlinux): the audit "
+			 "recorder needs CONFIG_DEBUG_INFO_BTF");
+		return false;
+	}
+	return true;
+}
+
+static int ll_start(struct wd_backend **out, wd_record_fn fn, void *ctx)
+{
+	struct wd_backend *b = calloc(1, sizeof(*b));
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	b->ll.ruleset_fd = -1;
+	err = wd_progs_start(&b->progs, WD_PROGS_SYSCALL_EXIT, fn, ctx);
+	if (err) {
+		free(b);
+		return err;
+	}
+	b->memfd_noexec = access(WD_MEMFD_NOEXEC, F_OK) == 0;
+	*out = b;
+	return 0;
+}
+
+static void ll_stop(struct wd_backend *b)
+{
+	if (!b)
+		return;
+	wd_progs_stop(b->progs);
+	wd_landlock_release(&b->ll);
+	free(b->noexec);
+	free(b->exec);
+	free(b);
+}
+
+/* Is @path at or under @tree? */
+static bool under(const char *path, const char *tree)
+{
+	size_t n = strlen(tree);
+
+	if (n == 1)
+		return true;
+	return strncmp(path, tree, n) == 0 && (path[n] == 0 || path[n] == '/');
+}
+
+static int ll_sandbox_add(struct wd_backend *b, uint64_t cgid, const struct wd_policy *p,
+			  const struct wd_ruleset *rs)
+{
+	unsigned int flags = 0;
+	int err;
+
+	if (rs->sandbox_flags & WD_SB_AUDIT_MODE) {
+		/* Landlock can only deny: "allow but record" would be a silent fail-open. */
+		log_warnx("landlock: audit mode needs the bpf-lsm backend (Landlock cannot allow and "
+			  "record what it would deny)");
+		return -EOPNOTSUPP;
+	}
+	b->policy = p;
+	b->noexec = calloc(p->fs_write.n + 1, sizeof(char *));
+	b->exec = calloc(p->fs_exec.n + 1, sizeof(char *));
+	if (!b->noexec || !b->exec)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->fs_write.n; i++)
+		if (access(p->fs_write.paths[i], F_OK) == 0)
+			b->noexec[b->n_noexec++] = p->fs_write.paths[i];
+	for (size_t i = 0; i < p->fs_exec.n; i++) {
+		for (size_t w = 0; w < b->n_noexec; w++) {
+			if (under(p->fs_exec.paths[i], b->noexec[w]) &&
+			    access(p->fs_exec.paths[i], F_OK) == 0) {
+				b->exec[b->n_exec++] = p->fs_exec.paths[i];
+				break;
+			}
+		}
+	}
+	if (!b->memfd_noexec)
+		flags |= WD_SECCOMP_DENY_MEMFD;
+	err = wd_seccomp_prepare(&b->sc, flags);
+	if (err) {
+		log_warnx("landlock: the seccomp filter does not fit: %s", strerror(-err));
+		return err;
+	}
+	snprintf(b->detail, sizeof(b->detail), "Landlock ABI %d, %s, seccomp self-protection",
+		 wd_landlock_abi(), b->memfd_noexec ? "vm.memfd_noexec=2" : "memfd_create refused");
+	return wd_progs_sandbox_add(b->progs, cgid, rs);
+}
+
+static uint64_t ll_clone_flags(const struct wd_backend *b)
+{
+	(void)b;
+	return CLONE_NEWNS | CLONE_NEWPID;
+}
+
+static int set_mount_attr(const char *path, uint64_t set, uint64_t clr)
+{
+	struct mount_attr attr = { .attr_set = set, .attr_clr = clr };
+
+	if (mount(path, path, NULL, MS_BIND | MS_REC, NULL))
+		return -errno;
+	if (syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr, sizeof(attr)))
+		return -errno;
+	return 0;
+}
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* In the child: async-signal-safe calls only. */
+static int ll_child_setup(struct wd_backend *b)
+{
+	int err;
+
+	/* Nothing mounted here propagates back to the host. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -errno;
+	for (size_t i = 0; i < b->n_noexec; i++) {
+		err = set_mount_attr(b->noexec[i], MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID |
+					    MOUNT_ATTR_NODEV, 0);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < b->n_exec; i++) {
+		err = set_mount_attr(b->exec[i], 0, MOUNT_ATTR_NOEXEC);
+		if (err)
+			return err;
+	}
+	/* The sandbox's own pid namespace gets its own /proc: host processes are not in it. */
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		return -errno;
+	if (b->memfd_noexec) {
+		/* Per pid namespace: the host's own setting is untouched. */
+		err = write_str(WD_MEMFD_NOEXEC, "2");
+		if (err)
+			return err;
+	}
+	err = wd_landlock_build(b->policy, &b->ll);
+	if (err)
+		return err;
+	err = wd_landlock_enforce(&b->ll);
+	if (err)
+		return err;
+	return wd_seccomp_install(&b->sc);
+}
+
+static int ll_sandbox_remove(struct wd_backend *b, uint64_t cgid, const struct wd_ruleset *rs,
+			     struct wd_sandbox *final)
+{
+	return wd_progs_sandbox_remove(b->progs, cgid, rs, final);
+}
+
+static int ll_event_fd(const struct wd_backend *b)
+{
+	return wd_progs_event_fd(b->progs);
+}
+
+static int ll_consume(struct wd_backend *b)
+{
+	return wd_progs_consume(b->progs);
+}
+
+static const char *ll_detail(const struct wd_backend *b)
+{
+	return b->detail;
+}
+
+const struct wd_backend_ops wd_backend_landlock = {
+	.name = "landlock",
+	.supported = ll_supported,
+	.start = ll_start,
+	.stop = ll_stop,
+	.sandbox_add = ll_sandbox_add,
+	.clone_flags = ll_clone_flags,
+	.child_setup = ll_child_setup,
+	.sandbox_remove = ll_sandbox_remove,
+	.event_fd = ll_event_fd,
+	.consume = ll_consume,
+	.detail = ll_detail,
+};

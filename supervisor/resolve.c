@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "supervisor/log.h"
+#include "supervisor/resolve.h"
+
+int wd_resolve_paths(struct wd_path_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		char *real = realpath(l->paths[i], NULL);
+
+		if (!real) {
+			if (errno == ENOMEM)
+				return -ENOMEM;
+			continue;
+		}
+		if (strcmp(real, l->paths[i]) == 0) {
+			free(real);
+			continue;
+		}
+		log_debug("policy: %s resolves to %s", l->paths[i], real);
+		free(l->paths[i]);
+		l->paths[i] = real;
+	}
+	return 0;
+}
+
+int wd_resolve_policy(struct wd_policy *p)
+{
+	int err = wd_resolve_paths(&p->fs_read);
+
+	if (!err)
+		err = wd_resolve_paths(&p->fs_write);
+	if (!err)
+		err = wd_resolve_paths(&p->fs_exec);
+	return err;
+}
