@@ -24,7 +24,7 @@ rc=0
 echo "== unit tests (cmocka) =="
 for t in "$out"/tests/unit/test_*; do
 	[ -x "$t" ] || continue
-	"$t" > "$logs/$(basename "$t").log" 2>&1 || rc=1
+	WD_SRCDIR="$here/.." "$t" > "$logs/$(basename "$t").log" 2>&1 || rc=1
 	cat "$logs/$(basename "$t").log"
 done
 

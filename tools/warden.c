@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* warden: the command-line front door. One table of subcommands, each with its own --help. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "supervisor/capabilities.h"
+#include "supervisor/doctor.h"
 #include "supervisor/log.h"
 #include "supervisor/probe.h"
 #include "supervisor/run.h"
@@ -25,8 +28,9 @@ static const char run_usage[] =
 	"  -r, --report FILE   write a JSON run report (schema warden.report/1) to FILE\n"
 	"  -a, --audit FILE    append audit records (JSON lines, warden.audit/1) to FILE;\n"
 	"                      default: standard error\n"
-	"  -b, --backend NAME  enforcement backend: auto (default) or bpf-lsm; a named backend\n"
-	"                      that cannot run here is an error, never a fallback\n"
+	"  -b, --backend NAME  enforcement backend: auto (default: bpf-lsm where BPF-LSM\n"
+	"                      programs load, else landlock), bpf-lsm or landlock; a named\n"
+	"                      backend that cannot run here is an error, never a fallback\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"Exit status: the command's own, or 128+N when signal N ended it; 2 for bad arguments\n"
@@ -86,6 +90,54 @@ static int cmd_run(int argc, char **argv)
 	return wd_run(&o);
 }
 
+static const char doctor_usage[] =
+	"usage: warden doctor [--json | --table]\n"
+	"\n"
+	"Say what this kernel offers warden (BTF, active LSMs, whether BPF-LSM programs load,\n"
+	"the Landlock ABI, vm.memfd_noexec, the cgroup2 layout) and which backend `warden run`\n"
+	"would choose, and why. Loading the BPF-LSM probe needs root.\n"
+	"\n"
+	"  --json    the findings as one JSON object\n"
+	"  --table   what each backend guarantees, rule by rule and bypass class by bypass\n"
+	"            class (Markdown; docs/backends.md is made from it)\n"
+	"\n"
+	"Exit status: 0 when a backend can run here, 1 when none can, 2 for bad arguments.\n";
+
+static int cmd_doctor(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "table", no_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool json = false, table = false;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jth", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 't':
+			table = true;
+			break;
+		case 'h':
+			fputs(doctor_usage, stdout);
+			return 0;
+		default:
+			fputs(doctor_usage, stderr);
+			return WD_EXIT_USAGE;
+		}
+	}
+	if (table) {
+		wd_capabilities_markdown(stdout);
+		return 0;
+	}
+	return wd_doctor(stdout, json);
+}
+
 static int cmd_version(int argc, char **argv)
 {
 	(void)argc;
@@ -102,6 +154,7 @@ static const struct cmd {
 	const char *summary;
 } cmds[] = {
 	{ "run", cmd_run, "run a command in a new sandbox" },
+	{ "doctor", cmd_doctor, "what this kernel offers, and the backend warden would use" },
 	{ "version", cmd_version, "print warden's version" },
 	{ "help", cmd_help, "this list; `warden CMD --help` for one command" },
 	{ 0 },

@@ -2,7 +2,8 @@
 # Helpers for the integration tests (bash). Sourced by run.sh; every test runs in its own
 # subshell with $T, a fresh directory it may use, removed afterwards by the runner.
 
-# Set by run.sh: WARDEN (the binary), BIN (directory of warden and test helpers), WHERE,
+# Set by run.sh: WARDEN (the binary), BIN (directory of warden and test helpers), WD_WHERE
+# (host or vm; a test file's own WHERE= line says where it may run),
 # BACKEND (what --backend says), EXPECT_BACKEND (what the run must use), DENY_ERRNO and DENY_TEXT
 # (what a denied task sees: EPERM from BPF-LSM, EACCES from Landlock).
 
@@ -86,4 +87,16 @@ policy() {
 cgroup2_mount() {
 	awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo 2>/dev/null ||
 		sed -n 's/.* - cgroup2 .*//p' /proc/self/mountinfo
+}
+
+# table_says ID BACKEND: what the guarantee table (warden doctor --table) claims: yes, partly, no.
+table_says() {
+	"$WARDEN" doctor --table | awk -F' [|] ' -v id="\`$1\`" -v col="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ col) c = i }
+		index($1, id) { split($c, w, "[*][*]"); print w[2] }'
+}
+
+# expect_table ID BACKEND CLAIM: the test below proves this claim of the table.
+expect_table() {
+	expect_eq "guarantee table: $1 on $2" "$(table_says "$1" "$2")" "$3"
 }

@@ -34,7 +34,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 [ ${#backends[@]} -gt 0 ] || backends=(auto)
-export WARDEN="$bin/warden" BIN="$bin" WHERE="$where"
+export WARDEN="$bin/warden" BIN="$bin" WD_WHERE="$where"
 cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 
 # Sandbox cgroups that exist now (none should outlive the test that made them).

@@ -12,6 +12,7 @@ setup_tree() {
 }
 
 test_memfd_exec_fails() {
+	expect_table escape.memfd-exec "$EXPECT_BACKEND" yes
 	setup_tree
 	expect_eq "control: memfd exec outside a sandbox" \
 		"$("$BIN/wd-try" memfd-exec "$BIN/wd-try" x read "$T/allowed/file")" ok

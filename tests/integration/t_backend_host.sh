@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# On this development host the kernel lists bpf in lsm= but refuses LSM programs: warden must
-# refuse to run, in one line that names what is missing, and run nothing.
+# The development host's kernel lists bpf in lsm= but refuses LSM programs: a run that insists on
+# bpf-lsm refuses in one line and runs nothing.
 WHERE=host
 
-test_refuses_without_bpf_lsm() {
+test_insisting_on_bpf_lsm_refuses_here() {
 	policy "$T/p.json" "$T" "$T" ""
 	rc=0
 	"$WARDEN" run --backend bpf-lsm --policy "$T/p.json" --report "$T/r.json" \

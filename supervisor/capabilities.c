@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+
+#include "supervisor/capabilities.h"
+
+#define YES(n) { WD_COVER_YES, n }
+#define PART(n) { WD_COVER_PARTIAL, n }
+#define NO(n) { WD_COVER_NO, n }
+
+const struct wd_capability wd_capabilities[] = {
+	/* Rules */
+	{ "fs.read", "fs.read: open for reading only under listed trees",
+	  YES("file_open on the resolved path"), YES("Landlock READ_FILE, READ_DIR") },
+	{ "fs.write.open", "fs.write: open for writing only under listed trees",
+	  YES("file_open on the resolved path"), YES("Landlock WRITE_FILE") },
+	{ "fs.write.tree", "fs.write: create, delete, rename, link only under listed trees",
+	  NO("not yet: O_CREAT can leave an empty file; path hooks come with file confinement"),
+	  YES("Landlock MAKE_*, REMOVE_*, REFER (ABI 2)") },
+	{ "fs.write.truncate", "fs.write: truncate(2) only under listed trees",
+	  NO("not yet: open with O_TRUNC is checked, truncate(2) is not"),
+	  PART("Landlock TRUNCATE from ABI 3 (Linux 6.2)") },
+	{ "fs.exec", "fs.exec: execute only under listed trees (the ELF interpreter too)",
+	  YES("bprm_check_security and file_open for execution"), YES("Landlock EXECUTE") },
+	{ "mode.audit", "mode audit: allow and record what would be denied",
+	  YES("verdict audit"), NO("refused: Landlock can only deny") },
+	{ "audit.exec", "record every exec", YES("bprm_check_security"),
+	  YES("tp_btf/sched_process_exec; the name as the task passed it, made absolute") },
+	{ "audit.deny", "record every denial with its target",
+	  YES("from the hook, resolved path"),
+	  PART("from the syscall's return (EACCES/EPERM): the path as passed, made absolute; "
+	       "io_uring is refused, so never unrecorded") },
+	{ "errno", "what a denied task gets", YES("EPERM"), YES("EACCES (Landlock), EPERM (seccomp)") },
+	/* Bypass classes (DESIGN.md threat model) */
+	{ "escape.symlink", "symlink to a denied file", YES("resolved path"), YES("resolved inode") },
+	{ "escape.hardlink-before", "hard link made before the sandbox started",
+	  NO("not yet: protected inodes by (dev, ino) come with file confinement"),
+	  NO("Landlock follows the link's own path") },
+	{ "escape.hardlink-inside", "hard link made inside the sandbox",
+	  NO("not yet: link(2) is not checked"), YES("Landlock REFER rules") },
+	{ "escape.bind-mount", "bind mount over an allowed path",
+	  NO("not yet: sb_mount comes with file confinement"),
+	  YES("seccomp refuses the mount family; Landlock denies mounts") },
+	{ "escape.proc-root", "/proc/self/root and /proc/PID/fd/N", YES("resolved path"),
+	  YES("resolved inode") },
+	{ "escape.open-by-handle", "open_by_handle_at", YES("file_open sees the opened file"),
+	  YES("seccomp refuses it") },
+	{ "escape.dotdot", "\"..\" through directory fds", YES("resolved path"),
+	  YES("resolved inode") },
+	{ "escape.io-uring", "io_uring openat, unlinkat, connect",
+	  PART("open is checked by file_open; unlinkat not yet"), YES("io_uring_setup refused") },
+	{ "escape.memfd-exec", "memfd_create + execveat",
+	  YES("the memfd has no path in fs.exec"),
+	  YES("vm.memfd_noexec=2 in the sandbox's pid namespace (6.3+); memfd_create refused before") },
+	{ "escape.ld-so", "ld.so BINARY, mmap or mprotect PROT_EXEC of a readable file",
+	  NO("not yet: mmap_file and file_mprotect come with file confinement"),
+	  PART("blocked for files under writable trees (mounted noexec), not for other readable "
+	       "files") },
+	{ "escape.shebang", "a script whose interpreter is not in fs.exec",
+	  YES("the interpreter is opened for execution"), YES("Landlock EXECUTE on the interpreter") },
+	{ "escape.multicall", "busybox-style multicall binaries", NO("by design: rules name binaries"),
+	  NO("by design: rules name binaries") },
+	{ "escape.bpf", "bpf() from inside", NO("not yet: the bpf hook comes with file confinement"),
+	  YES("seccomp refuses it") },
+	{ "escape.ptrace", "ptrace of a process outside the sandbox",
+	  NO("not yet: ptrace_access_check comes with file confinement"),
+	  YES("own pid namespace; seccomp refuses ptrace") },
+	{ "escape.kill", "signals to a process outside the sandbox",
+	  NO("not yet: task_kill comes with file confinement"),
+	  YES("own pid namespace; Landlock signal scope from ABI 6") },
+	{ "escape.cgroup-procs", "writing cgroup.procs to leave the sandbox",
+	  PART("denied unless fs.write covers cgroupfs"), PART("denied unless fs.write covers cgroupfs") },
+	{ "escape.userns", "new user namespaces", NO("not yet"),
+	  YES("seccomp refuses CLONE_NEWUSER; clone3 answers ENOSYS") },
+	{ "escape.tiocsti", "TIOCSTI into the caller's terminal",
+	  PART("new session, but root keeps CAP_SYS_ADMIN; the ioctl hook comes later"),
+	  YES("new session; seccomp refuses TIOCSTI and TIOCLINUX") },
+	{ "escape.setuid", "setuid binaries", YES("no_new_privs"), YES("no_new_privs; nosuid mounts") },
+	{ "net.egress", "network egress rules", NO("not yet"), NO("not yet") },
+	{ NULL, NULL, { 0, NULL }, { 0, NULL } },
+};
+
+const struct wd_capability *wd_capability_find(const char *id)
+{
+	for (const struct wd_capability *c = wd_capabilities; c->id; c++)
+		if (strcmp(c->id, id) == 0)
+			return c;
+	return NULL;
+}
+
+const struct wd_cover_cell *wd_capability_cell(const struct wd_capability *c, const char *name)
+{
+	if (strcmp(name, "bpf-lsm") == 0)
+		return &c->bpf_lsm;
+	if (strcmp(name, "landlock") == 0)
+		return &c->landlock;
+	return NULL;
+}
+
+static const char *cover_word(enum wd_cover c)
+{
+	switch (c) {
+	case WD_COVER_YES:
+		return "yes";
+	case WD_COVER_PARTIAL:
+		return "partly";
+	default:
+		return "no";
+	}
+}
+
+void wd_capabilities_markdown(FILE *out)
+{
+	fprintf(out, "| id | what | bpf-lsm | landlock |\n| --- | --- | --- | --- |\n");
+	for (const struct wd_capability *c = wd_capabilities; c->id; c++)
+		fprintf(out, "| `%s` | %s | **%s**: %s | **%s**: %s |\n", c->id, c->what,
+			cover_word(c->bpf_lsm.cover), c->bpf_lsm.note, cover_word(c->landlock.cover),
+			c->landlock.note);
+}

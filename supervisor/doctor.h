@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* `warden doctor`: the kernel features warden found, the backend it would choose, and why. */
+#ifndef WD_DOCTOR_H
+#define WD_DOCTOR_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Prints the findings (text or JSON). Returns 0 when some backend can run here, else 1. */
+int wd_doctor(FILE *out, bool json);
+
+#endif
