@@ -18,16 +18,24 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bpf/wd_abi.h"
 #include "supervisor/backend.h"
+#include "supervisor/carve.h"
 #include "supervisor/landlock.h"
 #include "supervisor/log.h"
 #include "supervisor/seccomp.h"
 
 #define WD_MEMFD_NOEXEC "/proc/sys/vm/memfd_noexec"
 
+/* fs.deny, once the policy carries it (docs/policy.md); until then nothing is denied this way. */
+#define WD_POLICY_DENY_PATHS(p) ((char *const *)NULL)
+#define WD_POLICY_DENY_COUNT(p) ((size_t)0)
+
 struct wd_backend {
 	struct wd_progs *progs;
-	const struct wd_policy *policy;
+	/* The Landlock rules: the policy's allow sets with fs.deny carved out. */
+	struct wd_carve_rule *rules;
+	size_t n_rules;
 	struct wd_landlock_plan ll;
 	struct wd_seccomp_plan sc;
 	bool memfd_noexec;
@@ -80,6 +88,7 @@ static void ll_stop(struct wd_backend *b)
 		return;
 	wd_progs_stop(b->progs);
 	wd_landlock_release(&b->ll);
+	wd_carve_free(b->rules, b->n_rules);
 	free(b->noexec);
 	free(b->exec);
 	free(b);
@@ -95,6 +104,42 @@ static bool under(const char *path, const char *tree)
 	return strncmp(path, tree, n) == 0 && (path[n] == 0 || path[n] == '/');
 }
 
+/* The allow sets as rules, with what fs.deny takes away carved out of them. */
+static int plan_rules(struct wd_backend *b, const struct wd_policy *p)
+{
+	const struct {
+		const struct wd_path_list *list;
+		uint32_t access;
+	} sets[] = {
+		{ &p->fs_read, WD_ACC_READ },
+		{ &p->fs_write, WD_ACC_READ | WD_ACC_WRITE },
+		{ &p->fs_exec, WD_ACC_EXEC },
+	};
+	struct wd_carve_rule *allow;
+	size_t n = 0, total = 0;
+	char why[512];
+	int err;
+
+	for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++)
+		total += sets[s].list->n;
+	allow = calloc(total + 1, sizeof(*allow));
+	if (!allow)
+		return -ENOMEM;
+	for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
+		for (size_t i = 0; i < sets[s].list->n; i++) {
+			allow[n].path = sets[s].list->paths[i];
+			allow[n].access = sets[s].access;
+			n++;
+		}
+	}
+	err = wd_carve(allow, n, WD_POLICY_DENY_PATHS(p), WD_POLICY_DENY_COUNT(p), &wd_carve_real_fs,
+		       &b->rules, &b->n_rules, why, sizeof(why));
+	free(allow);
+	if (err == -EINVAL)
+		log_warnx("landlock: fs.deny cannot be expressed with Landlock: %s", why);
+	return err;
+}
+
 static int ll_sandbox_add(struct wd_backend *b, uint64_t cgid, const struct wd_policy *p,
 			  const struct wd_ruleset *rs)
 {
@@ -107,7 +152,9 @@ static int ll_sandbox_add(struct wd_backend *b, uint64_t cgid, const struct wd_p
 			  "record what it would deny)");
 		return -EOPNOTSUPP;
 	}
-	b->policy = p;
+	err = plan_rules(b, p);
+	if (err)
+		return err;
 	b->noexec = calloc(p->fs_write.n + 1, sizeof(char *));
 	b->exec = calloc(p->fs_exec.n + 1, sizeof(char *));
 	if (!b->noexec || !b->exec)
@@ -194,7 +241,7 @@ static int ll_child_setup(struct wd_backend *b)
 		if (err)
 			return err;
 	}
-	err = wd_landlock_build(b->policy, &b->ll);
+	err = wd_landlock_build(b->rules, b->n_rules, &b->ll);
 	if (err)
 		return err;
 	err = wd_landlock_enforce(&b->ll);

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bpf/wd_abi.h"
 #include "supervisor/landlock.h"
 
 #ifndef LANDLOCK_ACCESS_FS_REFER
@@ -71,7 +72,11 @@ static int add_rule(struct wd_landlock_plan *plan, const char *path, uint64_t ac
 	struct stat st;
 	int fd, err = 0;
 
-	fd = open(path, O_PATH | O_CLOEXEC);
+	/*
+	 * Never follow a symlink: policy paths are resolved already, and a carved-out sibling that
+	 * is a symlink must not allow wherever it points.
+	 */
+	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
 		if (err == -ENOENT) {
@@ -103,16 +108,24 @@ out_close:
 	return err;
 }
 
-int wd_landlock_build(const struct wd_policy *p, struct wd_landlock_plan *plan)
+/* Landlock rights for warden's access bits. */
+static uint64_t ll_access(const struct wd_carve_rule *r)
 {
-	const struct {
-		const struct wd_path_list *list;
-		uint64_t access;
-	} sets[] = {
-		{ &p->fs_read, LL_READ },
-		{ &p->fs_write, LL_WRITE },
-		{ &p->fs_exec, LL_EXEC },
-	};
+	uint64_t a = 0;
+
+	if (r->list_only)
+		return (r->access & WD_ACC_READ) ? LANDLOCK_ACCESS_FS_READ_DIR : 0;
+	if (r->access & WD_ACC_READ)
+		a |= LL_READ;
+	if (r->access & WD_ACC_WRITE)
+		a |= LL_WRITE;
+	if (r->access & WD_ACC_EXEC)
+		a |= LL_EXEC;
+	return a;
+}
+
+int wd_landlock_build(const struct wd_carve_rule *rules, size_t n, struct wd_landlock_plan *plan)
+{
 	struct wd_ll_ruleset_attr attr = { 0 };
 	int err = 0;
 
@@ -133,12 +146,10 @@ int wd_landlock_build(const struct wd_policy *p, struct wd_landlock_plan *plan)
 	plan->ruleset_fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (plan->ruleset_fd < 0)
 		return -errno;
-	for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
-		for (size_t i = 0; i < sets[s].list->n; i++) {
-			err = add_rule(plan, sets[s].list->paths[i], sets[s].access);
-			if (err)
-				goto out_release;
-		}
+	for (size_t i = 0; i < n; i++) {
+		err = add_rule(plan, rules[i].path, ll_access(&rules[i]));
+		if (err)
+			goto out_release;
 	}
 	return 0;
 

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "policy/policy.h"
+#include "supervisor/carve.h"
 
 /* The kernel's Landlock ABI version, or -errno when Landlock is unavailable. */
 int wd_landlock_abi(void);
@@ -26,8 +26,11 @@ struct wd_landlock_plan {
 	const char *failed_path; /* on error: the path whose rule failed */
 };
 
-/* Build the ruleset for @p. 0 or -errno (then failed_path names the culprit where one did). */
-int wd_landlock_build(const struct wd_policy *p, struct wd_landlock_plan *plan);
+/*
+ * Build the ruleset from @n rules (WD_ACC_* access on paths, as wd_carve leaves them). 0 or
+ * -errno (then failed_path names the culprit where one did).
+ */
+int wd_landlock_build(const struct wd_carve_rule *rules, size_t n, struct wd_landlock_plan *plan);
 /* Restrict the calling task (needs no_new_privs set). 0 or -errno. */
 int wd_landlock_enforce(const struct wd_landlock_plan *plan);
 void wd_landlock_release(struct wd_landlock_plan *plan);

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fs.deny for backends that can only allow (Landlock): a denied path inside an allowed tree is
+ * carved out by allowing the tree's other entries instead, level by level down to the denied
+ * path. Pure C over a directory-listing callback, so it is unit-tested on made-up trees.
+ */
+#ifndef WD_CARVE_H
+#define WD_CARVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Most rules one carve may produce before it refuses (a denial inside a huge directory). */
+#define WD_CARVE_MAX_RULES 4096
+
+struct wd_carve_rule {
+	char *path;
+	uint32_t access; /* WD_ACC_* */
+	/* Only the right to list this directory: it lies on the way to a denied file. */
+	int list_only;
+};
+
+struct wd_carve_fs {
+	/*
+	 * Call @fn for each entry of directory @dir (not "." or ".."); 0 or -errno (-ENOTDIR
+	 * when @dir is not a directory).
+	 */
+	int (*list)(void *ctx, const char *dir, int (*fn)(void *arg, const char *name),
+		    void *arg);
+	/* 'd' directory, 'f' anything else, 0 missing. */
+	char (*kind)(void *ctx, const char *path);
+	void *ctx;
+};
+
+/*
+ * The allow rules to give Landlock for @allow (@n_allow rules) minus @deny (@n_deny normalised
+ * absolute paths). Returns 0 with a malloc'd array in @out, or -EINVAL with @why saying which deny
+ * cannot be expressed (missing, or too many entries to carve around), or -ENOMEM.
+ */
+int wd_carve(const struct wd_carve_rule *allow, size_t n_allow, char *const *deny, size_t n_deny,
+	     const struct wd_carve_fs *fs, struct wd_carve_rule **out, size_t *n_out, char *why,
+	     size_t whysz);
+void wd_carve_free(struct wd_carve_rule *rules, size_t n);
+
+/* The real filesystem, for the landlock backend. */
+extern const struct wd_carve_fs wd_carve_real_fs;
+
+#endif
