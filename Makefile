@@ -37,7 +37,7 @@ SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_PROGS))
 # Pure modules: no libbpf, unit-tested without root.
 POLICY_SRCS := policy/policy.c policy/compile.c
 AUDIT_SRCS := audit/jsonl.c
-SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/cgroup.c \
+SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/fsutil.c supervisor/cgroup.c \
 	supervisor/spawn.c supervisor/exe_cache.c supervisor/probe.c supervisor/sandbox_bpf.c \
 	supervisor/backend.c supervisor/backend_bpf_lsm.c supervisor/backend_landlock.c \
 	supervisor/landlock.c supervisor/seccomp.c supervisor/resolve.c supervisor/carve.c supervisor/capabilities.c \

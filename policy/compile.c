@@ -191,6 +191,23 @@ const char *wd_ruleset_rule_name(const struct wd_ruleset *rs, __u32 id)
 	return rs->rule_names[id];
 }
 
+const struct wd_rule_entry *wd_ruleset_lookup(const struct wd_ruleset *rs, const char *path)
+{
+	const struct wd_rule_entry *best = NULL;
+	size_t n = strlen(path) + 1;
+
+	if (n > WD_LPM_PATH_BYTES)
+		n = WD_LPM_PATH_BYTES;
+	for (size_t i = 0; i < rs->n_entries; i++) {
+		const struct wd_rule_entry *e = &rs->entries[i];
+
+		if (e->len <= n && memcmp(e->path, path, e->len) == 0 &&
+		    (!best || e->len > best->len))
+			best = e;
+	}
+	return best;
+}
+
 void wd_ruleset_dump(const struct wd_ruleset *rs, FILE *out)
 {
 	fprintf(out, "flags %s\n", rs->sandbox_flags & WD_SB_AUDIT_MODE ? "audit" : "enforce");

@@ -40,6 +40,13 @@ void wd_rule_entry_key(const struct wd_rule_entry *e, __u64 sandbox, struct wd_p
 /* Name of rule @id ("default" for WD_RULE_DEFAULT or an unknown id). */
 const char *wd_ruleset_rule_name(const struct wd_ruleset *rs, __u32 id);
 
+/*
+ * What the kernel's LPM lookup answers for @path (NUL-terminated, matched on at most
+ * WD_LPM_PATH_BYTES bytes): the stored prefix with the most bytes equal to the path's first
+ * bytes, or NULL. For records whose verdict was made where no rule id could be read, and tests.
+ */
+const struct wd_rule_entry *wd_ruleset_lookup(const struct wd_ruleset *rs, const char *path);
+
 /* Stable text form, one entry a line, for tests and `policy explain`. */
 void wd_ruleset_dump(const struct wd_ruleset *rs, FILE *out);
 

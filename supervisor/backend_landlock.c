@@ -21,6 +21,7 @@
 #include "bpf/wd_abi.h"
 #include "supervisor/backend.h"
 #include "supervisor/carve.h"
+#include "supervisor/fsutil.h"
 #include "supervisor/landlock.h"
 #include "supervisor/log.h"
 #include "supervisor/seccomp.h"
@@ -200,19 +201,6 @@ static int set_mount_attr(const char *path, uint64_t set, uint64_t clr)
 	return 0;
 }
 
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	int err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 /* In the child: async-signal-safe calls only. */
 static int ll_child_setup(struct wd_backend *b)
 {
@@ -237,7 +225,7 @@ static int ll_child_setup(struct wd_backend *b)
 		return -errno;
 	if (b->memfd_noexec) {
 		/* Per pid namespace: the host's own setting is untouched. */
-		err = write_str(WD_MEMFD_NOEXEC, "2");
+		err = wd_write_at(AT_FDCWD, WD_MEMFD_NOEXEC, "2");
 		if (err)
 			return err;
 	}

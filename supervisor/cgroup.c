@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "supervisor/cgroup.h"
+#include "supervisor/fsutil.h"
 #include "supervisor/log.h"
 
 #define WD_CGROUP_SUBTREE "warden"
@@ -129,26 +130,13 @@ out_rmdir:
 	return err;
 }
 
-static int write_file_at(int dirfd, const char *name, const char *val)
-{
-	int fd, err = 0;
-
-	fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 int wd_cgroup_kill(const struct wd_cgroup *cg)
 {
 	int err;
 
 	if (cg->fd < 0)
 		return -EBADF;
-	err = write_file_at(cg->fd, "cgroup.kill", "1");
+	err = wd_write_at(cg->fd, "cgroup.kill", "1");
 	if (err)
 		log_warnx("cgroup: cannot kill %s: %s", cg->name, strerror(-err));
 	return err;

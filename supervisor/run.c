@@ -101,23 +101,13 @@ static bool absolute_target(const struct wd_event *ev, char *buf, size_t bufsz)
  */
 static const char *rule_for(const struct wd_ruleset *rs, const char *path, unsigned int acc)
 {
-	const struct wd_rule_entry *best = NULL;
-	size_t n = strlen(path) + 1;
+	const struct wd_rule_entry *e = wd_ruleset_lookup(rs, path);
 	int idx = acc & WD_ACC_EXEC ? WD_ACC_IDX_EXEC :
 		  acc & WD_ACC_WRITE ? WD_ACC_IDX_WRITE : WD_ACC_IDX_READ;
 
-	if (n > WD_LPM_PATH_BYTES)
-		n = WD_LPM_PATH_BYTES;
-	for (size_t i = 0; i < rs->n_entries; i++) {
-		const struct wd_rule_entry *e = &rs->entries[i];
-
-		if (e->len <= n && memcmp(e->path, path, e->len) == 0 &&
-		    (!best || e->len > best->len))
-			best = e;
-	}
-	if (!best || !(best->val.allow & acc))
+	if (!e || !(e->val.allow & acc))
 		return NULL;
-	return wd_ruleset_rule_name(rs, best->val.rule[idx]);
+	return wd_ruleset_rule_name(rs, e->val.rule[idx]);
 }
 
 static int on_record(void *ctx, void *rec, size_t size)

@@ -29,8 +29,8 @@ expect_eq() {
 	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
 }
 
-# expect_grep FILE PATTERN...: every fixed-string pattern occurs on one and the same line.
-expect_line() {
+# line_with_all FILE PATTERN...: print the first line of FILE holding every fixed-string pattern.
+line_with_all() {
 	local file=$1 line
 	shift
 	while IFS= read -r line; do
@@ -38,26 +38,20 @@ expect_line() {
 		for p in "$@"; do
 			case $line in *"$p"*) ;; *) ok=0; break ;; esac
 		done
-		[ $ok = 1 ] && return 0
+		[ $ok = 1 ] && { printf '%s\n' "$line"; return 0; }
 	done < "$file"
+	return 1
+}
+
+# expect_line FILE PATTERN...: some line holds every pattern.
+expect_line() {
+	local file=$1
+	line_with_all "$@" > /dev/null && return 0
+	shift
 	echo "    no line of $file holds all of: $*" >&2
 	echo "    $file:" >&2
 	sed 's/^/      /' "$file" >&2
 	exit 1
-}
-
-# no_line FILE PATTERN...: no line holds all the patterns.
-no_line() {
-	local file=$1 line
-	shift
-	while IFS= read -r line; do
-		local ok=1 p
-		for p in "$@"; do
-			case $line in *"$p"*) ;; *) ok=0; break ;; esac
-		done
-		[ $ok = 1 ] && fail "$file has a line with all of: $* ($line)"
-	done < "$file"
-	return 0
 }
 
 # report_field FILE KEY: the scalar value of KEY in a warden.report/1 file (strings unquoted).

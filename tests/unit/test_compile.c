@@ -23,26 +23,9 @@ static void compile(const char *json, struct wd_ruleset *rs)
 	wd_policy_free(&p);
 }
 
-/*
- * What the kernel's LPM trie answers for @path (as bpf_d_path leaves it: NUL-terminated, matched
- * on at most WD_LPM_PATH_BYTES bytes): the stored prefix with the most bytes equal to the
- * path's first bytes.
- */
 static const struct wd_rule_entry *lookup(const struct wd_ruleset *rs, const char *path)
 {
-	const struct wd_rule_entry *best = NULL;
-	size_t n = strlen(path) + 1;
-
-	if (n > WD_LPM_PATH_BYTES)
-		n = WD_LPM_PATH_BYTES;
-	for (size_t i = 0; i < rs->n_entries; i++) {
-		const struct wd_rule_entry *e = &rs->entries[i];
-
-		if (e->len <= n && memcmp(e->path, path, e->len) == 0 &&
-		    (!best || e->len > best->len))
-			best = e;
-	}
-	return best;
+	return wd_ruleset_lookup(rs, path);
 }
 
 static __u32 allowed(const struct wd_ruleset *rs, const char *path)
