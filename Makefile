@@ -157,4 +157,4 @@ docs: $(OUT)/warden
 clean:
 	$(Q)rm -rf $(OUT)
 
--include $(shell find $(OUT) -name '*.d' 2>/dev/null)
+-include $(shell find $(OUT) -path $(OUT)/vm -prune -o -name '*.d' -type f -print 2>/dev/null)

@@ -39,15 +39,22 @@ static uint64_t clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void audit_write(struct run_state *st, char *line)
+/* Kernel records are written in batches (one flush per ring-buffer drain); ours at once. */
+static void audit_put(struct run_state *st, char *line, bool flush)
 {
 	if (!line) {
 		log_warnx("audit: cannot format a record");
 		return;
 	}
 	fprintf(st->audit, "%s\n", line);
-	fflush(st->audit);
+	if (flush)
+		fflush(st->audit);
 	free(line);
+}
+
+static void audit_write(struct run_state *st, char *line)
+{
+	audit_put(st, line, true);
 }
 
 /*
@@ -133,7 +140,7 @@ static int on_record(void *ctx, void *rec, size_t size)
 		log_warnx("audit: malformed kernel record of %zu bytes", size);
 		return 0;
 	}
-	audit_write(st, line);
+	audit_put(st, line, false);
 	/* From here on the task runs what it just exec'd. */
 	if (ev->type == WD_EV_EXEC && ev->verdict != WD_VERDICT_DENY && ev->path[0])
 		wd_exe_cache_set(&st->exes, ev->pid, ev->path);
@@ -150,8 +157,9 @@ static int exit_code_of(const siginfo_t *si, int *signo)
 }
 
 /* Wait for the child to exit, passing records on and turning signals to warden into a kill. */
-static int supervise(const struct wd_backend_ops *ops, struct wd_backend *be,
-		     const struct wd_cgroup *cg, struct wd_child *child, int sigfd, siginfo_t *si)
+static int supervise(struct run_state *st, const struct wd_backend_ops *ops,
+		     struct wd_backend *be, const struct wd_cgroup *cg, struct wd_child *child,
+		     int sigfd, siginfo_t *si)
 {
 	struct epoll_event evs[4], e = { .events = EPOLLIN };
 	int ep, err = 0;
@@ -180,6 +188,7 @@ static int supervise(const struct wd_backend_ops *ops, struct wd_backend *be,
 		for (int i = 0; i < n; i++) {
 			if (evs[i].data.u32 == 0) {
 				ops->consume(be);
+				fflush(st->audit);
 			} else if (evs[i].data.u32 == 1) {
 				if (wd_child_wait(child, si) == 0)
 					done = true;
@@ -325,7 +334,7 @@ int wd_run(const struct wd_run_opts *o)
 		rep.exit_code = rc;
 		log_warnx("%s: %s", o->argv[0], strerror(child.exec_errno));
 	} else {
-		err = supervise(ops, be, &cg, &child, sigfd, &si);
+		err = supervise(&st, ops, be, &cg, &child, sigfd, &si);
 		if (err) {
 			/* Could not watch the child: it must not run on unwatched. */
 			wd_cgroup_kill(&cg);
@@ -343,6 +352,7 @@ out_destroy_cgroup:
 	wd_cgroup_destroy(&cg);
 	if (be)
 		ops->consume(be);
+	fflush(st.audit);
 	if (sandbox_added) {
 		ops->sandbox_remove(be, cg.id, &rs, &final);
 		rep.denials = final.denials;

@@ -14,6 +14,7 @@
  *   wd-try trylock FILE       take the lock on FILE without waiting ("ok" or EWOULDBLOCK)
  *   wd-try memfd-exec SRC ARGV0 [ARG...]  copy SRC into a memfd and execute it (fexecve)
  *   wd-try bpf                create a BPF array map (bpf(2) works or not)
+ *   wd-try flood N PATH       open PATH for reading N times; print how many failed
  */
 #include <errno.h>
 #include <linux/bpf.h>
@@ -163,6 +164,22 @@ static int try_bpf(void)
 	return 0;
 }
 
+static int flood(long n, const char *path)
+{
+	long failed = 0;
+
+	for (long i = 0; i < n; i++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			failed++;
+		else
+			close(fd);
+	}
+	printf("%ld\n", failed);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "exit") == 0)
@@ -179,6 +196,8 @@ int main(int argc, char **argv)
 		return memfd_exec(argv + 2);
 	if (argc >= 2 && strcmp(argv[1], "bpf") == 0)
 		return try_bpf();
+	if (argc >= 4 && strcmp(argv[1], "flood") == 0)
+		return flood(atol(argv[2]), argv[3]);
 	if (argc >= 3 && strcmp(argv[1], "read") == 0)
 		return try_read(argv[2]);
 	if (argc >= 3 && strcmp(argv[1], "write") == 0)
@@ -191,6 +210,6 @@ int main(int argc, char **argv)
 		return gate(argv[2], argv[3]);
 	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] | gate READY GO |\n"
 			"              exit N | kill-self SIG | fork-locker FILE | trylock FILE |\n"
-			"              memfd-exec SRC [ARG...] | bpf\n");
+			"              memfd-exec SRC ARGV0 [ARG...] | bpf | flood N PATH\n");
 	return 2;
 }

@@ -167,3 +167,21 @@ test_left_behind_processes_are_killed() {
 	expect_eq "orphan started" "$(cat "$T/out")" locked
 	expect_eq "lock after the run" "$("$BIN/wd-try" trylock "$T/rw/lock")" ok
 }
+
+# Lossless or counted: every denial the kernel counted is either a record or in the lost count,
+# even when a flood outruns the supervisor.
+test_flood_is_recorded_or_counted() {
+	setup_tree
+	n=200000
+	out=$(wrun --policy "$T/p.json" --audit "$T/audit" --report "$T/r.json" \
+		-- "$BIN/wd-try" flood $n "$T/secret")
+	expect_eq "denied opens" "$out" $n
+	expect_eq denials "$(report_field "$T/r.json" denials)" $n
+	lost=$(report_field "$T/r.json" lost_records)
+	records=$(grep -c "\"target\":\"$T/secret\",\"verdict\":\"deny\"" "$T/audit" || true)
+	expect_eq "records + lost" $((records + lost)) $n
+	if [ "$lost" -gt 0 ]; then
+		expect_line "$T/audit" '"type":"lost"' "\"count\":$lost"
+	fi
+	echo "flood: $records records, $lost lost" >&2
+}
