@@ -40,13 +40,14 @@ AUDIT_SRCS := audit/jsonl.c
 SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/fsutil.c supervisor/cgroup.c \
 	supervisor/spawn.c supervisor/exe_cache.c supervisor/probe.c supervisor/sandbox_bpf.c \
 	supervisor/backend.c supervisor/backend_bpf_lsm.c supervisor/backend_landlock.c \
-	supervisor/landlock.c supervisor/seccomp.c supervisor/resolve.c supervisor/carve.c supervisor/capabilities.c \
+	supervisor/landlock.c supervisor/seccomp.c supervisor/resolve.c supervisor/carve.c supervisor/notify.c \
+	supervisor/hold_rules.c supervisor/capabilities.c \
 	supervisor/doctor.c supervisor/report.c \
 	supervisor/run.c
 LIB_SRCS := $(POLICY_SRCS) $(AUDIT_SRCS) $(SUPERVISOR_SRCS)
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
 
-UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabilities test_carve
+UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabilities test_carve test_hold_rules
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try
 

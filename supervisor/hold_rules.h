@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Which held operation a rule catches, and which grants answer it without asking again. Pure C:
+ * the waiting room (supervisor/hold.c) hands in resolved targets and gets a decision.
+ */
+#ifndef WD_HOLD_RULES_H
+#define WD_HOLD_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "supervisor/notify.h"
+
+/* Ordered by strength: where rules overlap, the strongest wins. */
+enum wd_hold_action {
+	WD_HOLD_ACT_NONE = 0, /* no rule: the call goes on */
+	WD_HOLD_ACT_HOLD = 1,
+	WD_HOLD_ACT_DENY = 2,
+};
+
+struct wd_protect_rule {
+	const char *path; /* resolved tree */
+	unsigned int classes; /* WD_HOLD_DELETE | WD_HOLD_RENAME | WD_HOLD_TRUNCATE */
+	enum wd_hold_action action;
+	const char *name; /* JSON pointer, for records */
+};
+
+struct wd_exec_hold_rule {
+	const char *path; /* resolved program */
+	const char *argv; /* fnmatch(3) pattern over the arguments joined by spaces; NULL: any */
+	const char *name;
+};
+
+struct wd_hold_rules {
+	const struct wd_protect_rule *protect;
+	size_t n_protect;
+	const struct wd_exec_hold_rule *exec;
+	size_t n_exec;
+	unsigned int burst_count; /* more deletes than this in burst_ms anywhere: hold; 0 off */
+	unsigned int burst_ms;
+	uint64_t timeout_ms;
+	bool timeout_allows; /* on_timeout: allow (default: deny) */
+};
+
+/* One operation in the waiting room, its paths resolved. */
+struct wd_held_op {
+	unsigned int class; /* one WD_HOLD_* */
+	const char *target; /* the object the call acts on */
+	const char *target2; /* rename: where it goes; NULL otherwise */
+	const char *argv; /* exec: the arguments joined by spaces */
+};
+
+/* The action for @op, and the rule that chose it (*rule; NULL for none). */
+enum wd_hold_action wd_hold_match(const struct wd_hold_rules *r, const struct wd_held_op *op,
+				  const char **rule);
+
+/* Is @path @tree itself or under it? */
+bool wd_path_within(const char *path, const char *tree);
+
+enum wd_grant_scope {
+	WD_GRANT_ONCE = 0, /* this operation only */
+	WD_GRANT_PROCESS, /* this process's operations like it */
+	WD_GRANT_SANDBOX, /* every process of the sandbox */
+};
+
+struct wd_grant {
+	enum wd_grant_scope scope;
+	bool allow; /* false: "deny all like this" */
+	uint32_t pid; /* for WD_GRANT_PROCESS */
+	unsigned int classes;
+	char *subtree; /* NULL: anywhere the rule catches */
+	uint64_t budget; /* operations left; 0 = unlimited */
+	uint64_t expires_ms; /* CLOCK_MONOTONIC ms; 0 = never */
+};
+
+struct wd_grants {
+	struct wd_grant *g;
+	size_t n, cap;
+};
+
+/*
+ * Does a standing grant answer @op of @pid at @now_ms? Returns 1 (allow) or -1 (deny), taking one
+ * from the grant's budget, or 0 when the operator must be asked.
+ */
+int wd_grants_answer(struct wd_grants *gs, const struct wd_held_op *op, uint32_t pid,
+		     uint64_t now_ms);
+/* Add a grant (copied). 0 or -ENOMEM. Once-scoped grants are not stored. */
+int wd_grants_add(struct wd_grants *gs, const struct wd_grant *g);
+void wd_grants_free(struct wd_grants *gs);
+
+#endif
