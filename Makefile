@@ -20,9 +20,9 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-PKGS := libbpf libcjson
+PKGS := libbpf libcjson libcrypto
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lcjson)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lcjson -lcrypto)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith
 CFLAGS ?= -O2 -g
@@ -41,7 +41,7 @@ SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/fsutil.c s
 	supervisor/spawn.c supervisor/exe_cache.c supervisor/probe.c supervisor/sandbox_bpf.c \
 	supervisor/backend.c supervisor/backend_bpf_lsm.c supervisor/backend_landlock.c \
 	supervisor/landlock.c supervisor/seccomp.c supervisor/resolve.c supervisor/carve.c supervisor/notify.c \
-	supervisor/hold_rules.c supervisor/capabilities.c \
+	supervisor/hold_rules.c supervisor/hold.c supervisor/capabilities.c \
 	supervisor/doctor.c supervisor/report.c \
 	supervisor/run.c
 LIB_SRCS := $(POLICY_SRCS) $(AUDIT_SRCS) $(SUPERVISOR_SRCS)
@@ -99,7 +99,7 @@ $(OUT)/bpf:
 
 # ---- dependencies -------------------------------------------------------------------------------
 DEB_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcjson-dev \
-	libcmocka-dev libnl-3-dev libnl-route-3-dev pkg-config qemu-system-x86 busybox-static \
+	libcmocka-dev libnl-3-dev libnl-route-3-dev libssl-dev pkg-config qemu-system-x86 busybox-static \
 	cpio gzip iproute2 file
 
 .PHONY: deps

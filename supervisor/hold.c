@@ -1,0 +1,778 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
+#include "supervisor/hold.h"
+#include "supervisor/log.h"
+
+#define WD_ARGV_MAX 4096 /* bytes of an exec's arguments shown to the operator */
+
+/* A pending hold: the notification, and the pinned objects its operation acts on. */
+struct hold {
+	uint64_t id;
+	uint64_t notif_id;
+	uint32_t pid;
+	unsigned int nr;
+	uint64_t args[6];
+	struct wd_held_op op;
+	const char *opname;
+	bool rmdir;
+	int dirfd; /* the resolved parent directory of target, O_PATH */
+	int dirfd2; /* rename: of target2 */
+	char *name; /* last component of target */
+	char *name2;
+	char *target;
+	char *target2;
+	char *argv;
+	char *cmdline;
+	char *exe;
+	char comm[17];
+	const char *rule;
+	char token[33];
+	uint64_t created_ms;
+	uint64_t deadline_ms; /* 0: none */
+	bool follower; /* another pending hold asks the same: one prompt, one decision */
+	struct hold *next;
+};
+
+struct wd_hold_engine {
+	const struct wd_hold_rules *rules;
+	int listener;
+	int timer;
+	struct wd_hold_events ev;
+	struct wd_grants grants;
+	struct hold *pending;
+	uint64_t next_id;
+	unsigned char key[32];
+	struct seccomp_notif_sizes sizes;
+	/* delete burst: times (ms) of the recent deletes, a ring */
+	uint64_t *burst;
+	unsigned int burst_head, burst_n;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int wd_hold_engine_new(struct wd_hold_engine **out, const struct wd_hold_rules *rules,
+		       int listener, const struct wd_hold_events *ev)
+{
+	struct wd_hold_engine *e = calloc(1, sizeof(*e));
+	int err;
+
+	if (!e)
+		return -ENOMEM;
+	e->rules = rules;
+	e->listener = listener;
+	e->ev = *ev;
+	e->next_id = 1;
+	e->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (e->timer < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &e->sizes)) {
+		err = -errno;
+		goto out_close;
+	}
+	/* The key that signs hold tokens: fresh for each supervisor, never written anywhere. */
+	if (RAND_bytes(e->key, sizeof(e->key)) != 1) {
+		err = -EIO;
+		goto out_close;
+	}
+	if (rules->burst_count) {
+		e->burst = calloc(rules->burst_count + 1, sizeof(*e->burst));
+		if (!e->burst) {
+			err = -ENOMEM;
+			goto out_close;
+		}
+	}
+	*out = e;
+	return 0;
+
+out_close:
+	close(e->timer);
+out_free:
+	free(e);
+	return err;
+}
+
+static void hold_free(struct hold *h)
+{
+	if (h->dirfd >= 0)
+		close(h->dirfd);
+	if (h->dirfd2 >= 0)
+		close(h->dirfd2);
+	free(h->name);
+	free(h->name2);
+	free(h->target);
+	free(h->target2);
+	free(h->argv);
+	free(h->cmdline);
+	free(h->exe);
+	free(h);
+}
+
+void wd_hold_engine_free(struct wd_hold_engine *e)
+{
+	if (!e)
+		return;
+	while (e->pending) {
+		struct hold *h = e->pending;
+
+		e->pending = h->next;
+		hold_free(h);
+	}
+	wd_grants_free(&e->grants);
+	free(e->burst);
+	if (e->timer >= 0)
+		close(e->timer);
+	free(e);
+}
+
+int wd_hold_listener_fd(const struct wd_hold_engine *e)
+{
+	return e->listener;
+}
+
+int wd_hold_timer_fd(const struct wd_hold_engine *e)
+{
+	return e->timer;
+}
+
+/* A NUL-terminated string from the task's memory, or -errno. */
+static int read_string(uint32_t pid, uint64_t addr, char *buf, size_t bufsz)
+{
+	size_t got = 0;
+
+	while (got < bufsz - 1) {
+		/* up to the end of the page, so a string ending before an unmapped page reads */
+		size_t chunk = 4096 - ((addr + got) & 4095);
+		struct iovec local, remote;
+		ssize_t n;
+
+		if (chunk > bufsz - 1 - got)
+			chunk = bufsz - 1 - got;
+		local = (struct iovec){ buf + got, chunk };
+		remote = (struct iovec){ (void *)(uintptr_t)(addr + got), chunk };
+		n = process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
+		if (n <= 0)
+			return n < 0 ? -errno : -EFAULT;
+		if (memchr(buf + got, 0, (size_t)n))
+			return 0;
+		got += (size_t)n;
+	}
+	buf[bufsz - 1] = 0;
+	return -ENAMETOOLONG;
+}
+
+/*
+ * Resolve @path as task @pid would, relative to @dirfd: pin its parent directory (following
+ * symlinks on the way, as the kernel does) and split off the last component, which the held
+ * syscalls do not follow. Returns 0 with *parent (O_PATH fd), *name and *full set.
+ */
+static int resolve(uint32_t pid, int dirfd, const char *path, int *parent, char **name,
+		   char **full)
+{
+	char base[64], dir[PATH_MAX], canon[PATH_MAX], link[64];
+	const char *slash, *last;
+	size_t len = strlen(path);
+	int bfd, pfd, err = 0;
+	ssize_t n;
+
+	*parent = -1;
+	*name = NULL;
+	*full = NULL;
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	if (len == 0 || len >= sizeof(dir))
+		return -EINVAL;
+	memcpy(dir, path, len);
+	dir[len] = 0;
+	if (path[0] == '/')
+		snprintf(base, sizeof(base), "/proc/%u/root", pid);
+	else if (dirfd == AT_FDCWD)
+		snprintf(base, sizeof(base), "/proc/%u/cwd", pid);
+	else
+		snprintf(base, sizeof(base), "/proc/%u/fd/%d", pid, dirfd);
+	bfd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (bfd < 0)
+		return -errno;
+	slash = strrchr(dir, '/');
+	last = slash ? slash + 1 : dir;
+	if (!*last || strcmp(last, ".") == 0 || strcmp(last, "..") == 0) {
+		err = -EINVAL;
+		goto out_close_base;
+	}
+	if (slash == dir) {
+		pfd = openat(bfd, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else if (slash) {
+		*(char *)slash = 0;
+		/* absolute paths resolve from the task's root: drop the leading "/" */
+		pfd = openat(bfd, dir[0] == '/' ? dir + 1 : dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		pfd = openat(bfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (pfd < 0) {
+		err = -errno;
+		goto out_close_base;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
+	n = readlink(link, canon, sizeof(canon) - 1);
+	if (n <= 0) {
+		err = n < 0 ? -errno : -EINVAL;
+		close(pfd);
+		goto out_close_base;
+	}
+	canon[n] = 0;
+	*name = strdup(last);
+	if (*name && asprintf(full, "%s/%s", strcmp(canon, "/") ? canon : "", last) < 0)
+		*full = NULL;
+	if (!*name || !*full) {
+		free(*name);
+		*name = NULL;
+		close(pfd);
+		err = -ENOMEM;
+		goto out_close_base;
+	}
+	*parent = pfd;
+out_close_base:
+	close(bfd);
+	return err;
+}
+
+/* The process's arguments from /proc, joined by spaces (best effort). */
+static char *read_cmdline(uint32_t pid)
+{
+	char path[64], buf[WD_ARGV_MAX];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	for (ssize_t i = 0; i < n - 1; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	buf[n] = 0;
+	return strdup(buf);
+}
+
+/* An exec's arguments (after argv[0]) from the task's memory, joined by spaces. */
+static char *read_argv(uint32_t pid, uint64_t argv_addr)
+{
+	char *out = calloc(1, WD_ARGV_MAX);
+	size_t used = 0;
+
+	if (!out)
+		return NULL;
+	for (int i = 1; i < 256 && argv_addr; i++) {
+		uint64_t p;
+		struct iovec l = { &p, sizeof(p) };
+		struct iovec r = { (void *)(uintptr_t)(argv_addr + (uint64_t)i * 8), sizeof(p) };
+		char arg[1024];
+
+		if (process_vm_readv((pid_t)pid, &l, 1, &r, 1, 0) != sizeof(p) || !p)
+			break;
+		if (read_string(pid, p, arg, sizeof(arg)))
+			break;
+		used += (size_t)snprintf(out + used, WD_ARGV_MAX - used, "%s%s", used ? " " : "",
+					 arg);
+		if (used >= WD_ARGV_MAX - 1)
+			break;
+	}
+	return out;
+}
+
+static void fill_task(struct hold *h)
+{
+	char path[64], buf[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", h->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, h->comm, sizeof(h->comm) - 1);
+		if (n > 0 && h->comm[n - 1] == '\n')
+			n--;
+		h->comm[n > 0 ? n : 0] = 0;
+		close(fd);
+	}
+	snprintf(path, sizeof(path), "/proc/%u/exe", h->pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = 0;
+		h->exe = strdup(buf);
+	}
+	h->cmdline = read_cmdline(h->pid);
+}
+
+/* Read what the held syscall names. 0, or -errno (the call then goes on unexamined: never). */
+static int decode(struct hold *h)
+{
+	char path[PATH_MAX], path2[PATH_MAX];
+	int dirfd = AT_FDCWD, dirfd2 = AT_FDCWD, err;
+	uint64_t p1 = 0, p2 = 0;
+
+	h->dirfd = h->dirfd2 = -1;
+	switch (h->nr) {
+	case SYS_unlink:
+	case SYS_rmdir:
+		h->op.class = WD_HOLD_DELETE;
+		h->rmdir = h->nr == SYS_rmdir;
+		p1 = h->args[0];
+		break;
+	case SYS_unlinkat:
+		h->op.class = WD_HOLD_DELETE;
+		dirfd = (int)h->args[0];
+		p1 = h->args[1];
+		h->rmdir = h->args[2] & AT_REMOVEDIR;
+		break;
+	case SYS_rename:
+		h->op.class = WD_HOLD_RENAME;
+		p1 = h->args[0];
+		p2 = h->args[1];
+		break;
+	case SYS_renameat:
+	case SYS_renameat2:
+		h->op.class = WD_HOLD_RENAME;
+		dirfd = (int)h->args[0];
+		p1 = h->args[1];
+		dirfd2 = (int)h->args[2];
+		p2 = h->args[3];
+		break;
+	case SYS_truncate:
+	case SYS_open:
+	case SYS_creat:
+		h->op.class = WD_HOLD_TRUNCATE;
+		p1 = h->args[0];
+		break;
+	case SYS_openat:
+	case SYS_openat2:
+		h->op.class = WD_HOLD_TRUNCATE;
+		dirfd = (int)h->args[0];
+		p1 = h->args[1];
+		break;
+	case SYS_execve:
+		h->op.class = WD_HOLD_EXEC;
+		p1 = h->args[0];
+		break;
+	case SYS_execveat:
+		h->op.class = WD_HOLD_EXEC;
+		dirfd = (int)h->args[0];
+		p1 = h->args[1];
+		break;
+	default:
+		return -ENOSYS;
+	}
+	h->opname = h->op.class == WD_HOLD_DELETE ? (h->rmdir ? "rmdir" : "delete") :
+		    h->op.class == WD_HOLD_RENAME ? "rename" :
+		    h->op.class == WD_HOLD_TRUNCATE ? "truncate" : "exec";
+	err = read_string(h->pid, p1, path, sizeof(path));
+	if (err)
+		return err;
+	if (h->op.class == WD_HOLD_EXEC) {
+		char *real;
+
+		/* the program is followed, as execve does */
+		if (asprintf(&h->target, "%s", path) < 0)
+			return -ENOMEM;
+		err = resolve(h->pid, dirfd, path, &h->dirfd, &h->name, &real);
+		if (!err) {
+			free(h->target);
+			h->target = realpath(real, NULL);
+			free(real);
+			if (!h->target)
+				return -errno;
+		}
+		h->argv = read_argv(h->pid, h->nr == SYS_execve ? h->args[1] : h->args[2]);
+		h->op.target = h->target;
+		h->op.argv = h->argv;
+		return 0;
+	}
+	err = resolve(h->pid, dirfd, path, &h->dirfd, &h->name, &h->target);
+	if (err)
+		return err;
+	h->op.target = h->target;
+	if (p2) {
+		err = read_string(h->pid, p2, path2, sizeof(path2));
+		if (!err)
+			err = resolve(h->pid, dirfd2, path2, &h->dirfd2, &h->name2, &h->target2);
+		if (err)
+			return err;
+		h->op.target2 = h->target2;
+	}
+	return 0;
+}
+
+static int respond(struct wd_hold_engine *e, uint64_t notif_id, int error, int64_t val,
+		   bool cont)
+{
+	struct seccomp_notif_resp r = { .id = notif_id, .error = error, .val = val };
+
+	if (cont)
+		r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_SEND, &r))
+		return -errno; /* -ENOENT: the task is gone (killed while held) */
+	return 0;
+}
+
+/*
+ * Perform the approved operation on the pinned parent directory, and answer the task with its
+ * result. The supervisor acts, so a path swapped after the check changes nothing.
+ */
+static int perform(struct wd_hold_engine *e, struct hold *h)
+{
+	int r = 0, fd, flags;
+
+	switch (h->op.class) {
+	case WD_HOLD_EXEC:
+		/* exec holds are advisory: the exec allowlist stays the authority */
+		return respond(e, h->notif_id, 0, 0, true) ? -ESRCH : 0;
+	case WD_HOLD_DELETE:
+		r = unlinkat(h->dirfd, h->name, h->rmdir ? AT_REMOVEDIR : 0) ? -errno : 0;
+		break;
+	case WD_HOLD_RENAME:
+		r = (int)syscall(SYS_renameat2, h->dirfd, h->name, h->dirfd2, h->name2,
+				 h->nr == SYS_renameat2 ? (unsigned int)h->args[4] : 0u);
+		r = r ? -errno : 0;
+		break;
+	case WD_HOLD_TRUNCATE:
+		if (h->nr == SYS_truncate) {
+			fd = openat(h->dirfd, h->name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+			r = fd < 0 ? -errno : (ftruncate(fd, (off_t)h->args[1]) ? -errno : 0);
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+		/* an open with O_TRUNC: open it here, and hand the task the file as the result */
+		flags = h->nr == SYS_creat ? O_CREAT | O_WRONLY | O_TRUNC :
+			h->nr == SYS_open ? (int)h->args[1] : (int)h->args[2];
+		fd = openat(h->dirfd, h->name, flags | O_CLOEXEC,
+			    (mode_t)(h->nr == SYS_creat ? h->args[1] : h->nr == SYS_open ? h->args[2] :
+								     h->args[3]));
+		if (fd < 0) {
+			r = -errno;
+			break;
+		} else {
+			struct seccomp_notif_addfd add = {
+				.id = h->notif_id,
+				.flags = SECCOMP_ADDFD_FLAG_SEND,
+				.srcfd = (uint32_t)fd,
+				.newfd_flags = (flags & O_CLOEXEC) ? O_CLOEXEC : 0,
+			};
+			int got = ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+
+			r = got < 0 ? -errno : 0;
+			close(fd);
+			return r;
+		}
+	default:
+		r = -ENOSYS;
+	}
+	respond(e, h->notif_id, r, 0, false);
+	return r;
+}
+
+static void view_of(const struct hold *h, struct wd_hold_view *v, uint64_t now,
+		    const struct wd_hold_rules *rules)
+{
+	memset(v, 0, sizeof(*v));
+	v->id = h->id;
+	v->pid = h->pid;
+	memcpy(v->comm, h->comm, sizeof(v->comm));
+	v->exe = h->exe;
+	v->cmdline = h->cmdline;
+	v->op = h->opname;
+	v->target = h->target;
+	v->target2 = h->target2;
+	v->rule = h->rule;
+	v->token = h->token;
+	v->age_ms = now - h->created_ms;
+	v->timeout_ms = rules->timeout_ms;
+}
+
+static void sign(struct wd_hold_engine *e, struct hold *h)
+{
+	unsigned char mac[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+	char msg[PATH_MAX * 2 + 64];
+	int n;
+
+	n = snprintf(msg, sizeof(msg), "%llu|%u|%s|%s|%s", (unsigned long long)h->id, h->pid,
+		     h->opname, h->target, h->target2 ? h->target2 : "");
+	HMAC(EVP_sha256(), e->key, sizeof(e->key), (unsigned char *)msg, (size_t)n, mac, &len);
+	for (unsigned int i = 0; i < 16 && i < len; i++)
+		snprintf(h->token + 2 * i, 3, "%02x", mac[i]);
+}
+
+static void arm_timer(struct wd_hold_engine *e)
+{
+	struct itimerspec its = { 0 };
+	uint64_t next = 0, now = now_ms();
+
+	for (struct hold *h = e->pending; h; h = h->next)
+		if (h->deadline_ms && (!next || h->deadline_ms < next))
+			next = h->deadline_ms;
+	if (next) {
+		uint64_t in = next > now ? next - now : 1;
+
+		its.it_value.tv_sec = (time_t)(in / 1000);
+		its.it_value.tv_nsec = (long)(in % 1000) * 1000000;
+	}
+	timerfd_settime(e->timer, 0, &its, NULL);
+}
+
+/* Decide @h: perform it or refuse it, tell the events, free it. */
+static void settle(struct wd_hold_engine *e, struct hold *h, bool allow, const char *who)
+{
+	struct wd_hold_view v;
+	int result = -EPERM;
+
+	if (allow)
+		result = perform(e, h);
+	else
+		respond(e, h->notif_id, -EPERM, 0, false);
+	view_of(h, &v, now_ms(), e->rules);
+	if (e->ev.decided)
+		e->ev.decided(e->ev.ctx, &v, allow, who, result);
+	hold_free(h);
+}
+
+/* Do @a and @b ask the operator the same thing (many threads on one target)? */
+static bool same_question(const struct hold *a, const struct hold *b)
+{
+	return a->op.class == b->op.class && strcmp(a->target, b->target) == 0 &&
+	       !a->target2 == !b->target2 && (!a->target2 || strcmp(a->target2, b->target2) == 0);
+}
+
+/*
+ * After a decision on @decided: holds asking the same are answered alike, and holds that a
+ * standing grant now covers are answered by it.
+ */
+static void sweep(struct wd_hold_engine *e, const struct hold *decided, bool allow,
+		  const char *who)
+{
+	struct hold **pp = &e->pending;
+	uint64_t now = now_ms();
+
+	while (*pp) {
+		struct hold *h = *pp;
+		int granted = 0;
+
+		if (decided && same_question(h, decided))
+			granted = allow ? 1 : -1;
+		else
+			granted = wd_grants_answer(&e->grants, &h->op, h->pid, now);
+		if (!granted) {
+			pp = &h->next;
+			continue;
+		}
+		*pp = h->next;
+		settle(e, h, granted > 0, decided && same_question(h, decided) ? who : "grant");
+	}
+}
+
+/* More than burst_count deletes within burst_ms, this one included? */
+static bool burst(struct wd_hold_engine *e, uint64_t now)
+{
+	unsigned int cap = e->rules->burst_count + 1;
+	unsigned int recent = 0;
+
+	e->burst[e->burst_head] = now;
+	e->burst_head = (e->burst_head + 1) % cap;
+	if (e->burst_n < cap)
+		e->burst_n++;
+	for (unsigned int i = 0; i < e->burst_n; i++)
+		if (now - e->burst[i] < e->rules->burst_ms)
+			recent++;
+	return recent > e->rules->burst_count;
+}
+
+int wd_hold_on_notify(struct wd_hold_engine *e)
+{
+	struct seccomp_notif *n = calloc(1, e->sizes.seccomp_notif > sizeof(*n) ?
+						    e->sizes.seccomp_notif : sizeof(*n));
+	enum wd_hold_action act;
+	struct wd_hold_view v;
+	struct hold *h;
+	uint64_t now = now_ms();
+	int err, granted;
+
+	if (!n)
+		return -ENOMEM;
+	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_RECV, n)) {
+		err = -errno;
+		free(n);
+		return err == -EINTR || err == -ENOENT ? 0 : err;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		respond(e, n->id, -ENOMEM, 0, false);
+		free(n);
+		return -ENOMEM;
+	}
+	h->notif_id = n->id;
+	h->pid = n->pid;
+	h->nr = (unsigned int)n->data.nr;
+	memcpy(h->args, n->data.args, sizeof(h->args));
+	free(n);
+
+	err = decode(h);
+	/* What was read is only good if the task is still the one that asked. */
+	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->notif_id)) {
+		hold_free(h);
+		return 0;
+	}
+	if (err) {
+		/*
+		 * Unreadable arguments, a path that does not resolve, a name like "..": the call
+		 * goes on and the kernel (and the backend's rules) answer it as they would.
+		 */
+		respond(e, h->notif_id, 0, 0, true);
+		hold_free(h);
+		return 0;
+	}
+	act = wd_hold_match(e->rules, &h->op, &h->rule);
+	if (act == WD_HOLD_ACT_NONE && h->op.class == WD_HOLD_DELETE && e->burst && burst(e, now)) {
+		act = WD_HOLD_ACT_HOLD;
+		h->rule = "/hold/burst";
+	}
+	if (act == WD_HOLD_ACT_NONE) {
+		respond(e, h->notif_id, 0, 0, true);
+		hold_free(h);
+		return 0;
+	}
+	h->id = e->next_id++;
+	fill_task(h);
+	sign(e, h);
+	h->created_ms = now;
+	if (act == WD_HOLD_ACT_DENY) {
+		settle(e, h, false, "rule");
+		return 0;
+	}
+	granted = wd_grants_answer(&e->grants, &h->op, h->pid, now);
+	if (granted) {
+		settle(e, h, granted > 0, "grant");
+		return 0;
+	}
+	h->deadline_ms = e->rules->timeout_ms ? now + e->rules->timeout_ms : 0;
+	for (struct hold *o = e->pending; o; o = o->next)
+		if (same_question(o, h))
+			h->follower = true;
+	h->next = e->pending;
+	e->pending = h;
+	arm_timer(e);
+	view_of(h, &v, now, e->rules);
+	if (e->ev.held && !h->follower)
+		e->ev.held(e->ev.ctx, &v);
+	return 0;
+}
+
+int wd_hold_on_timer(struct wd_hold_engine *e)
+{
+	uint64_t ticks, now = now_ms();
+	struct hold **pp = &e->pending;
+
+	if (read(e->timer, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		return -errno;
+	while (*pp) {
+		struct hold *h = *pp;
+
+		if (h->deadline_ms && h->deadline_ms <= now) {
+			*pp = h->next;
+			settle(e, h, e->rules->timeout_allows, "timeout");
+			continue;
+		}
+		pp = &h->next;
+	}
+	arm_timer(e);
+	return 0;
+}
+
+void wd_hold_list(struct wd_hold_engine *e, void (*fn)(void *arg, const struct wd_hold_view *v),
+		  void *arg)
+{
+	uint64_t now = now_ms();
+	struct hold **pp = &e->pending;
+
+	while (*pp) {
+		struct hold *h = *pp;
+		struct wd_hold_view v;
+
+		/* a held task that was killed has no call left to answer */
+		if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->notif_id)) {
+			*pp = h->next;
+			view_of(h, &v, now, e->rules);
+			if (e->ev.decided)
+				e->ev.decided(e->ev.ctx, &v, false, "gone", -ESRCH);
+			hold_free(h);
+			continue;
+		}
+		view_of(h, &v, now, e->rules);
+		fn(arg, &v);
+		pp = &h->next;
+	}
+}
+
+int wd_hold_decide(struct wd_hold_engine *e, uint64_t id, const char *token,
+		   const struct wd_hold_decision *d)
+{
+	struct hold **pp = &e->pending;
+	uint64_t now = now_ms();
+
+	for (; *pp; pp = &(*pp)->next) {
+		struct hold *h = *pp;
+		struct wd_grant g;
+		int err;
+
+		if (h->id != id)
+			continue;
+		if (!token || strcmp(token, h->token) != 0)
+			return -EACCES;
+		*pp = h->next;
+		g = (struct wd_grant){
+			.scope = d->scope,
+			.allow = d->allow,
+			.pid = h->pid,
+			.classes = h->op.class,
+			.subtree = (char *)d->subtree,
+			.budget = d->budget,
+			.expires_ms = d->ttl_ms ? now + d->ttl_ms : 0,
+		};
+		err = wd_grants_add(&e->grants, &g);
+		/* h is off the list: its followers, and what the grant covers, go first */
+		sweep(e, h, d->allow, d->who);
+		settle(e, h, d->allow, d->who);
+		arm_timer(e);
+		return err;
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The waiting room's supervisor side: each notified syscall is decoded, its paths resolved as the
+ * task would resolve them, and matched against the hold rules. No rule: the call goes on. A deny
+ * rule: EPERM. A hold rule: the task sleeps in the kernel until an operator (or a standing grant,
+ * or the timeout) decides; an approved operation is performed by the supervisor itself on the
+ * resolved parent directory it pinned, so a path swapped afterwards cannot change what it does.
+ */
+#ifndef WD_HOLD_H
+#define WD_HOLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "supervisor/hold_rules.h"
+
+struct wd_hold_engine;
+
+/* What a hold looks like to the operator surfaces and the audit stream. */
+struct wd_hold_view {
+	uint64_t id;
+	uint32_t pid;
+	char comm[17];
+	const char *exe;
+	const char *cmdline; /* the process's arguments, joined by spaces */
+	const char *op; /* "delete", "rmdir", "rename", "truncate", "exec" */
+	const char *target;
+	const char *target2; /* rename: the destination */
+	const char *rule;
+	const char *token; /* opaque; an approval must present it */
+	uint64_t age_ms;
+	uint64_t timeout_ms;
+};
+
+struct wd_hold_events {
+	/* A new hold (the view lives until the callback returns). */
+	void (*held)(void *ctx, const struct wd_hold_view *v);
+	/*
+	 * A decision: @allow, by @who ("uid 0 (root)", "timeout", "grant", "rule"), and the
+	 * operation's result (0 or -errno) where it ran.
+	 */
+	void (*decided)(void *ctx, const struct wd_hold_view *v, bool allow, const char *who,
+			int result);
+	void *ctx;
+};
+
+int wd_hold_engine_new(struct wd_hold_engine **out, const struct wd_hold_rules *rules,
+		       int listener, const struct wd_hold_events *ev);
+void wd_hold_engine_free(struct wd_hold_engine *e);
+
+/* The listener: poll it readable, then call wd_hold_on_notify. */
+int wd_hold_listener_fd(const struct wd_hold_engine *e);
+int wd_hold_on_notify(struct wd_hold_engine *e);
+/* A timerfd that fires at the next timeout: then call wd_hold_on_timer. */
+int wd_hold_timer_fd(const struct wd_hold_engine *e);
+int wd_hold_on_timer(struct wd_hold_engine *e);
+
+/* The pending holds: calls @fn for each (views live for the call). */
+void wd_hold_list(struct wd_hold_engine *e, void (*fn)(void *arg, const struct wd_hold_view *v),
+		  void *arg);
+
+struct wd_hold_decision {
+	bool allow;
+	enum wd_grant_scope scope;
+	const char *subtree; /* NULL: no limit */
+	uint64_t budget; /* 0: no limit */
+	uint64_t ttl_ms; /* 0: no limit */
+	const char *who;
+};
+
+/* Decide hold @id (whose @token must match). 0, -ENOENT (no such hold), -EACCES (bad token). */
+int wd_hold_decide(struct wd_hold_engine *e, uint64_t id, const char *token,
+		   const struct wd_hold_decision *d);
+
+#endif
