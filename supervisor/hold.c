@@ -22,7 +22,7 @@
 #include "supervisor/hold.h"
 #include "supervisor/log.h"
 
-#define WD_ARGV_MAX 4096 /* bytes of an exec's arguments shown to the operator */
+#define WD_ARGV_MAX 4096 /* bytes of a process's command line shown to the operator */
 
 /* A pending hold: the notification, and the pinned objects its operation acts on. */
 struct hold {
@@ -40,7 +40,9 @@ struct hold {
 	char *name2;
 	char *target;
 	char *target2;
-	char *argv;
+	char **argv; /* exec: argv[1..] */
+	size_t argc;
+	char *argv_line; /* exec: the program and its arguments, for the operator */
 	char *cmdline;
 	char *exe;
 	char comm[17];
@@ -128,7 +130,10 @@ static void hold_free(struct hold *h)
 	free(h->name2);
 	free(h->target);
 	free(h->target2);
+	for (size_t i = 0; i < h->argc; i++)
+		free(h->argv[i]);
 	free(h->argv);
+	free(h->argv_line);
 	free(h->cmdline);
 	free(h->exe);
 	free(h);
@@ -284,30 +289,47 @@ static char *read_cmdline(uint32_t pid)
 	return strdup(buf);
 }
 
-/* An exec's arguments (after argv[0]) from the task's memory, joined by spaces. */
-static char *read_argv(uint32_t pid, uint64_t argv_addr)
+/* An exec's arguments after argv[0], from the task's memory (at most 256, 1 KiB each). */
+static int read_argv(struct hold *h, uint64_t argv_addr)
 {
-	char *out = calloc(1, WD_ARGV_MAX);
-	size_t used = 0;
-
-	if (!out)
-		return NULL;
+	h->argv = calloc(256, sizeof(char *));
+	if (!h->argv)
+		return -ENOMEM;
 	for (int i = 1; i < 256 && argv_addr; i++) {
 		uint64_t p;
 		struct iovec l = { &p, sizeof(p) };
 		struct iovec r = { (void *)(uintptr_t)(argv_addr + (uint64_t)i * 8), sizeof(p) };
 		char arg[1024];
+		int err;
 
-		if (process_vm_readv((pid_t)pid, &l, 1, &r, 1, 0) != sizeof(p) || !p)
+		if (process_vm_readv((pid_t)h->pid, &l, 1, &r, 1, 0) != sizeof(p))
+			return -EFAULT;
+		if (!p)
 			break;
-		if (read_string(pid, p, arg, sizeof(arg)))
-			break;
-		used += (size_t)snprintf(out + used, WD_ARGV_MAX - used, "%s%s", used ? " " : "",
-					 arg);
-		if (used >= WD_ARGV_MAX - 1)
-			break;
+		err = read_string(h->pid, p, arg, sizeof(arg));
+		if (err)
+			return err;
+		h->argv[h->argc] = strdup(arg);
+		if (!h->argv[h->argc])
+			return -ENOMEM;
+		h->argc++;
 	}
-	return out;
+	return 0;
+}
+
+static int join_argv(struct hold *h)
+{
+	size_t len = strlen(h->target) + 1, used;
+
+	for (size_t i = 0; i < h->argc; i++)
+		len += strlen(h->argv[i]) + 1;
+	h->argv_line = malloc(len);
+	if (!h->argv_line)
+		return -ENOMEM;
+	used = (size_t)sprintf(h->argv_line, "%s", h->target);
+	for (size_t i = 0; i < h->argc; i++)
+		used += (size_t)sprintf(h->argv_line + used, " %s", h->argv[i]);
+	return 0;
 }
 
 static void fill_task(struct hold *h)
@@ -412,10 +434,13 @@ static int decode(struct hold *h)
 			if (!h->target)
 				return -errno;
 		}
-		h->argv = read_argv(h->pid, h->nr == SYS_execve ? h->args[1] : h->args[2]);
+		err = read_argv(h, h->nr == SYS_execve ? h->args[1] : h->args[2]);
+		if (!err)
+			err = join_argv(h);
 		h->op.target = h->target;
 		h->op.argv = h->argv;
-		return 0;
+		h->op.argc = h->argc;
+		return err;
 	}
 	err = resolve(h->pid, dirfd, path, &h->dirfd, &h->name, &h->target);
 	if (err)
@@ -510,6 +535,7 @@ static void view_of(const struct hold *h, struct wd_hold_view *v, uint64_t now,
 	memcpy(v->comm, h->comm, sizeof(v->comm));
 	v->exe = h->exe;
 	v->cmdline = h->cmdline;
+	v->exec_argv = h->argv_line;
 	v->op = h->opname;
 	v->target = h->target;
 	v->target2 = h->target2;

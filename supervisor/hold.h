@@ -24,6 +24,7 @@ struct wd_hold_view {
 	char comm[17];
 	const char *exe;
 	const char *cmdline; /* the process's arguments, joined by spaces */
+	const char *exec_argv; /* exec holds: the program and arguments it is to run (advisory) */
 	const char *op; /* "delete", "rmdir", "rename", "truncate", "exec" */
 	const char *target;
 	const char *target2; /* rename: the destination */

@@ -15,6 +15,17 @@ bool wd_path_within(const char *path, const char *tree)
 	return strncmp(path, tree, n) == 0 && (path[n] == 0 || path[n] == '/');
 }
 
+bool wd_argv_match(char *const *pat, size_t npat, char *const *argv, size_t argc)
+{
+	for (size_t i = 0; i < npat; i++) {
+		if (i == npat - 1 && strcmp(pat[i], "**") == 0)
+			return true;
+		if (i >= argc || fnmatch(pat[i], argv[i], 0) != 0)
+			return false;
+	}
+	return npat == argc;
+}
+
 enum wd_hold_action wd_hold_match(const struct wd_hold_rules *r, const struct wd_held_op *op,
 				  const char **rule)
 {
@@ -25,9 +36,9 @@ enum wd_hold_action wd_hold_match(const struct wd_hold_rules *r, const struct wd
 		for (size_t i = 0; i < r->n_exec; i++) {
 			const struct wd_exec_hold_rule *e = &r->exec[i];
 
-			if (strcmp(op->target, e->path) != 0)
+			if (!wd_path_within(op->target, e->path))
 				continue;
-			if (e->argv && fnmatch(e->argv, op->argv ? op->argv : "", 0) != 0)
+			if (e->has_argv && !wd_argv_match(e->argv, e->argc, op->argv, op->argc))
 				continue;
 			*rule = e->name;
 			return WD_HOLD_ACT_HOLD;

@@ -27,8 +27,10 @@ struct wd_protect_rule {
 };
 
 struct wd_exec_hold_rule {
-	const char *path; /* resolved program */
-	const char *argv; /* fnmatch(3) pattern over the arguments joined by spaces; NULL: any */
+	const char *path; /* resolved program, or a tree of programs */
+	bool has_argv; /* false: any arguments */
+	char *const *argv; /* fnmatch(3) patterns for argv[1..]; a last "**" matches any rest */
+	size_t argc;
 	const char *name;
 };
 
@@ -48,8 +50,12 @@ struct wd_held_op {
 	unsigned int class; /* one WD_HOLD_* */
 	const char *target; /* the object the call acts on */
 	const char *target2; /* rename: where it goes; NULL otherwise */
-	const char *argv; /* exec: the arguments joined by spaces */
+	char *const *argv; /* exec: argv[1..] */
+	size_t argc;
 };
+
+/* Do @argv[0..@argc) match the patterns @pat[0..@npat) (a last "**" matching any rest)? */
+bool wd_argv_match(char *const *pat, size_t npat, char *const *argv, size_t argc);
 
 /* The action for @op, and the rule that chose it (*rule; NULL for none). */
 enum wd_hold_action wd_hold_match(const struct wd_hold_rules *r, const struct wd_held_op *op,

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,10 +48,18 @@ static void __attribute__((noreturn)) init_loop(pid_t cmd, int status_fd)
 }
 
 /* In the child, between clone3 and execve: async-signal-safe calls only. */
+/* The child's ends of what it shares with the parent. */
+struct child_fds {
+	int err; /* why it could not exec */
+	int status; /* init reports the command's status (new pid namespace) */
+	int notify; /* the waiting room's listener goes over it */
+};
+
 static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
-						  char *const argv[], int errfd, int status_fd,
+						  char *const argv[], const struct child_fds *fds,
 						  pid_t parent)
 {
+	int errfd = fds->err;
 	pid_t cmd;
 	struct wd_spawn_failure f = { .stage = 0 };
 	sigset_t all;
@@ -86,13 +95,20 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 			goto fail;
 		}
 	}
+	if (o->notify) {
+		r = wd_notify_install(o->notify, fds->notify);
+		if (r) {
+			errno = -r;
+			goto fail;
+		}
+	}
 	if (o->clone_flags & CLONE_NEWPID) {
 		cmd = fork();
 		if (cmd < 0)
 			goto fail;
 		if (cmd > 0) {
 			close(errfd);
-			init_loop(cmd, status_fd);
+			init_loop(cmd, fds->status);
 		}
 	}
 	f.stage = 1;
@@ -108,7 +124,8 @@ fail:
 int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child)
 {
 	struct clone_args args;
-	int pipefd[2] = { -1, -1 }, statusfd[2] = { -1, -1 };
+	int pipefd[2] = { -1, -1 }, statusfd[2] = { -1, -1 }, notifyfd[2] = { -1, -1 };
+	struct child_fds fds;
 	struct wd_spawn_failure f = { 0 };
 	int pidfd = -1, err = 0;
 	pid_t parent = getpid();
@@ -118,8 +135,13 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 	memset(child, 0, sizeof(*child));
 	child->pidfd = -1;
 	child->status_fd = -1;
+	child->notify_fd = -1;
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -errno;
+	if (o->notify && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, notifyfd)) {
+		err = -errno;
+		goto out_close;
+	}
 	if ((o->clone_flags & CLONE_NEWPID) && pipe2(statusfd, O_CLOEXEC)) {
 		err = -errno;
 		goto out_close;
@@ -141,7 +163,11 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 		close(pipefd[0]);
 		if (statusfd[0] >= 0)
 			close(statusfd[0]);
-		child_exec(o, argv, pipefd[1], statusfd[1], parent);
+		if (notifyfd[0] >= 0)
+			close(notifyfd[0]);
+		fds = (struct child_fds){ .err = pipefd[1], .status = statusfd[1],
+					  .notify = notifyfd[1] };
+		child_exec(o, argv, &fds, parent);
 	}
 	close(pipefd[1]);
 	pipefd[1] = -1;
@@ -149,6 +175,12 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 	statusfd[0] = -1;
 	child->pid = (pid_t)pid;
 	child->pidfd = pidfd;
+	if (o->notify) {
+		close(notifyfd[1]);
+		notifyfd[1] = -1;
+		/* An error here means the child failed first: the error pipe says why. */
+		child->notify_fd = wd_notify_receive(notifyfd[0]);
+	}
 
 	/* EOF: execve succeeded (the pipe was close-on-exec); otherwise the child says why. */
 	do {
@@ -165,7 +197,12 @@ out_close:
 			close(pipefd[i]);
 		if (statusfd[i] >= 0)
 			close(statusfd[i]);
+		if (notifyfd[i] >= 0)
+			close(notifyfd[i]);
 	}
+	if (!err && o->notify && child->notify_fd < 0 && !child->setup_errno &&
+	    !child->exec_errno)
+		child->setup_errno = -child->notify_fd;
 	return err;
 }
 
@@ -197,6 +234,9 @@ int wd_child_wait(struct wd_child *child, siginfo_t *si)
 
 void wd_child_close(struct wd_child *child)
 {
+	if (child->notify_fd >= 0)
+		close(child->notify_fd);
+	child->notify_fd = -1;
 	if (child->pidfd >= 0)
 		close(child->pidfd);
 	if (child->status_fd >= 0)

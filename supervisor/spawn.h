@@ -7,10 +7,13 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include "supervisor/notify.h"
+
 struct wd_child {
 	pid_t pid;
 	int pidfd;
 	int status_fd; /* in a new pid namespace: where its init reports the command's status */
+	int notify_fd; /* the waiting room's listener, when opts->notify was given */
 	int setup_errno; /* the sandbox could not be entered (the backend's set-up failed) */
 	int exec_errno; /* 0 when the command started, else why execve failed */
 };
@@ -26,6 +29,8 @@ struct wd_spawn_opts {
 	uint64_t clone_flags; /* namespaces (CLONE_NEW*) the child starts in */
 	wd_child_setup_fn setup; /* may be NULL */
 	void *setup_ctx;
+	/* The holds' waiting room, installed last; NULL when the policy holds nothing. */
+	const struct wd_notify_plan *notify;
 };
 
 /*

@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -14,19 +15,28 @@ static const struct wd_protect_rule protect[] = {
 	{ "/srv/app/keys", WD_HOLD_DELETE, WD_HOLD_ACT_DENY, "/fs/protect/1" },
 	{ "/etc", WD_HOLD_TRUNCATE, WD_HOLD_ACT_DENY, "/fs/protect/2" },
 };
+static char *rm_pat[] = { "-*r*", "**" };
+static char *git_pat[] = { "push", "**" };
 static const struct wd_exec_hold_rule exec_rules[] = {
-	{ "/usr/bin/rm", "-*r* *", "/exec/hold/0" },
-	{ "/usr/bin/git", "push *", "/exec/hold/1" },
+	{ "/usr/bin/rm", true, rm_pat, 2, "/exec/hold/0" },
+	{ "/usr/bin/git", true, git_pat, 2, "/exec/hold/1" },
 };
 static const struct wd_hold_rules rules = {
 	.protect = protect, .n_protect = 3, .exec = exec_rules, .n_exec = 2,
 };
 
 static enum wd_hold_action match(unsigned int class, const char *t, const char *t2,
-				 const char *argv, const char **rule)
+				 const char *args, const char **rule)
 {
-	struct wd_held_op op = { .class = class, .target = t, .target2 = t2, .argv = argv };
+	char buf[256], *argv[16];
+	size_t argc = 0;
+	struct wd_held_op op = { .class = class, .target = t, .target2 = t2 };
 
+	snprintf(buf, sizeof(buf), "%s", args ? args : "");
+	for (char *tok = strtok(buf, " "); tok && argc < 16; tok = strtok(NULL, " "))
+		argv[argc++] = tok;
+	op.argv = argv;
+	op.argc = argc;
 	return wd_hold_match(&rules, &op, rule);
 }
 
@@ -71,6 +81,15 @@ static void test_exec(void **state)
 			 WD_HOLD_ACT_HOLD);
 	assert_int_equal(match(WD_HOLD_EXEC, "/usr/bin/git", NULL, "status", &rule),
 			 WD_HOLD_ACT_NONE);
+	assert_int_equal(match(WD_HOLD_EXEC, "/usr/bin/git", NULL, "push", &rule),
+			 WD_HOLD_ACT_HOLD);
+	{
+		char *pat[] = { "-f", "*.o" }, *yes[] = { "-f", "a.o" }, *no[] = { "-f", "a.o", "b" };
+
+		assert_true(wd_argv_match(pat, 2, yes, 2));
+		assert_false(wd_argv_match(pat, 2, no, 3));
+		assert_true(wd_argv_match(NULL, 0, NULL, 0));
+	}
 	assert_true(wd_path_within("/a/b", "/"));
 	assert_false(wd_path_within("/ab", "/a"));
 }

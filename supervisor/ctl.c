@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "supervisor/ctl.h"
+#include "supervisor/log.h"
+
+#define WD_CTL_MAX_CLIENTS 32
+#define WD_CTL_LINE_MAX 65536
+
+struct client {
+	int fd;
+	bool subscribed;
+	char who[64]; /* "uid 0 (root)" from the peer's credentials */
+	char *buf;
+	size_t len;
+};
+
+struct wd_ctl {
+	int listen_fd;
+	char path[108];
+	char sandbox[32];
+	struct wd_hold_engine *holds;
+	struct client clients[WD_CTL_MAX_CLIENTS];
+};
+
+int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine *holds)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct wd_ctl *c = calloc(1, sizeof(*c));
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	for (int i = 0; i < WD_CTL_MAX_CLIENTS; i++)
+		c->clients[i].fd = -1;
+	c->holds = holds;
+	snprintf(c->sandbox, sizeof(c->sandbox), "%s", sandbox);
+	snprintf(c->path, sizeof(c->path), "%s/run-%s.sock", WD_RUN_DIR, sandbox);
+	if (mkdir(WD_RUN_DIR, 0700) && errno != EEXIST) {
+		err = -errno;
+		log_warn("ctl: cannot create %s", WD_RUN_DIR);
+		goto out_free;
+	}
+	c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (c->listen_fd < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	memcpy(sa.sun_path, c->path, strlen(c->path) + 1);
+	unlink(c->path);
+	/* root only: the socket is made 0600 before anyone can connect */
+	if (bind(c->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(c->path, 0600) ||
+	    listen(c->listen_fd, 16)) {
+		err = -errno;
+		log_warn("ctl: cannot listen on %s", c->path);
+		goto out_close;
+	}
+	*out = c;
+	return 0;
+
+out_close:
+	close(c->listen_fd);
+	unlink(c->path);
+out_free:
+	free(c);
+	return err;
+}
+
+static void drop(struct client *cl)
+{
+	if (cl->fd >= 0)
+		close(cl->fd);
+	free(cl->buf);
+	memset(cl, 0, sizeof(*cl));
+	cl->fd = -1;
+}
+
+void wd_ctl_close(struct wd_ctl *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < WD_CTL_MAX_CLIENTS; i++)
+		drop(&c->clients[i]);
+	close(c->listen_fd);
+	unlink(c->path);
+	free(c);
+}
+
+int wd_ctl_poll_fds(const struct wd_ctl *c, int *fds, int max)
+{
+	int n = 0;
+
+	if (n < max)
+		fds[n++] = c->listen_fd;
+	for (int i = 0; i < WD_CTL_MAX_CLIENTS && n < max; i++)
+		if (c->clients[i].fd >= 0)
+			fds[n++] = c->clients[i].fd;
+	return n;
+}
+
+static void send_json(struct client *cl, cJSON *o)
+{
+	char *s = cJSON_PrintUnformatted(o);
+	size_t len;
+
+	cJSON_Delete(o);
+	if (!s)
+		return;
+	len = strlen(s);
+	s[len] = '\n'; /* replaces the NUL: send the line with its newline */
+	/* a client that does not read its replies is dropped rather than blocking the supervisor */
+	if (send(cl->fd, s, len + 1, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)(len + 1))
+		drop(cl);
+	free(s);
+}
+
+static cJSON *reply(bool ok, const char *error)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "v", WD_CTL_PROTO);
+	cJSON_AddBoolToObject(o, "ok", ok);
+	if (error)
+		cJSON_AddStringToObject(o, "error", error);
+	return o;
+}
+
+cJSON *wd_hold_view_json(const char *sandbox, const struct wd_hold_view *v)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "id", (double)v->id);
+	cJSON_AddStringToObject(o, "sandbox", sandbox);
+	cJSON_AddNumberToObject(o, "pid", v->pid);
+	cJSON_AddStringToObject(o, "comm", v->comm);
+	if (v->exe)
+		cJSON_AddStringToObject(o, "exe", v->exe);
+	else
+		cJSON_AddNullToObject(o, "exe");
+	if (v->cmdline)
+		cJSON_AddStringToObject(o, "cmdline", v->cmdline);
+	else
+		cJSON_AddNullToObject(o, "cmdline");
+	if (v->exec_argv)
+		cJSON_AddStringToObject(o, "exec_argv", v->exec_argv);
+	cJSON_AddStringToObject(o, "op", v->op);
+	cJSON_AddStringToObject(o, "target", v->target);
+	if (v->target2)
+		cJSON_AddStringToObject(o, "target2", v->target2);
+	cJSON_AddStringToObject(o, "rule", v->rule ? v->rule : "");
+	cJSON_AddStringToObject(o, "token", v->token);
+	cJSON_AddNumberToObject(o, "age_ms", (double)v->age_ms);
+	cJSON_AddNumberToObject(o, "timeout_ms", (double)v->timeout_ms);
+	return o;
+}
+
+struct list_arg {
+	const char *sandbox;
+	cJSON *arr;
+};
+
+static void list_one(void *arg, const struct wd_hold_view *v)
+{
+	struct list_arg *a = arg;
+
+	cJSON_AddItemToArray(a->arr, wd_hold_view_json(a->sandbox, v));
+}
+
+static const char *scope_error(const char *s, enum wd_grant_scope *scope)
+{
+	if (!s || strcmp(s, "once") == 0)
+		*scope = WD_GRANT_ONCE;
+	else if (strcmp(s, "process") == 0)
+		*scope = WD_GRANT_PROCESS;
+	else if (strcmp(s, "sandbox") == 0)
+		*scope = WD_GRANT_SANDBOX;
+	else
+		return "\"scope\" must be \"once\", \"process\" or \"sandbox\"";
+	return NULL;
+}
+
+static void handle(struct wd_ctl *c, struct client *cl, const char *line)
+{
+	cJSON *req = cJSON_Parse(line), *r;
+	const cJSON *op, *v;
+	char msg[128];
+
+	if (!req || !cJSON_IsObject(req)) {
+		send_json(cl, reply(false, "a request is one JSON object a line"));
+		goto out;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(req, "v");
+	if (v && (!cJSON_IsNumber(v) || v->valueint != WD_CTL_PROTO)) {
+		send_json(cl, reply(false, "unsupported protocol version (this warden speaks 1)"));
+		goto out;
+	}
+	op = cJSON_GetObjectItemCaseSensitive(req, "op");
+	if (!cJSON_IsString(op)) {
+		send_json(cl, reply(false, "missing \"op\""));
+		goto out;
+	}
+	if (strcmp(op->valuestring, "holds") == 0) {
+		struct list_arg a = { .sandbox = c->sandbox };
+
+		r = reply(true, NULL);
+		cJSON_AddStringToObject(r, "sandbox", c->sandbox);
+		a.arr = cJSON_AddArrayToObject(r, "holds");
+		wd_hold_list(c->holds, list_one, &a);
+		send_json(cl, r);
+	} else if (strcmp(op->valuestring, "subscribe") == 0) {
+		cl->subscribed = true;
+		r = reply(true, NULL);
+		cJSON_AddStringToObject(r, "sandbox", c->sandbox);
+		send_json(cl, r);
+	} else if (strcmp(op->valuestring, "decide") == 0) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
+		const cJSON *tok = cJSON_GetObjectItemCaseSensitive(req, "token");
+		const cJSON *allow = cJSON_GetObjectItemCaseSensitive(req, "allow");
+		const cJSON *sc = cJSON_GetObjectItemCaseSensitive(req, "scope");
+		const cJSON *sub = cJSON_GetObjectItemCaseSensitive(req, "subtree");
+		const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(req, "count");
+		const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(req, "ttl_ms");
+		struct wd_hold_decision d = { .who = cl->who };
+		const char *bad;
+		int err;
+
+		if (!cJSON_IsNumber(id) || !cJSON_IsString(tok) || !cJSON_IsBool(allow)) {
+			send_json(cl, reply(false, "\"decide\" needs \"id\", \"token\" and \"allow\""));
+			goto out;
+		}
+		bad = scope_error(cJSON_IsString(sc) ? sc->valuestring : NULL, &d.scope);
+		if (bad) {
+			send_json(cl, reply(false, bad));
+			goto out;
+		}
+		d.allow = cJSON_IsTrue(allow);
+		d.subtree = cJSON_IsString(sub) ? sub->valuestring : NULL;
+		d.budget = cJSON_IsNumber(cnt) && cnt->valuedouble > 0 ? (uint64_t)cnt->valuedouble : 0;
+		d.ttl_ms = cJSON_IsNumber(ttl) && ttl->valuedouble > 0 ? (uint64_t)ttl->valuedouble : 0;
+		err = wd_hold_decide(c->holds, (uint64_t)id->valuedouble, tok->valuestring, &d);
+		if (err == -ENOENT)
+			snprintf(msg, sizeof(msg), "no hold %.0f in %s (decided already, or gone)",
+				 id->valuedouble, c->sandbox);
+		else if (err == -EACCES)
+			snprintf(msg, sizeof(msg), "the token does not match hold %.0f",
+				 id->valuedouble);
+		else if (err)
+			snprintf(msg, sizeof(msg), "%s", strerror(-err));
+		send_json(cl, reply(!err, err ? msg : NULL));
+	} else {
+		snprintf(msg, sizeof(msg), "unknown op \"%.64s\" (known: holds, decide, subscribe)",
+			 op->valuestring);
+		send_json(cl, reply(false, msg));
+	}
+out:
+	cJSON_Delete(req);
+}
+
+static void accept_one(struct wd_ctl *c)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct passwd *pw;
+	int fd, slot = -1;
+
+	fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != 0) {
+		/* the socket is 0600 already; the credentials say so once more */
+		close(fd);
+		return;
+	}
+	for (int i = 0; i < WD_CTL_MAX_CLIENTS; i++)
+		if (c->clients[i].fd < 0) {
+			slot = i;
+			break;
+		}
+	if (slot < 0) {
+		close(fd);
+		return;
+	}
+	c->clients[slot].fd = fd;
+	pw = getpwuid(cred.uid);
+	snprintf(c->clients[slot].who, sizeof(c->clients[slot].who), "uid %u (%s)", cred.uid,
+		 pw ? pw->pw_name : "?");
+}
+
+void wd_ctl_on_ready(struct wd_ctl *c, int fd)
+{
+	struct client *cl = NULL;
+	char chunk[4096];
+	ssize_t n;
+
+	if (fd == c->listen_fd) {
+		accept_one(c);
+		return;
+	}
+	for (int i = 0; i < WD_CTL_MAX_CLIENTS; i++)
+		if (c->clients[i].fd == fd)
+			cl = &c->clients[i];
+	if (!cl)
+		return;
+	n = read(fd, chunk, sizeof(chunk));
+	if (n <= 0) {
+		if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			drop(cl);
+		return;
+	}
+	if (cl->len + (size_t)n > WD_CTL_LINE_MAX) {
+		drop(cl);
+		return;
+	}
+	{
+		char *nb = realloc(cl->buf, cl->len + (size_t)n + 1);
+
+		if (!nb) {
+			drop(cl);
+			return;
+		}
+		cl->buf = nb;
+	}
+	memcpy(cl->buf + cl->len, chunk, (size_t)n);
+	cl->len += (size_t)n;
+	cl->buf[cl->len] = 0;
+	for (;;) {
+		char *nl = cl->buf ? memchr(cl->buf, '\n', cl->len) : NULL;
+		size_t used;
+
+		if (!nl || cl->fd < 0)
+			break;
+		*nl = 0;
+		handle(c, cl, cl->buf);
+		if (cl->fd < 0)
+			break;
+		used = (size_t)(nl - cl->buf) + 1;
+		memmove(cl->buf, nl + 1, cl->len - used + 1);
+		cl->len -= used;
+	}
+}
+
+static void publish(struct wd_ctl *c, cJSON *ev)
+{
+	for (int i = 0; i < WD_CTL_MAX_CLIENTS; i++)
+		if (c->clients[i].fd >= 0 && c->clients[i].subscribed)
+			send_json(&c->clients[i], cJSON_Duplicate(ev, true));
+	cJSON_Delete(ev);
+}
+
+void wd_ctl_publish_hold(struct wd_ctl *c, const struct wd_hold_view *v)
+{
+	cJSON *ev = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(ev, "v", WD_CTL_PROTO);
+	cJSON_AddStringToObject(ev, "event", "hold");
+	cJSON_AddItemToObject(ev, "hold", wd_hold_view_json(c->sandbox, v));
+	publish(c, ev);
+}
+
+void wd_ctl_publish_decision(struct wd_ctl *c, const struct wd_hold_view *v, bool allow,
+			     const char *who, int result)
+{
+	cJSON *ev = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(ev, "v", WD_CTL_PROTO);
+	cJSON_AddStringToObject(ev, "event", "decision");
+	cJSON_AddItemToObject(ev, "hold", wd_hold_view_json(c->sandbox, v));
+	cJSON_AddBoolToObject(ev, "allow", allow);
+	cJSON_AddStringToObject(ev, "by", who);
+	cJSON_AddStringToObject(ev, "result", result ? strerrorname_np(-result) : "ok");
+	publish(c, ev);
+}

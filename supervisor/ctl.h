@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The control socket of one embedded run: /run/warden/run-<sandbox>.sock, root only, newline-
+ * delimited JSON requests and replies (docs/control.md). It serves the run's holds, so
+ * `warden holds | approve | deny | prompt` from another terminal can answer them.
+ */
+#ifndef WD_CTL_H
+#define WD_CTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "supervisor/hold.h"
+
+#define WD_RUN_DIR "/run/warden"
+#define WD_CTL_PROTO 1
+
+struct wd_ctl;
+
+int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine *holds);
+void wd_ctl_close(struct wd_ctl *c);
+
+/*
+ * Its fds change as clients come and go: call wd_ctl_poll_fds to get the set to watch, and
+ * wd_ctl_on_ready when one of them is readable.
+ */
+int wd_ctl_poll_fds(const struct wd_ctl *c, int *fds, int max);
+void wd_ctl_on_ready(struct wd_ctl *c, int fd);
+
+/* Tell subscribers (and write nothing else): a hold, or a decision. */
+void wd_ctl_publish_hold(struct wd_ctl *c, const struct wd_hold_view *v);
+void wd_ctl_publish_decision(struct wd_ctl *c, const struct wd_hold_view *v, bool allow,
+			     const char *who, int result);
+
+/* The JSON object of a hold, as every surface shows it (caller frees with cJSON_Delete). */
+struct cJSON *wd_hold_view_json(const char *sandbox, const struct wd_hold_view *v);
+
+#endif
