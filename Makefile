@@ -78,7 +78,7 @@ $(OUT)/%.o: %.c | $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(OUT)/warden: $(OUT)/tools/warden.o $(LIB_OBJS)
+$(OUT)/warden: $(OUT)/tools/warden.o $(OUT)/tools/cmd_hold.o $(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 

@@ -12,6 +12,7 @@
 #include "supervisor/log.h"
 #include "supervisor/probe.h"
 #include "supervisor/run.h"
+#include "tools/cmds.h"
 
 #define WARDEN_VERSION "0.1.0"
 
@@ -155,6 +156,10 @@ static const struct cmd {
 } cmds[] = {
 	{ "run", cmd_run, "run a command in a new sandbox" },
 	{ "doctor", cmd_doctor, "what this kernel offers, and the backend warden would use" },
+	{ "holds", cmd_holds, "list the operations sandboxes wait on" },
+	{ "approve", cmd_approve, "let a held operation go on" },
+	{ "deny", cmd_deny, "refuse a held operation" },
+	{ "prompt", cmd_prompt, "answer holds as they come, at a terminal" },
 	{ "version", cmd_version, "print warden's version" },
 	{ "help", cmd_help, "this list; `warden CMD --help` for one command" },
 	{ 0 },

@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The operator's side of holds: `warden holds`, `approve`, `deny` and `prompt`. They talk to
+ * every run's control socket under /run/warden (docs/control.md), so they work from any terminal
+ * while a `warden run` waits on a hold.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <glob.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "supervisor/ctl.h"
+#include "supervisor/log.h"
+#include "supervisor/run.h"
+#include "tools/cmds.h"
+
+#define WD_SOCK_GLOB WD_RUN_DIR "/run-*.sock"
+
+struct conn {
+	int fd;
+	char path[108];
+	char *buf;
+	size_t len;
+};
+
+static int conn_open(struct conn *c, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0)
+		return -errno;
+	if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int err = -errno;
+
+		close(c->fd);
+		c->fd = -1;
+		return err;
+	}
+	return 0;
+}
+
+static void conn_close(struct conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->buf);
+	c->fd = -1;
+	c->buf = NULL;
+	c->len = 0;
+}
+
+static int conn_send(struct conn *c, cJSON *req)
+{
+	char *s;
+	size_t len;
+	int err = 0;
+
+	cJSON_AddNumberToObject(req, "v", WD_CTL_PROTO);
+	s = cJSON_PrintUnformatted(req);
+	cJSON_Delete(req);
+	if (!s)
+		return -ENOMEM;
+	len = strlen(s);
+	s[len] = '\n';
+	if (send(c->fd, s, len + 1, MSG_NOSIGNAL) != (ssize_t)(len + 1))
+		err = -errno;
+	free(s);
+	return err;
+}
+
+/* The next line from @c as JSON (blocking), or NULL at EOF or on garbage. */
+static cJSON *conn_recv(struct conn *c)
+{
+	for (;;) {
+		char *nl = c->buf ? memchr(c->buf, '\n', c->len) : NULL;
+		char chunk[4096], *nb;
+		ssize_t n;
+
+		if (nl) {
+			cJSON *o;
+			size_t used = (size_t)(nl - c->buf) + 1;
+
+			*nl = 0;
+			o = cJSON_Parse(c->buf);
+			memmove(c->buf, nl + 1, c->len - used);
+			c->len -= used;
+			return o;
+		}
+		n = read(c->fd, chunk, sizeof(chunk));
+		if (n <= 0)
+			return NULL;
+		nb = realloc(c->buf, c->len + (size_t)n + 1);
+		if (!nb)
+			return NULL;
+		c->buf = nb;
+		memcpy(c->buf + c->len, chunk, (size_t)n);
+		c->len += (size_t)n;
+	}
+}
+
+static cJSON *request(struct conn *c, cJSON *req)
+{
+	if (conn_send(c, req))
+		return NULL;
+	return conn_recv(c);
+}
+
+/* Every run's holds, as one array of hold objects (each names its sandbox). */
+static cJSON *all_holds(void)
+{
+	cJSON *all = cJSON_CreateArray();
+	glob_t g;
+
+	if (glob(WD_SOCK_GLOB, 0, NULL, &g) != 0)
+		return all;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct conn c;
+		cJSON *req, *rep, *holds, *h;
+
+		if (conn_open(&c, g.gl_pathv[i]))
+			continue; /* a run that just ended */
+		req = cJSON_CreateObject();
+		cJSON_AddStringToObject(req, "op", "holds");
+		rep = request(&c, req);
+		holds = rep ? cJSON_GetObjectItemCaseSensitive(rep, "holds") : NULL;
+		cJSON_ArrayForEach(h, holds)
+			cJSON_AddItemToArray(all, cJSON_Duplicate(h, true));
+		cJSON_Delete(rep);
+		conn_close(&c);
+	}
+	globfree(&g);
+	return all;
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static void print_hold_line(FILE *out, const cJSON *h)
+{
+	fprintf(out, "%s/%-4.0f %-7u %-15s %-8s %s%s%s  (%s, %.0fs)\n", str(h, "sandbox"),
+		num(h, "id"), (unsigned int)num(h, "pid"), str(h, "comm"), str(h, "op"),
+		str(h, "target"), *str(h, "target2") ? " -> " : "", str(h, "target2"),
+		str(h, "rule"), num(h, "age_ms") / 1000);
+}
+
+static const char holds_usage[] =
+	"usage: warden holds [--json]\n"
+	"\n"
+	"List the operations that sandboxes are waiting on, from every run on this machine.\n"
+	"Each is named SANDBOX/ID; `warden approve` and `warden deny` take that name (or the\n"
+	"ID alone when it is unique).\n"
+	"\n"
+	"  --json   one JSON array of holds (fields as in docs/control.md)\n";
+
+int cmd_holds(int argc, char **argv)
+{
+	bool json = false;
+	cJSON *all, *h;
+	int c;
+
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		if (c == 'j') {
+			json = true;
+		} else if (c == 'h') {
+			fputs(holds_usage, stdout);
+			return 0;
+		} else {
+			fputs(holds_usage, stderr);
+			return WD_EXIT_USAGE;
+		}
+	}
+	all = all_holds();
+	if (json) {
+		char *s = cJSON_Print(all);
+
+		printf("%s\n", s);
+		free(s);
+	} else if (cJSON_GetArraySize(all) == 0) {
+		printf("no holds\n");
+	} else {
+		cJSON_ArrayForEach(h, all)
+			print_hold_line(stdout, h);
+	}
+	cJSON_Delete(all);
+	return 0;
+}
+
+/* The hold named @name ("SANDBOX/ID" or a unique "ID"), or NULL with a message. */
+static cJSON *find_hold(cJSON *all, const char *name)
+{
+	const char *slash = strchr(name, '/');
+	cJSON *found = NULL, *h;
+	char *end;
+	unsigned long id = strtoul(slash ? slash + 1 : name, &end, 10);
+
+	if (*end || end == (slash ? slash + 1 : name)) {
+		log_warnx("\"%s\" is not a hold: expected SANDBOX/ID or ID (see `warden holds`)",
+			  name);
+		return NULL;
+	}
+	cJSON_ArrayForEach(h, all) {
+		if ((unsigned long)num(h, "id") != id)
+			continue;
+		if (slash && (strlen(str(h, "sandbox")) != (size_t)(slash - name) ||
+			      strncmp(str(h, "sandbox"), name, (size_t)(slash - name))))
+			continue;
+		if (found) {
+			log_warnx("hold %s is in more than one sandbox: name it as SANDBOX/ID", name);
+			return NULL;
+		}
+		found = h;
+	}
+	if (!found)
+		log_warnx("no hold %s (decided already, or gone; see `warden holds`)", name);
+	return found;
+}
+
+/* Send a decision on @h; 0, or 1 with the reason printed. */
+static int send_decision(const cJSON *h, bool allow, const char *scope, const char *subtree,
+			 double count, double ttl_ms)
+{
+	char path[108];
+	struct conn c;
+	cJSON *req, *rep;
+	int rc = 1;
+
+	snprintf(path, sizeof(path), "%s/run-%s.sock", WD_RUN_DIR, str(h, "sandbox"));
+	if (conn_open(&c, path)) {
+		log_warn("cannot reach sandbox %s", str(h, "sandbox"));
+		return 1;
+	}
+	req = cJSON_CreateObject();
+	cJSON_AddStringToObject(req, "op", "decide");
+	cJSON_AddNumberToObject(req, "id", num(h, "id"));
+	cJSON_AddStringToObject(req, "token", str(h, "token"));
+	cJSON_AddBoolToObject(req, "allow", allow);
+	cJSON_AddStringToObject(req, "scope", scope);
+	if (subtree)
+		cJSON_AddStringToObject(req, "subtree", subtree);
+	if (count > 0)
+		cJSON_AddNumberToObject(req, "count", count);
+	if (ttl_ms > 0)
+		cJSON_AddNumberToObject(req, "ttl_ms", ttl_ms);
+	rep = request(&c, req);
+	if (!rep)
+		log_warnx("sandbox %s did not answer", str(h, "sandbox"));
+	else if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rep, "ok")))
+		log_warnx("%s", str(rep, "error"));
+	else
+		rc = 0;
+	cJSON_Delete(rep);
+	conn_close(&c);
+	return rc;
+}
+
+/* "30s", "5m", "1h", "250ms", or plain seconds; -1 when it is none of those. */
+static double parse_duration_ms(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0)
+		return -1;
+	if (!*end || strcmp(end, "s") == 0)
+		return v * 1000;
+	if (strcmp(end, "ms") == 0)
+		return v;
+	if (strcmp(end, "m") == 0)
+		return v * 60000;
+	if (strcmp(end, "h") == 0)
+		return v * 3600000;
+	return -1;
+}
+
+static const char approve_usage[] =
+	"usage: warden approve HOLD [--scope once|process|sandbox] [--subtree PATH]\n"
+	"                      [--count N] [--ttl DURATION]\n"
+	"       warden deny HOLD [--all-like-this]\n"
+	"\n"
+	"Answer a hold (SANDBOX/ID from `warden holds`, or a unique ID). An approved operation\n"
+	"is performed on the object that was checked; a denied one fails with EPERM.\n"
+	"\n"
+	"  --scope S      once (default): this operation; process: this process's operations\n"
+	"                 like it; sandbox: every process of the sandbox\n"
+	"  --subtree P    with process or sandbox scope: only under P\n"
+	"  --count N      with process or sandbox scope: at most N operations\n"
+	"  --ttl D        with process or sandbox scope: for D (30s, 5m, 1h)\n"
+	"  --all-like-this  deny this and the sandbox's operations like it from now on\n"
+	"\n"
+	"Exit status: 0 decided, 1 no such hold or not answered, 2 bad arguments.\n";
+
+static int decide(int argc, char **argv, bool allow)
+{
+	static const struct option opts[] = {
+		{ "scope", required_argument, NULL, 's' },
+		{ "subtree", required_argument, NULL, 'p' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "ttl", required_argument, NULL, 't' },
+		{ "all-like-this", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *scope = "once", *subtree = NULL;
+	double count = 0, ttl = 0;
+	cJSON *all, *h;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:p:n:t:ah", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			scope = optarg;
+			break;
+		case 'p':
+			subtree = optarg;
+			break;
+		case 'n':
+			count = strtod(optarg, NULL);
+			break;
+		case 't':
+			ttl = parse_duration_ms(optarg);
+			if (ttl < 0) {
+				log_warnx("--ttl: \"%s\" is not a duration (30s, 5m, 1h)", optarg);
+				return WD_EXIT_USAGE;
+			}
+			break;
+		case 'a':
+			scope = "sandbox";
+			break;
+		case 'h':
+			fputs(approve_usage, stdout);
+			return 0;
+		default:
+			fputs(approve_usage, stderr);
+			return WD_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(approve_usage, stderr);
+		return WD_EXIT_USAGE;
+	}
+	if (strcmp(scope, "once") && strcmp(scope, "process") && strcmp(scope, "sandbox")) {
+		log_warnx("--scope: \"%s\" is not once, process or sandbox", scope);
+		return WD_EXIT_USAGE;
+	}
+	all = all_holds();
+	h = find_hold(all, argv[optind]);
+	rc = h ? send_decision(h, allow, scope, subtree, count, ttl) : 1;
+	cJSON_Delete(all);
+	return rc;
+}
+
+int cmd_approve(int argc, char **argv)
+{
+	return decide(argc, argv, true);
+}
+
+int cmd_deny(int argc, char **argv)
+{
+	return decide(argc, argv, false);
+}
+
+/* ---- warden prompt ------------------------------------------------------------------------ */
+
+#define WD_PROMPT_MAX_CONNS 64
+
+struct prompt {
+	struct conn conns[WD_PROMPT_MAX_CONNS];
+	int n;
+	int inotify;
+	bool tty;
+};
+
+static bool prompt_has(const struct prompt *p, const char *path)
+{
+	for (int i = 0; i < p->n; i++)
+		if (p->conns[i].fd >= 0 && strcmp(p->conns[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/* Subscribe to every run's socket not yet followed. */
+static void prompt_scan(struct prompt *p)
+{
+	glob_t g;
+
+	if (glob(WD_SOCK_GLOB, 0, NULL, &g) != 0)
+		return;
+	for (size_t i = 0; i < g.gl_pathc && p->n < WD_PROMPT_MAX_CONNS; i++) {
+		struct conn *c = &p->conns[p->n];
+		cJSON *req, *rep;
+
+		if (prompt_has(p, g.gl_pathv[i]) || conn_open(c, g.gl_pathv[i]))
+			continue;
+		req = cJSON_CreateObject();
+		cJSON_AddStringToObject(req, "op", "subscribe");
+		rep = request(c, req);
+		if (!rep) {
+			conn_close(c);
+			continue;
+		}
+		cJSON_Delete(rep);
+		/* holds that were waiting before we came */
+		req = cJSON_CreateObject();
+		cJSON_AddStringToObject(req, "op", "holds");
+		conn_send(c, req);
+		p->n++;
+	}
+	globfree(&g);
+}
+
+/* One answer from the operator: a key on a terminal, a line otherwise. */
+static int read_answer(const struct prompt *p)
+{
+	struct termios old, raw;
+	char line[64];
+	int ch;
+
+	if (!p->tty) {
+		if (!fgets(line, sizeof(line), stdin))
+			return EOF;
+		return line[0];
+	}
+	tcgetattr(STDIN_FILENO, &old);
+	raw = old;
+	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+	ch = getchar();
+	tcsetattr(STDIN_FILENO, TCSANOW, &old);
+	if (ch != EOF)
+		printf("%c\n", ch);
+	return ch;
+}
+
+static void show_details(const cJSON *h)
+{
+	printf("  sandbox  %s\n  hold     %.0f\n  process  %u %s (%s)\n  command  %s\n",
+	       str(h, "sandbox"), num(h, "id"), (unsigned int)num(h, "pid"), str(h, "comm"),
+	       str(h, "exe"), str(h, "cmdline"));
+	printf("  op       %s %s%s%s\n  rule     %s\n", str(h, "op"), str(h, "target"),
+	       *str(h, "target2") ? " -> " : "", str(h, "target2"), str(h, "rule"));
+	if (*str(h, "exec_argv"))
+		printf("  runs     %s   (argv is advisory: the exec allowlist decides)\n",
+		       str(h, "exec_argv"));
+	if (num(h, "timeout_ms") > 0)
+		printf("  timeout  %.0fs from when it was held\n", num(h, "timeout_ms") / 1000);
+}
+
+/* Ask about @h until answered; returns false at end of input. */
+static bool ask(struct prompt *p, const cJSON *h)
+{
+	printf("\nhold ");
+	print_hold_line(stdout, h);
+	if (*str(h, "exec_argv"))
+		printf("  runs: %s\n", str(h, "exec_argv"));
+	for (;;) {
+		int ch;
+
+		printf("[a]pprove once, approve for this [p]rocess, [s]andbox-wide under the "
+		       "target, [d]eny, deny [D]all like this, [i]nfo, [q]uit? ");
+		fflush(stdout);
+		ch = read_answer(p);
+		switch (ch) {
+		case EOF:
+		case 'q':
+			return false;
+		case 'a':
+			send_decision(h, true, "once", NULL, 0, 0);
+			return true;
+		case 'p':
+			send_decision(h, true, "process", NULL, 0, 0);
+			return true;
+		case 's':
+			send_decision(h, true, "sandbox", str(h, "target"), 0, 0);
+			return true;
+		case 'd':
+			send_decision(h, false, "once", NULL, 0, 0);
+			return true;
+		case 'D':
+			send_decision(h, false, "sandbox", NULL, 0, 0);
+			return true;
+		case 'i':
+			show_details(h);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static const char prompt_usage[] =
+	"usage: warden prompt\n"
+	"\n"
+	"Show each new hold of every run on this machine, with its context, and take the\n"
+	"answer: a key on a terminal, a line (a, p, s, d, D, i, q) otherwise. Runs that start\n"
+	"while it waits are followed too. Ends at q or end of input.\n";
+
+int cmd_prompt(int argc, char **argv)
+{
+	struct prompt p = { .n = 0 };
+	bool go = true;
+
+	if (argc > 1) {
+		bool help = strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0;
+
+		fputs(prompt_usage, help ? stdout : stderr);
+		return help ? 0 : WD_EXIT_USAGE;
+	}
+	p.tty = isatty(STDIN_FILENO);
+	mkdir(WD_RUN_DIR, 0700);
+	/* new runs make sockets in /run/warden: follow them as they appear */
+	p.inotify = inotify_init1(IN_CLOEXEC);
+	if (p.inotify >= 0)
+		inotify_add_watch(p.inotify, WD_RUN_DIR, IN_CREATE | IN_MOVED_TO);
+	prompt_scan(&p);
+	printf("warden prompt: waiting for holds (%d run%s followed)\n", p.n, p.n == 1 ? "" : "s");
+	fflush(stdout);
+	while (go) {
+		struct pollfd pfd[WD_PROMPT_MAX_CONNS + 2];
+		int n = 0;
+
+		for (int i = 0; i < p.n; i++) {
+			pfd[n].fd = p.conns[i].fd;
+			pfd[n++].events = POLLIN;
+		}
+		if (p.inotify >= 0) {
+			pfd[n].fd = p.inotify;
+			pfd[n++].events = POLLIN;
+		}
+		if (poll(pfd, (nfds_t)n, -1) < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < n && go; i++) {
+			cJSON *msg, *h, *holds;
+
+			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			if (pfd[i].fd == p.inotify) {
+				char ev[4096];
+
+				if (read(p.inotify, ev, sizeof(ev)) > 0)
+					prompt_scan(&p);
+				continue;
+			}
+			msg = conn_recv(&p.conns[i]);
+			if (!msg) {
+				conn_close(&p.conns[i]);
+				continue;
+			}
+			holds = cJSON_GetObjectItemCaseSensitive(msg, "holds");
+			cJSON_ArrayForEach(h, holds)
+				go = go && ask(&p, h);
+			if (strcmp(str(msg, "event"), "hold") == 0)
+				go = ask(&p, cJSON_GetObjectItemCaseSensitive(msg, "hold"));
+			else if (strcmp(str(msg, "event"), "decision") == 0) {
+				h = cJSON_GetObjectItemCaseSensitive(msg, "hold");
+				printf("decided: %s/%.0f %s by %s (%s)\n", str(h, "sandbox"),
+				       num(h, "id"),
+				       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(msg, "allow")) ?
+					       "allowed" :
+					       "denied",
+				       str(msg, "by"), str(msg, "result"));
+			}
+			fflush(stdout);
+			cJSON_Delete(msg);
+		}
+		/* forget ended runs */
+		for (int i = 0; i < p.n; i++) {
+			if (p.conns[i].fd >= 0)
+				continue;
+			p.conns[i] = p.conns[--p.n];
+			i--;
+		}
+	}
+	for (int i = 0; i < p.n; i++)
+		conn_close(&p.conns[i]);
+	if (p.inotify >= 0)
+		close(p.inotify);
+	return 0;
+}
