@@ -110,6 +110,24 @@ struct wd_path_rule {
 };
 
 /*
+ * Key of wd_inodes: protected existing objects by (dev, ino), so that a hard link made before the
+ * sandbox started, or any other name of the same inode, does not alias around a rule. dev is the
+ * kernel's own encoding (major << 20 | minor), as in super_block.s_dev.
+ */
+struct wd_inode_key {
+	__u64 sandbox;
+	__u64 ino;
+	__u32 dev;
+	__u32 __pad0;
+};
+
+/* Value of wd_inodes: what is denied on that inode, whatever its path. */
+struct wd_inode_rule {
+	__u32 deny; /* WD_ACC_*; any bit also denies link() to the inode */
+	__u32 rule; /* the policy rule that protects it */
+};
+
+/*
  * Where a record's verdict was seen: the LSM hook that decided, or a syscall's return on a backend
  * (landlock) whose decisions are made where BPF cannot see them.
  */

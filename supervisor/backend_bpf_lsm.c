@@ -72,7 +72,8 @@ static int bl_consume(struct wd_backend *b)
 static const char *bl_detail(const struct wd_backend *b)
 {
 	(void)b;
-	return "BPF-LSM programs: file_open, bprm_check_security";
+	return "BPF-LSM programs: file_open, bprm_check_security, mmap_file, file_mprotect, "
+	       "path hooks, self-protection";
 }
 
 const struct wd_backend_ops wd_backend_bpf_lsm = {

@@ -26,6 +26,13 @@ void wd_progs_stop(struct wd_progs *progs);
 
 /* Rules first, then the sandbox entry that turns them on: a task never sees half a policy. */
 int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs);
+/*
+ * Protect the existing object at @path in @sandbox by its (dev, ino), whatever name reaches it:
+ * @deny (WD_ACC_*) is denied on it, and link() to it, with @rule named in the record. Call before
+ * wd_progs_sandbox_add; entries go with wd_progs_sandbox_remove. 0 or -errno.
+ */
+int wd_progs_protect_inode(struct wd_progs *progs, uint64_t sandbox, const char *path,
+			   uint32_t deny, uint32_t rule);
 /* The reverse order; also reads the sandbox's final counters into @final (may be NULL). */
 int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
 			  struct wd_sandbox *final);

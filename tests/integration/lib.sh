@@ -61,10 +61,12 @@ report_field() {
 
 # The ELF interpreter: executing a dynamically linked program executes it too.
 LOADER=/lib64/ld-linux-x86-64.so.2
+# Where the shared libraries are: the loader maps them PROT_EXEC, which needs fs.exec on bpf-lsm.
+LIBDIRS="/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu"
 
 # policy FILE READ WRITE EXEC [MODE]: write a policy; each set is a space-separated path list.
 # Every policy also reads what the test binaries need to load (libraries, the loader cache) and
-# may execute the test binaries and the loader.
+# may execute the test binaries, the loader and the libraries (mapped for execution).
 policy() {
 	local file=$1 read=$2 write=$3 exec=$4 mode=${5:-enforce}
 	json_list() {
@@ -74,7 +76,7 @@ policy() {
 	}
 	printf '{"schema":"warden.policy/1","mode":"%s","fs":{"read":%s,"write":%s,"exec":%s}}\n' \
 		"$mode" "$(json_list "/lib /lib64 /usr /etc/ld.so.cache $BIN $read")" \
-		"$(json_list "$write")" "$(json_list "$BIN $LOADER $exec")" > "$file"
+		"$(json_list "$write")" "$(json_list "$BIN $LOADER $LIBDIRS $exec")" > "$file"
 }
 
 # The cgroup2 mount and warden's subtree in it.
