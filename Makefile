@@ -35,7 +35,11 @@ BPF_OBJS := $(patsubst %,$(OUT)/bpf/%.bpf.o,$(BPF_PROGS))
 SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_PROGS))
 
 # Pure modules: no libbpf, unit-tested without root.
-POLICY_SRCS := policy/policy.c policy/compile.c
+POLICY_SRCS := policy/policy.c policy/compile.c policy/units.c policy/json_locate.c policy/net.c \
+	policy/effective.c policy/explain.c
+# The shipped templates, built into the binary (policy/templates.h).
+TEMPLATES := $(wildcard policy/templates/*.json)
+TEMPLATES_OBJ := $(OUT)/policy/templates_data.o
 AUDIT_SRCS := audit/jsonl.c
 SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/fsutil.c supervisor/cgroup.c \
 	supervisor/spawn.c supervisor/exe_cache.c supervisor/probe.c supervisor/sandbox_bpf.c \
@@ -45,9 +49,11 @@ SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/fsutil.c s
 	supervisor/doctor.c supervisor/report.c \
 	supervisor/run.c
 LIB_SRCS := $(POLICY_SRCS) $(AUDIT_SRCS) $(SUPERVISOR_SRCS)
-LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
+LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(TEMPLATES_OBJ)
 
-UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabilities test_carve test_hold_rules
+UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabilities test_carve \
+	test_hold_rules test_units test_net test_json_locate test_effective test_explain test_templates \
+	test_policy_schema test_policy_corpus
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try
 
@@ -78,7 +84,8 @@ $(OUT)/%.o: %.c | $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(OUT)/warden: $(OUT)/tools/warden.o $(OUT)/tools/cmd_hold.o $(LIB_OBJS)
+$(OUT)/warden: $(OUT)/tools/warden.o $(OUT)/tools/cmd_hold.o $(OUT)/tools/cmd_policy.o \
+	$(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
@@ -96,6 +103,19 @@ $(OUT)/tests/unit/%: $(OUT)/tests/unit/%.o $(LIB_OBJS)
 
 $(OUT)/bpf:
 	$(Q)mkdir -p $@
+
+$(OUT)/policy/templates_data.c: policy/templates/embed.sh policy/templates/index $(TEMPLATES)
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)policy/templates/embed.sh policy/templates > $@
+
+$(OUT)/policy/templates_data.o: $(OUT)/policy/templates_data.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+# Unit tests that read files of the source tree (the schema, the corpus) find it here.
+$(OUT)/tests/unit/test_policy_schema.o $(OUT)/tests/unit/test_policy_corpus.o \
+$(OUT)/tests/unit/test_templates.o: CPPFLAGS += -DWD_SRCDIR='"$(CURDIR)"'
 
 # ---- dependencies -------------------------------------------------------------------------------
 DEB_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcjson-dev \

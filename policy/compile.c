@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "policy/compile.h"
+#include "policy/net.h"
+#include "policy/units.h"
 
 struct src_rule {
 	const char *path;
@@ -59,7 +63,85 @@ static int add_entry(struct wd_ruleset *rs, size_t *cap, const char *path, size_
 	return 0;
 }
 
-int wd_compile(const struct wd_policy *p, struct wd_ruleset *rs, struct wd_policy_error *err)
+static void compile_error(struct wd_policy_error *err, const char *pointer, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void compile_error(struct wd_policy_error *err, const char *pointer, const char *fmt, ...)
+{
+	va_list ap;
+
+	snprintf(err->pointer, sizeof(err->pointer), "%s", pointer);
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+/* A new rule id named @pointer. */
+static int add_rule_name(struct wd_ruleset *rs, const char *pointer, __u32 *id)
+{
+	char **v = realloc(rs->rule_names, (rs->n_rules + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	rs->rule_names = v;
+	v[rs->n_rules] = strdup(pointer);
+	if (!v[rs->n_rules])
+		return -ENOMEM;
+	*id = (__u32)rs->n_rules++;
+	return 0;
+}
+
+/* Room for one more element in *@v (which holds @n); grows by doubling from @n alone. */
+static int grow(void **v, size_t n, size_t elsz)
+{
+	void *nv;
+
+	if (n != 0 && (n < 4 || (n & (n - 1))))
+		return 0;
+	nv = realloc(*v, (n ? n * 2 : 4) * elsz);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	return 0;
+}
+
+static int strv_add(char ***v, size_t *n, const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d || grow((void **)v, *n, sizeof(**v))) {
+		free(d);
+		return -ENOMEM;
+	}
+	(*v)[(*n)++] = d;
+	return 0;
+}
+
+static void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* A path the kernel side can take: expanded, and short enough for an LPM key. */
+static int check_compiled_path(const char *path, const char *pointer, struct wd_policy_error *err)
+{
+	if (path[0] != '/') {
+		compile_error(err, pointer,
+			      "\"%s\" is not expanded: expand the policy's variables "
+			      "before compiling it",
+			      path);
+		return -EINVAL;
+	}
+	if (strlen(path) + 1 >= WD_LPM_PATH_BYTES) {
+		compile_error(err, pointer, "path is longer than %d bytes", WD_LPM_PATH_BYTES - 2);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int compile_fs(const struct wd_policy *p, struct wd_ruleset *rs, struct wd_policy_error *err)
 {
 	const struct {
 		const struct wd_path_list *list;
@@ -75,49 +157,41 @@ int wd_compile(const struct wd_policy *p, struct wd_ruleset *rs, struct wd_polic
 	size_t nrules = 0, cap = 0, total = 0;
 	int r = 0;
 
-	memset(rs, 0, sizeof(*rs));
-	memset(err, 0, sizeof(*err));
-	rs->sandbox_flags = p->mode == WD_MODE_AUDIT ? WD_SB_AUDIT_MODE : 0;
 	for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++)
 		total += sets[s].list->n;
-
 	rules = calloc(total + 1, sizeof(*rules));
-	rs->rule_names = calloc(total + 1, sizeof(char *));
-	if (!rules || !rs->rule_names) {
+	rs->fs_rules = calloc(total + 1, sizeof(*rs->fs_rules));
+	if (!rules || !rs->fs_rules) {
 		r = -ENOMEM;
 		goto out_free;
 	}
-	rs->rule_names[0] = strdup("default");
-	if (!rs->rule_names[0]) {
-		r = -ENOMEM;
-		goto out_free;
-	}
-	rs->n_rules = 1;
 
 	for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
 		for (size_t i = 0; i < sets[s].list->n; i++) {
 			const char *path = sets[s].list->paths[i];
 			size_t n = strlen(path);
 			char name[64];
+			__u32 id;
 
-			if (n + 1 >= WD_LPM_PATH_BYTES) {
-				snprintf(err->pointer, sizeof(err->pointer), "%s/%zu",
-					 sets[s].pointer, i);
-				snprintf(err->msg, sizeof(err->msg),
-					 "path is longer than %d bytes", WD_LPM_PATH_BYTES - 2);
-				r = -EINVAL;
-				goto out_free;
-			}
 			snprintf(name, sizeof(name), "%s/%zu", sets[s].pointer, i);
-			rs->rule_names[rs->n_rules] = strdup(name);
-			if (!rs->rule_names[rs->n_rules]) {
+			r = check_compiled_path(path, name, err);
+			if (r)
+				goto out_free;
+			r = add_rule_name(rs, name, &id);
+			if (r)
+				goto out_free;
+			rules[nrules].path = path;
+			rules[nrules].access = sets[s].access;
+			rules[nrules].id = id;
+			nrules++;
+			rs->fs_rules[rs->n_fs_rules].path = strdup(path);
+			if (!rs->fs_rules[rs->n_fs_rules].path) {
 				r = -ENOMEM;
 				goto out_free;
 			}
-			rules[nrules].path = path;
-			rules[nrules].access = sets[s].access;
-			rules[nrules].id = (__u32)rs->n_rules++;
-			nrules++;
+			rs->fs_rules[rs->n_fs_rules].access = sets[s].access;
+			rs->fs_rules[rs->n_fs_rules].id = id;
+			rs->n_fs_rules++;
 
 			if (n == 1) {
 				r = add_entry(rs, &cap, "/", 1);
@@ -157,10 +231,268 @@ int wd_compile(const struct wd_policy *p, struct wd_ruleset *rs, struct wd_polic
 			}
 		}
 	}
-	qsort(rs->entries, rs->n_entries, sizeof(*rs->entries), entry_cmp);
-
+	if (rs->n_entries)
+		qsort(rs->entries, rs->n_entries, sizeof(*rs->entries), entry_cmp);
 out_free:
 	free(rules);
+	return r;
+}
+
+static int compile_fs_deny_protect(const struct wd_policy *p, struct wd_ruleset *rs,
+				   struct wd_policy_error *err)
+{
+	int r = 0;
+
+	rs->fs_deny = calloc(p->fs_deny.n + 1, sizeof(*rs->fs_deny));
+	rs->protect = calloc(p->n_fs_protect + 1, sizeof(*rs->protect));
+	if (!rs->fs_deny || !rs->protect)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->fs_deny.n; i++) {
+		struct wd_rs_deny *d = &rs->fs_deny[rs->n_fs_deny];
+		char name[64];
+
+		snprintf(name, sizeof(name), "/fs/deny/%zu", i);
+		r = check_compiled_path(p->fs_deny.paths[i], name, err);
+		r = r ?: add_rule_name(rs, name, &d->id);
+		if (r)
+			return r;
+		d->path = strdup(p->fs_deny.paths[i]);
+		if (!d->path)
+			return -ENOMEM;
+		rs->n_fs_deny++;
+	}
+	for (size_t i = 0; i < p->n_fs_protect; i++) {
+		struct wd_rs_protect *d = &rs->protect[rs->n_protect];
+		char name[64];
+
+		snprintf(name, sizeof(name), "/fs/protect/%zu", i);
+		r = check_compiled_path(p->fs_protect[i].path, name, err);
+		r = r ?: add_rule_name(rs, name, &d->id);
+		if (r)
+			return r;
+		d->path = strdup(p->fs_protect[i].path);
+		if (!d->path)
+			return -ENOMEM;
+		d->ops = p->fs_protect[i].ops;
+		d->action = p->fs_protect[i].action;
+		rs->n_protect++;
+	}
+	return 0;
+}
+
+static int compile_exec(const struct wd_policy *p, struct wd_ruleset *rs,
+			struct wd_policy_error *err)
+{
+	const struct {
+		const struct wd_exec_list *l;
+		__u32 action;
+		const char *pointer;
+	} lists[] = {
+		{ &p->exec_allow, WD_ACTION_ALLOW, "/exec/allow" },
+		{ &p->exec_deny, WD_ACTION_DENY, "/exec/deny" },
+		{ &p->exec_hold, WD_ACTION_HOLD, "/exec/hold" },
+	};
+	size_t total = p->exec_allow.n + p->exec_deny.n + p->exec_hold.n;
+	int r;
+
+	rs->exec = calloc(total + 1, sizeof(*rs->exec));
+	if (!rs->exec)
+		return -ENOMEM;
+	for (size_t l = 0; l < 3; l++) {
+		for (size_t i = 0; i < lists[l].l->n; i++) {
+			const struct wd_exec_rule *src = &lists[l].l->v[i];
+			struct wd_rs_exec *d = &rs->exec[rs->n_exec];
+			char name[64];
+
+			snprintf(name, sizeof(name), "%s/%zu", lists[l].pointer, i);
+			r = check_compiled_path(src->path, name, err);
+			r = r ?: add_rule_name(rs, name, &d->id);
+			if (r)
+				return r;
+			rs->n_exec++;
+			d->action = lists[l].action;
+			d->has_argv = src->has_argv;
+			d->path = strdup(src->path);
+			if (!d->path)
+				return -ENOMEM;
+			if (!src->has_argv)
+				continue;
+			d->argv = calloc(src->argc + 1, sizeof(char *));
+			if (!d->argv)
+				return -ENOMEM;
+			for (size_t a = 0; a < src->argc; a++, d->argc++) {
+				d->argv[a] = strdup(src->argv[a]);
+				if (!d->argv[a])
+					return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
+static int add_net_entry(struct wd_ruleset *rs, const struct wd_net_rule *r, int family,
+			 __u32 action, __u32 id)
+{
+	struct wd_net_entry *e;
+
+	if (grow((void **)&rs->net, rs->n_net, sizeof(*rs->net)))
+		return -ENOMEM;
+	e = &rs->net[rs->n_net++];
+	memset(e, 0, sizeof(*e));
+	e->family = (__u8)family;
+	e->proto = (__u8)r->proto;
+	e->action = (__u8)action;
+	e->port_lo = (__u16)r->port_lo;
+	e->port_hi = (__u16)r->port_hi;
+	e->id = id;
+	if (r->kind == WD_NET_HOST_ADDR) {
+		e->prefix = (__u8)r->prefix;
+		memcpy(e->addr, r->addr, sizeof(e->addr));
+	}
+	return 0;
+}
+
+static int compile_net(const struct wd_policy *p, struct wd_ruleset *rs)
+{
+	const struct {
+		const struct wd_net_list *l;
+		__u32 action;
+		const char *pointer;
+	} lists[] = {
+		{ &p->net_allow, WD_ACTION_ALLOW, "/net/allow" },
+		{ &p->net_deny, WD_ACTION_DENY, "/net/deny" },
+	};
+	int r = 0;
+
+	rs->net_default = p->net_default;
+	if (p->egress_rate_set.set) {
+		rs->egress_bytes = p->egress_bytes;
+		rs->egress_per_ms = p->egress_per_ms;
+	}
+	for (size_t l = 0; l < 2; l++) {
+		for (size_t i = 0; i < lists[l].l->n; i++) {
+			const struct wd_net_rule *src = &lists[l].l->v[i];
+			char name[64];
+			__u32 id;
+
+			snprintf(name, sizeof(name), "%s/%zu", lists[l].pointer, i);
+			r = add_rule_name(rs, name, &id);
+			if (r)
+				return r;
+			if (src->kind == WD_NET_HOST_ANY) {
+				r = add_net_entry(rs, src, AF_INET, lists[l].action, id);
+				r = r ?: add_net_entry(rs, src, AF_INET6, lists[l].action, id);
+			} else if (src->kind == WD_NET_HOST_ADDR) {
+				r = add_net_entry(rs, src, src->family, lists[l].action, id);
+			} else {
+				struct wd_net_name *nm;
+
+				if (grow((void **)&rs->net_names, rs->n_net_names,
+					 sizeof(*rs->net_names)))
+					return -ENOMEM;
+				nm = &rs->net_names[rs->n_net_names];
+				memset(nm, 0, sizeof(*nm));
+				nm->name = strdup(src->name);
+				if (!nm->name)
+					return -ENOMEM;
+				rs->n_net_names++;
+				nm->proto = (__u8)src->proto;
+				nm->action = (__u8)lists[l].action;
+				nm->port_lo = (__u16)src->port_lo;
+				nm->port_hi = (__u16)src->port_hi;
+				nm->id = id;
+			}
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static int env_cmp(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t nx = strcspn(x, "="), ny = strcspn(y, "=");
+	int c = memcmp(x, y, nx < ny ? nx : ny);
+
+	return c ? c : (nx > ny) - (nx < ny);
+}
+
+static int compile_rest(const struct wd_policy *p, struct wd_ruleset *rs)
+{
+	int r = 0;
+
+	for (int i = 0; i < WD_LIMIT_NR; i++) {
+		if (!p->limits[i].s.set)
+			continue;
+		rs->limits_set |= 1u << i;
+		rs->limit[i] = p->limits[i].value;
+		rs->limit_per_ms[i] = p->limits[i].per_ms;
+	}
+	rs->env_clean = p->env_pass.n || p->n_env_set;
+	for (size_t i = 0; !r && i < p->env_pass.n; i++)
+		r = strv_add(&rs->env_pass, &rs->n_env_pass, p->env_pass.paths[i]);
+	for (size_t i = 0; !r && i < p->n_env_set; i++) {
+		size_t n = strlen(p->env_set[i].name) + strlen(p->env_set[i].value) + 2;
+		char *kv = malloc(n);
+
+		if (!kv)
+			return -ENOMEM;
+		snprintf(kv, n, "%s=%s", p->env_set[i].name, p->env_set[i].value);
+		r = strv_add(&rs->env_set, &rs->n_env_set, kv);
+		free(kv);
+	}
+	if (r)
+		return r;
+	if (rs->n_env_set)
+		qsort(rs->env_set, rs->n_env_set, sizeof(char *), env_cmp);
+	if (p->user_set.set) {
+		rs->user = strdup(p->user);
+		if (!rs->user)
+			return -ENOMEM;
+		if (p->group) {
+			rs->group = strdup(p->group);
+			if (!rs->group)
+				return -ENOMEM;
+		}
+	}
+	for (int i = 0; i < WD_NS_NR; i++)
+		rs->ns[i] = (__u8)(p->ns_set[i].set ? p->ns[i] : WD_NS_HOST);
+	rs->hold_timeout_ms =
+		p->hold_timeout_set.set ? p->hold_timeout_ms : WD_HOLD_TIMEOUT_DEFAULT_MS;
+	rs->hold_on_timeout = p->hold_on_timeout_set.set ? p->hold_on_timeout : WD_ACTION_DENY;
+	for (size_t i = 0; !r && i < p->hold_approvers.n; i++)
+		r = strv_add(&rs->approvers, &rs->n_approvers, p->hold_approvers.paths[i]);
+	return r;
+}
+
+int wd_compile(const struct wd_policy *p, struct wd_ruleset *rs, struct wd_policy_error *err)
+{
+	int r;
+
+	memset(rs, 0, sizeof(*rs));
+	memset(err, 0, sizeof(*err));
+	rs->sandbox_flags = p->mode == WD_MODE_AUDIT ? WD_SB_AUDIT_MODE : 0;
+	rs->features = wd_policy_features(p);
+	rs->rule_names = calloc(1, sizeof(char *));
+	if (!rs->rule_names) {
+		r = -ENOMEM;
+		goto out;
+	}
+	rs->rule_names[0] = strdup("default");
+	if (!rs->rule_names[0]) {
+		r = -ENOMEM;
+		goto out;
+	}
+	rs->n_rules = 1;
+	r = compile_fs(p, rs, err);
+	r = r ?: compile_fs_deny_protect(p, rs, err);
+	r = r ?: compile_exec(p, rs, err);
+	r = r ?: compile_net(p, rs);
+	r = r ?: compile_rest(p, rs);
+out:
+	if (r == -ENOMEM && !err->msg[0])
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
 	if (r)
 		wd_ruleset_free(rs);
 	return r;
@@ -168,10 +500,31 @@ out_free:
 
 void wd_ruleset_free(struct wd_ruleset *rs)
 {
-	for (size_t i = 0; rs->rule_names && i < rs->n_rules; i++)
-		free(rs->rule_names[i]);
-	free(rs->rule_names);
+	strv_free(rs->rule_names, rs->n_rules);
 	free(rs->entries);
+	for (size_t i = 0; rs->fs_rules && i < rs->n_fs_rules; i++)
+		free(rs->fs_rules[i].path);
+	free(rs->fs_rules);
+	for (size_t i = 0; rs->fs_deny && i < rs->n_fs_deny; i++)
+		free(rs->fs_deny[i].path);
+	free(rs->fs_deny);
+	for (size_t i = 0; rs->protect && i < rs->n_protect; i++)
+		free(rs->protect[i].path);
+	free(rs->protect);
+	for (size_t i = 0; rs->exec && i < rs->n_exec; i++) {
+		free(rs->exec[i].path);
+		strv_free(rs->exec[i].argv, rs->exec[i].argc);
+	}
+	free(rs->exec);
+	free(rs->net);
+	for (size_t i = 0; rs->net_names && i < rs->n_net_names; i++)
+		free(rs->net_names[i].name);
+	free(rs->net_names);
+	strv_free(rs->env_pass, rs->n_env_pass);
+	strv_free(rs->env_set, rs->n_env_set);
+	free(rs->user);
+	free(rs->group);
+	strv_free(rs->approvers, rs->n_approvers);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -208,8 +561,47 @@ const struct wd_rule_entry *wd_ruleset_lookup(const struct wd_ruleset *rs, const
 	return best;
 }
 
+/* @s with backslash, quote and anything unprintable escaped, so one item stays on one line. */
+static void put_escaped(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static const char *action_name(__u32 a)
+{
+	return a == WD_ACTION_ALLOW ? "allow" : a == WD_ACTION_HOLD ? "hold" : "deny";
+}
+
+static const char *proto_name(__u8 p)
+{
+	return p == WD_NET_PROTO_TCP ? "tcp" : p == WD_NET_PROTO_UDP ? "udp" : "any";
+}
+
+static void dump_ports(FILE *out, __u16 lo, __u16 hi)
+{
+	if (lo == 0 && hi == 65535)
+		fprintf(out, " port *");
+	else if (lo == hi)
+		fprintf(out, " port %u", lo);
+	else
+		fprintf(out, " port %u-%u", lo, hi);
+}
+
 void wd_ruleset_dump(const struct wd_ruleset *rs, FILE *out)
 {
+	bool holds = rs->features & WD_FEAT_HOLD;
+
 	fprintf(out, "flags %s\n", rs->sandbox_flags & WD_SB_AUDIT_MODE ? "audit" : "enforce");
 	for (size_t i = 0; i < rs->n_entries; i++) {
 		const struct wd_rule_entry *e = &rs->entries[i];
@@ -220,12 +612,105 @@ void wd_ruleset_dump(const struct wd_ruleset *rs, FILE *out)
 			e->path, e->path[e->len - 1] ? "" : "$", a & WD_ACC_READ ? 'r' : '-',
 			a & WD_ACC_WRITE ? 'w' : '-', a & WD_ACC_EXEC ? 'x' : '-');
 		if (a & WD_ACC_READ)
-			fprintf(out, " read=%s", wd_ruleset_rule_name(rs, e->val.rule[WD_ACC_IDX_READ]));
+			fprintf(out, " read=%s",
+				wd_ruleset_rule_name(rs, e->val.rule[WD_ACC_IDX_READ]));
 		if (a & WD_ACC_WRITE)
 			fprintf(out, " write=%s",
 				wd_ruleset_rule_name(rs, e->val.rule[WD_ACC_IDX_WRITE]));
 		if (a & WD_ACC_EXEC)
-			fprintf(out, " exec=%s", wd_ruleset_rule_name(rs, e->val.rule[WD_ACC_IDX_EXEC]));
+			fprintf(out, " exec=%s",
+				wd_ruleset_rule_name(rs, e->val.rule[WD_ACC_IDX_EXEC]));
 		fputc('\n', out);
 	}
+	for (size_t i = 0; i < rs->n_fs_deny; i++)
+		fprintf(out, "deny %s rule=%s\n", rs->fs_deny[i].path,
+			wd_ruleset_rule_name(rs, rs->fs_deny[i].id));
+	for (size_t i = 0; i < rs->n_protect; i++) {
+		const struct wd_rs_protect *pr = &rs->protect[i];
+		static const char *const ops[] = { "delete", "rename", "truncate" };
+		bool first = true;
+
+		fprintf(out, "protect %s ops=", pr->path);
+		for (int o = 0; o < 3; o++) {
+			if (!(pr->ops & (1u << o)))
+				continue;
+			fprintf(out, "%s%s", first ? "" : ",", ops[o]);
+			first = false;
+		}
+		fprintf(out, " action=%s rule=%s\n", action_name(pr->action),
+			wd_ruleset_rule_name(rs, pr->id));
+		holds |= pr->action == WD_ACTION_HOLD;
+	}
+	for (size_t i = 0; i < rs->n_exec; i++) {
+		const struct wd_rs_exec *e = &rs->exec[i];
+
+		fprintf(out, "exec %s %s", action_name(e->action), e->path);
+		if (e->has_argv) {
+			fprintf(out, " argv=[");
+			for (size_t a = 0; a < e->argc; a++) {
+				if (a)
+					fputc(',', out);
+				put_escaped(out, e->argv[a]);
+			}
+			fputc(']', out);
+		}
+		fprintf(out, " rule=%s\n", wd_ruleset_rule_name(rs, e->id));
+		holds |= e->action == WD_ACTION_HOLD;
+	}
+	if (rs->features & WD_FEAT_NET)
+		fprintf(out, "net default %s\n", action_name(rs->net_default));
+	for (size_t i = 0; i < rs->n_net; i++) {
+		const struct wd_net_entry *e = &rs->net[i];
+		char a[64];
+
+		wd_net_addr_format(e->family, e->addr, e->prefix, a, sizeof(a));
+		fprintf(out, "net %s %s %s", action_name(e->action), proto_name(e->proto), a);
+		dump_ports(out, e->port_lo, e->port_hi);
+		fprintf(out, " rule=%s\n", wd_ruleset_rule_name(rs, e->id));
+	}
+	for (size_t i = 0; i < rs->n_net_names; i++) {
+		const struct wd_net_name *n = &rs->net_names[i];
+
+		fprintf(out, "net %s %s name %s", action_name(n->action), proto_name(n->proto),
+			n->name);
+		dump_ports(out, n->port_lo, n->port_hi);
+		fprintf(out, " rule=%s\n", wd_ruleset_rule_name(rs, n->id));
+	}
+	if (rs->egress_bytes)
+		fprintf(out, "net egress %llu bytes per %llu ms\n",
+			(unsigned long long)rs->egress_bytes,
+			(unsigned long long)rs->egress_per_ms);
+	for (int i = 0; i < WD_LIMIT_NR; i++) {
+		static const char *const units[WD_LIMIT_NR] = {
+			"ms", "ms", "bytes", "tasks", "forks", "bytes",
+		};
+
+		if (!(rs->limits_set & (1u << i)))
+			continue;
+		fprintf(out, "limit %s %llu %s", wd_limit_name((enum wd_limit_kind)i),
+			(unsigned long long)rs->limit[i], units[i]);
+		if (rs->limit_per_ms[i])
+			fprintf(out, " per %llu ms", (unsigned long long)rs->limit_per_ms[i]);
+		fputc('\n', out);
+	}
+	if (rs->env_clean)
+		fprintf(out, "env clean\n");
+	for (size_t i = 0; i < rs->n_env_pass; i++)
+		fprintf(out, "env pass %s\n", rs->env_pass[i]);
+	for (size_t i = 0; i < rs->n_env_set; i++) {
+		fprintf(out, "env set ");
+		put_escaped(out, rs->env_set[i]);
+		fputc('\n', out);
+	}
+	if (rs->user)
+		fprintf(out, "user %s group %s\n", rs->user, rs->group ? rs->group : "-");
+	for (int i = 0; i < WD_NS_NR; i++)
+		if (rs->ns[i] != WD_NS_HOST)
+			fprintf(out, "ns %s %s\n", wd_ns_name((enum wd_ns_kind)i),
+				wd_ns_mode_name((enum wd_ns_mode)rs->ns[i]));
+	if (holds)
+		fprintf(out, "hold timeout %llu ms on_timeout %s\n",
+			(unsigned long long)rs->hold_timeout_ms, action_name(rs->hold_on_timeout));
+	for (size_t i = 0; i < rs->n_approvers; i++)
+		fprintf(out, "hold approver %s\n", rs->approvers[i]);
 }

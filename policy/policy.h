@@ -1,46 +1,237 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * warden.policy/1: JSON text to plain structs. Pure C (cJSON only): no libbpf, no syscalls but
- * reading the file, so it is unit-tested without root. Nothing is applied unless the whole policy
- * is valid; an error names the JSON pointer of the bad field and what was expected.
+ * reading files, so it is unit-tested without root. Nothing is applied unless the whole policy is
+ * valid; every error names the JSON pointer of the bad field, its line and column, and what was
+ * expected. One document is parsed here; policy/effective.h puts documents together (extends,
+ * command-line additions, variables).
  */
 #ifndef WD_POLICY_H
 #define WD_POLICY_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define WD_POLICY_SCHEMA "warden.policy/1"
+/* Errors kept per document; the rest are counted in wd_policy_errors.dropped. */
+#define WD_POLICY_MAX_ERRORS 100
 
 enum wd_mode {
 	WD_MODE_ENFORCE = 0,
 	WD_MODE_AUDIT = 1,
 };
 
+/*
+ * A list of strings. origin[i] indexes wd_policy.origins: the document (or command-line flag) that
+ * added v[i]. Paths are normalised: absolute or starting with a variable ("$WORKDIR/src"), no "."
+ * or ".." components, no trailing or double slash.
+ */
 struct wd_path_list {
-	char **paths; /* normalised: absolute, no "." or "..", no trailing or double slash */
+	char **paths;
+	size_t n;
+	int *origin;
+};
+
+enum wd_protect_op {
+	WD_PROTECT_DELETE = 1 << 0,
+	WD_PROTECT_RENAME = 1 << 1, /* renaming over, or renaming away, a protected object */
+	WD_PROTECT_TRUNCATE = 1 << 2,
+	WD_PROTECT_ALL = 7,
+};
+
+enum wd_action {
+	WD_ACTION_DENY = 0,
+	WD_ACTION_HOLD = 1,
+	WD_ACTION_ALLOW = 2, /* exec.allow, net.allow, hold.on_timeout */
+};
+
+struct wd_protect {
+	char *path;
+	unsigned int ops;      /* WD_PROTECT_* */
+	enum wd_action action; /* deny or hold */
+	int origin;
+};
+
+/* An exec rule: a program (a path covers itself and what lies under it) and argument patterns. */
+struct wd_exec_rule {
+	char *path;
+	bool has_argv; /* false: any arguments */
+	char **argv;   /* fnmatch(3) patterns for argv[1..]; a last "**" matches any rest */
+	size_t argc;
+	int origin;
+};
+
+struct wd_exec_list {
+	struct wd_exec_rule *v;
 	size_t n;
 };
 
+enum wd_net_proto {
+	WD_NET_PROTO_ANY = 0,
+	WD_NET_PROTO_TCP = 1,
+	WD_NET_PROTO_UDP = 2,
+};
+
+enum wd_net_host {
+	WD_NET_HOST_ANY = 0,  /* "*": every address of both families */
+	WD_NET_HOST_ADDR = 1, /* an address or CIDR block; IPv4-mapped IPv6 folded to IPv4 */
+	WD_NET_HOST_NAME = 2, /* a DNS name, "*.example.com" for any name under example.com */
+};
+
+struct wd_net_rule {
+	enum wd_net_proto proto;
+	enum wd_net_host kind;
+	int family;		       /* AF_INET or AF_INET6 for WD_NET_HOST_ADDR, else 0 */
+	unsigned int prefix;	       /* bits */
+	unsigned char addr[16];	       /* network byte order; host bits are zero */
+	char *name;		       /* WD_NET_HOST_NAME: lower case, no trailing dot */
+	unsigned int port_lo, port_hi; /* 0-65535 for any port */
+	int origin;
+};
+
+struct wd_net_list {
+	struct wd_net_rule *v;
+	size_t n;
+};
+
+/* A setting that a document may leave unset; origin is meaningful when set. */
+struct wd_setting {
+	bool set;
+	int origin;
+};
+
+enum wd_limit_kind {
+	WD_LIMIT_WALL_TIME = 0, /* value: milliseconds */
+	WD_LIMIT_CPU_TIME = 1,	/* value: milliseconds */
+	WD_LIMIT_MEMORY = 2,	/* value: bytes */
+	WD_LIMIT_PIDS = 3,	/* value: tasks */
+	WD_LIMIT_FORK_RATE = 4, /* value: forks per per_ms milliseconds */
+	WD_LIMIT_OUTPUT = 5,	/* value: bytes of standard output and error kept */
+	WD_LIMIT_NR = 6,
+};
+
+struct wd_limit {
+	struct wd_setting s;
+	uint64_t value;
+	uint64_t per_ms; /* rates only */
+};
+
+enum wd_ns_kind {
+	WD_NS_MOUNT = 0,
+	WD_NS_PID = 1,
+	WD_NS_IPC = 2,
+	WD_NS_UTS = 3,
+	WD_NS_NET = 4,
+	WD_NS_NR = 5,
+};
+
+enum wd_ns_mode {
+	WD_NS_HOST = 0,	   /* share the host's (what an unset namespace means) */
+	WD_NS_PRIVATE = 1, /* a new one of its own (mount, pid, ipc, uts) */
+	WD_NS_NONE = 2,	   /* net: a new one with loopback only */
+	WD_NS_VETH = 3,	   /* net: a new one with a veth pair to the host */
+};
+
+struct wd_env_set {
+	char *name;
+	char *value;
+	int origin;
+};
+
 struct wd_policy {
+	struct wd_setting mode_set;
 	enum wd_mode mode;
 	struct wd_path_list fs_read;
 	struct wd_path_list fs_write;
 	struct wd_path_list fs_exec;
+	struct wd_path_list fs_deny;
+	struct wd_protect *fs_protect;
+	size_t n_fs_protect;
+
+	struct wd_exec_list exec_allow;
+	struct wd_exec_list exec_deny;
+	struct wd_exec_list exec_hold;
+
+	struct wd_setting net_default_set;
+	enum wd_action net_default; /* deny (default) or allow */
+	struct wd_net_list net_allow;
+	struct wd_net_list net_deny;
+	struct wd_setting egress_rate_set;
+	uint64_t egress_bytes; /* per egress_per_ms */
+	uint64_t egress_per_ms;
+
+	struct wd_limit limits[WD_LIMIT_NR];
+
+	struct wd_path_list env_pass; /* names, or patterns with "*" */
+	struct wd_env_set *env_set;
+	size_t n_env_set;
+
+	struct wd_setting user_set;
+	char *user;  /* a name or a decimal uid */
+	char *group; /* NULL: the user's primary group */
+
+	struct wd_setting ns_set[WD_NS_NR];
+	enum wd_ns_mode ns[WD_NS_NR];
+
+	struct wd_setting hold_timeout_set;
+	uint64_t hold_timeout_ms;
+	struct wd_setting hold_on_timeout_set;
+	enum wd_action hold_on_timeout;	    /* deny (default) or allow */
+	struct wd_path_list hold_approvers; /* "user:NAME", "group:NAME" */
+
+	/* What this document extends, as written; resolved by policy/effective.c. */
+	struct wd_path_list extends;
+
+	/*
+	 * Where the parts came from, lowest layer first: what a document extends comes before it,
+	 * command-line additions after. top_origin is the document asked for.
+	 */
+	char **origins;
+	size_t n_origins;
+	int top_origin;
 };
 
 struct wd_policy_error {
-	char pointer[256]; /* JSON pointer of the bad field; "" for the document itself */
+	char source[256];  /* the file or template holding the error; "" for the one asked for */
+	char pointer[512]; /* JSON pointer of the bad field; "" for the document itself */
 	char msg[512];
 	int line; /* 1-based; 0 when unknown */
-	int col;
+	int col;  /* 1-based, in characters */
 };
 
-/* Parse @len bytes of JSON. Returns 0, or -EINVAL with @err filled in. */
+struct wd_policy_errors {
+	struct wd_policy_error *v;
+	size_t n;
+	size_t cap;
+	size_t dropped;
+};
+
+/* Parse @len bytes of JSON. Returns 0, or -EINVAL with @err holding the first error. */
 int wd_policy_parse(const char *text, size_t len, struct wd_policy *out,
 		    struct wd_policy_error *err);
-/* Read and parse a file; -errno (with @err saying why) when it cannot be read. */
+/* The same, listing every error (at most WD_POLICY_MAX_ERRORS) in @errs. */
+int wd_policy_parse_all(const char *text, size_t len, struct wd_policy *out,
+			struct wd_policy_errors *errs);
+/* Read and parse one file (its extends left unresolved). */
 int wd_policy_load_file(const char *path, struct wd_policy *out, struct wd_policy_error *err);
+/* Read a whole file of at most 16 MiB into a NUL-terminated buffer. */
+int wd_policy_read_file(const char *path, char **text, size_t *len);
 void wd_policy_free(struct wd_policy *p);
+
+/* Add an error; -ENOMEM aside, always succeeds (counting it as dropped past the limit). */
+int wd_policy_errors_add(struct wd_policy_errors *errs, const struct wd_policy_error *e);
+void wd_policy_errors_free(struct wd_policy_errors *errs);
+
+/* Building blocks for putting policies together (policy/effective.c); each copies its input. */
+int wd_path_list_add(struct wd_path_list *l, const char *s, int origin);
+bool wd_path_list_has(const struct wd_path_list *l, const char *s);
+int wd_exec_list_add(struct wd_exec_list *l, const struct wd_exec_rule *r);
+int wd_net_list_add(struct wd_net_list *l, const struct wd_net_rule *r);
+int wd_protect_add(struct wd_policy *p, const struct wd_protect *pr);
+/* Set (or replace) env.set @name. */
+int wd_env_set_put(struct wd_policy *p, const char *name, const char *value, int origin);
+void wd_exec_rule_free(struct wd_exec_rule *r);
 
 /*
  * Normalise an absolute path into @out (size @outsz): collapse "//", drop a trailing "/", refuse
@@ -48,8 +239,66 @@ void wd_policy_free(struct wd_policy *p);
  */
 int wd_path_normalise(const char *in, char *out, size_t outsz, const char **why);
 
-/* "file: /fs/read/1: expected ..." into @buf. */
+/* "file: /fs/read/1: expected ... (line 3, column 12)" into @buf; @file when err->source is "". */
 void wd_policy_error_format(const struct wd_policy_error *err, const char *file, char *buf,
 			    size_t bufsz);
+
+/* Names used by the parser, the dump and explain; NULL for an out-of-range value. */
+const char *wd_limit_name(enum wd_limit_kind k);
+const char *wd_ns_name(enum wd_ns_kind k);
+const char *wd_ns_mode_name(enum wd_ns_mode m);
+
+/*
+ * Every key the parser knows, as a JSON pointer in which "*" stands for the items of an array
+ * ("/fs/protect/" "*" "/path"), one call each, in a stable order. For the schema test.
+ */
+void wd_policy_keys(void (*fn)(const char *pointer, void *arg), void *arg);
+
+/*
+ * Does @args (argv[1..], @n of them) match the patterns of @r? fnmatch(3) per argument; a last
+ * pattern "**" matches any number of further arguments (none included).
+ */
+bool wd_exec_rule_matches(const struct wd_exec_rule *r, char *const *args, size_t n);
+
+/* Parts of the schema; wd_policy_features() says which a policy asks for. */
+enum wd_feature {
+	WD_FEAT_FS = 1 << 0, /* fs.read, fs.write, fs.exec */
+	WD_FEAT_MODE = 1 << 1,
+	WD_FEAT_FS_DENY = 1 << 2,
+	WD_FEAT_FS_PROTECT = 1 << 3,
+	WD_FEAT_EXEC = 1 << 4,
+	WD_FEAT_NET = 1 << 5,
+	WD_FEAT_LIMITS = 1 << 6,
+	WD_FEAT_ENV = 1 << 7,
+	WD_FEAT_USER = 1 << 8,
+	WD_FEAT_NAMESPACES = 1 << 9,
+	WD_FEAT_HOLD = 1 << 10,
+};
+
+/* What this warden enforces today; `warden run` refuses a policy that asks for more. */
+#define WD_FEAT_ENFORCED (WD_FEAT_FS | WD_FEAT_MODE)
+
+/*
+ * The parts @p states: a non-empty list, a set scalar, a namespace other than "host". An unset
+ * part asks for nothing (a policy without "net" today leaves the network as it is; see
+ * docs/policy.md).
+ */
+unsigned int wd_policy_features(const struct wd_policy *p);
+
+/*
+ * 0 when this warden enforces everything @p asks for; else -EOPNOTSUPP with @why holding
+ * "POINTER: what is not enforced" for the first such part (and where it came from, when the
+ * policy was put together from several documents).
+ */
+int wd_policy_unenforced(const struct wd_policy *p, char *why, size_t whysz);
+/* The same against @enforced (WD_FEAT_*), for a backend that enforces more (or less). */
+int wd_policy_unenforced_mask(const struct wd_policy *p, unsigned int enforced, char *why,
+			      size_t whysz);
+
+/* A few words naming feature @feat ("net (egress rules)"), or NULL. */
+const char *wd_feature_words(unsigned int feat);
+/* The JSON pointer of the first part of @p asking for @feat; returns its origin. */
+int wd_policy_feature_pointer(const struct wd_policy *p, unsigned int feat, char *ptr,
+			      size_t ptrsz);
 
 #endif

@@ -14,7 +14,7 @@
 
 #include "audit/jsonl.h"
 #include "policy/compile.h"
-#include "policy/policy.h"
+#include "policy/effective.h"
 #include "supervisor/cgroup.h"
 #include "supervisor/exe_cache.h"
 #include "supervisor/log.h"
@@ -247,10 +247,16 @@ int wd_run(const struct wd_run_opts *o)
 	int sigfd = -1, rc = WD_EXIT_INTERNAL, err;
 	bool sandbox_added = false;
 
-	if (wd_policy_load_file(o->policy_path, &pol, &perr)) {
-		wd_policy_error_format(&perr, o->policy_path, msg, sizeof(msg));
+	/* The effective policy: what it extends, the derived flags, its variables expanded. */
+	err = wd_policy_load_effective(o->policy_path, o->derive, &pol, msg, sizeof(msg));
+	/* A part this warden does not enforce is refused, never ignored. */
+	if (!err)
+		err = wd_policy_refuse_unenforced(&pol, o->policy_path, WD_FEAT_ENFORCED, msg,
+						  sizeof(msg));
+	if (err) {
 		log_warnx("%s", msg);
-		return WD_EXIT_USAGE;
+		wd_policy_free(&pol);
+		return err == -ENOMEM ? WD_EXIT_INTERNAL : WD_EXIT_USAGE;
 	}
 	/* Rules name what the kernel will see: symlinks in policy paths are followed first. */
 	err = wd_resolve_policy(&pol);

@@ -11,8 +11,11 @@ enum wd_exit {
 	WD_EXIT_NOT_FOUND = 127, /* the command was not found */
 };
 
+struct wd_policy_derive;
+
 struct wd_run_opts {
-	const char *policy_path;
+	const char *policy_path; /* a file or a template name */
+	const struct wd_policy_derive *derive; /* command-line additions; may be NULL */
 	const char *report_path; /* NULL: no report */
 	const char *audit_path; /* NULL: stderr */
 	const char *backend; /* "auto" or a backend name */

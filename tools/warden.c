@@ -13,19 +13,21 @@
 #include "supervisor/probe.h"
 #include "supervisor/run.h"
 #include "tools/cmds.h"
+#include "tools/cmd_policy.h"
 
 #define WARDEN_VERSION "0.1.0"
 
 static int verbosity = WD_LOG_WARN;
 
 static const char run_usage[] =
-	"usage: warden run --policy FILE [--report FILE] [--audit FILE] [--backend NAME]\n"
-	"                  -- COMMAND [ARG...]\n"
+	"usage: warden run --policy POLICY [--report FILE] [--audit FILE] [--backend NAME]\n"
+	"                  [DERIVED...] -- COMMAND [ARG...]\n"
 	"\n"
 	"Run COMMAND in a new sandbox whose file and exec rules the kernel enforces, wait for it,\n"
 	"and remove the sandbox (and anything the command left running in it).\n"
 	"\n"
-	"  -p, --policy FILE   the policy (JSON, schema warden.policy/1; see warden-policy(5))\n"
+	"  -p, --policy POLICY the policy: a file (JSON, schema warden.policy/1; see\n"
+	"                      warden-policy(5)) or a template name (`warden policy init --list`)\n"
 	"  -r, --report FILE   write a JSON run report (schema warden.report/1) to FILE\n"
 	"  -a, --audit FILE    append audit records (JSON lines, warden.audit/1) to FILE;\n"
 	"                      default: standard error\n"
@@ -47,13 +49,23 @@ static int cmd_run(int argc, char **argv)
 		{ "audit", required_argument, NULL, 'a' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
+		WD_DERIVE_LONG_OPTIONS,
 		{ 0 },
 	};
-	struct wd_run_opts o = { .backend = "auto" };
-	int c;
+	struct wd_policy_derive derive = { 0 };
+	struct wd_run_opts o = { .backend = "auto", .derive = &derive };
+	int c, r, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:r:a:b:h", opts, NULL)) != -1) {
+		r = wd_derive_option(c, optarg, &derive);
+		if (r < 0) {
+			log_warnx("run: out of memory");
+			rc = WD_EXIT_INTERNAL;
+			goto out_free_derive;
+		}
+		if (r)
+			continue;
 		switch (c) {
 		case 'p':
 			o.policy_path = optarg;
@@ -69,26 +81,34 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(run_usage, stdout);
-			return 0;
+			fputs(wd_derive_usage, stdout);
+			rc = 0;
+			goto out_free_derive;
 		default:
 			fputs(run_usage, stderr);
-			return WD_EXIT_USAGE;
+			rc = WD_EXIT_USAGE;
+			goto out_free_derive;
 		}
 	}
+	rc = WD_EXIT_USAGE;
 	if (!o.policy_path) {
-		log_warnx("run: --policy FILE is required");
-		return WD_EXIT_USAGE;
+		log_warnx("run: --policy POLICY is required");
+		goto out_free_derive;
 	}
 	if (optind >= argc) {
 		log_warnx("run: no command given (put it after --)");
-		return WD_EXIT_USAGE;
+		goto out_free_derive;
 	}
 	if (geteuid() != 0) {
 		log_warnx("run: must be run as root (loads BPF programs and makes cgroups)");
-		return WD_EXIT_INTERNAL;
+		rc = WD_EXIT_INTERNAL;
+		goto out_free_derive;
 	}
 	o.argv = argv + optind;
-	return wd_run(&o);
+	rc = wd_run(&o);
+out_free_derive:
+	wd_policy_derive_free(&derive);
+	return rc;
 }
 
 static const char doctor_usage[] =
@@ -160,6 +180,7 @@ static const struct cmd {
 	{ "approve", cmd_approve, "let a held operation go on" },
 	{ "deny", cmd_deny, "refuse a held operation" },
 	{ "prompt", cmd_prompt, "answer holds as they come, at a terminal" },
+	{ "policy", cmd_policy, "start, check and explain policies" },
 	{ "version", cmd_version, "print warden's version" },
 	{ "help", cmd_help, "this list; `warden CMD --help` for one command" },
 	{ 0 },

@@ -180,6 +180,139 @@ static void test_empty_policy_denies_everything(void **state)
 	wd_ruleset_free(&rs);
 }
 
+static void test_carried_parts_dump(void **state)
+{
+	const char *json =
+		"{\"schema\":\"warden.policy/1\",\"fs\":{\"read\":[\"/usr\"],\"deny\":"
+		"[\"/usr/secret\"],"
+		"\"protect\":[\"/data\",{\"path\":\"/db\",\"ops\":[\"truncate\",\"delete\"],"
+		"\"action\":\"hold\"}]},"
+		"\"exec\":{\"allow\":[\"/usr/bin\"],\"deny\":[{\"path\":\"/usr/bin/git\","
+		"\"argv\":[\"push\",\"**\"]}],\"hold\":[{\"path\":\"/bin/rm\",\"argv\":[]}]},"
+		"\"net\":{\"allow\":[\"tcp:10.0.0.0/8:80-90\",\"[2001:db8::/32]:443\","
+		"\"udp:*.example.com:53\",\"*:8080\"],\"deny\":[\"[::ffff:10.1.2.3]:*\"],"
+		"\"egress_rate\":\"2MiB/s\"},"
+		"\"limits\":{\"wall_time\":\"30s\",\"cpu_time\":\"1m\",\"memory\":\"256MiB\","
+		"\"pids\":64,\"fork_rate\":\"600/m\",\"output\":\"1MiB\"},"
+		"\"env\":{\"pass\":[\"PATH\",\"LC_*\"],\"set\":{\"Z\":\"last\",\"A\":\"a\\nb\"}},"
+		"\"user\":\"nobody:nogroup\",\"namespaces\":{\"pid\":\"private\",\"net\":\"none\","
+		"\"ipc\":\"host\"},\"hold\":{\"timeout\":\"2m\",\"approvers\":[\"group:ops\"]}}";
+	struct wd_ruleset a, b;
+	char *da, *db;
+
+	(void)state;
+	compile(json, &a);
+	compile(json, &b);
+	da = dump(&a);
+	db = dump(&b);
+	assert_string_equal(da, db);
+	assert_string_equal(da, "flags enforce\n"
+				"/usr$ r-- read=/fs/read/0\n"
+				"/usr/ r-- read=/fs/read/0\n"
+				"deny /usr/secret rule=/fs/deny/0\n"
+				"protect /data ops=delete,rename,truncate action=deny "
+				"rule=/fs/protect/0\n"
+				"protect /db ops=delete,truncate action=hold rule=/fs/protect/1\n"
+				"exec allow /usr/bin rule=/exec/allow/0\n"
+				"exec deny /usr/bin/git argv=[\"push\",\"**\"] rule=/exec/deny/0\n"
+				"exec hold /bin/rm argv=[] rule=/exec/hold/0\n"
+				"net default deny\n"
+				"net allow tcp 10.0.0.0/8 port 80-90 rule=/net/allow/0\n"
+				"net allow any 2001:db8::/32 port 443 rule=/net/allow/1\n"
+				"net allow any 0.0.0.0/0 port 8080 rule=/net/allow/3\n"
+				"net allow any ::/0 port 8080 rule=/net/allow/3\n"
+				"net deny any 10.1.2.3 port * rule=/net/deny/0\n"
+				"net allow udp name *.example.com port 53 rule=/net/allow/2\n"
+				"net egress 2097152 bytes per 1000 ms\n"
+				"limit wall_time 30000 ms\n"
+				"limit cpu_time 60000 ms\n"
+				"limit memory 268435456 bytes\n"
+				"limit pids 64 tasks\n"
+				"limit fork_rate 600 forks per 60000 ms\n"
+				"limit output 1048576 bytes\n"
+				"env clean\n"
+				"env pass PATH\n"
+				"env pass LC_*\n"
+				"env set \"A=a\\x0ab\"\n"
+				"env set \"Z=last\"\n"
+				"user nobody group nogroup\n"
+				"ns pid private\n"
+				"ns net none\n"
+				"hold timeout 120000 ms on_timeout deny\n"
+				"hold approver group:ops\n");
+	assert_int_equal(a.features, WD_FEAT_FS | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT |
+					     WD_FEAT_EXEC | WD_FEAT_NET | WD_FEAT_LIMITS |
+					     WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |
+					     WD_FEAT_HOLD);
+	/* Every rule has a name the audit stream can use. */
+	assert_int_equal(a.n_rules, 1 + 1 + 1 + 2 + 3 + 5);
+	assert_string_equal(wd_ruleset_rule_name(&a, a.net_names[0].id), "/net/allow/2");
+	assert_int_equal(a.n_fs_rules, 1);
+	assert_string_equal(a.fs_rules[0].path, "/usr");
+	assert_int_equal(a.fs_rules[0].access, WD_ACC_READ);
+	assert_int_equal(a.limits_set, (1u << WD_LIMIT_NR) - 1);
+	assert_int_equal(a.limit[WD_LIMIT_MEMORY], 256u << 20);
+	assert_int_equal(a.hold_timeout_ms, 120000);
+	assert_int_equal(a.ns[WD_NS_IPC], WD_NS_HOST);
+	free(da);
+	free(db);
+	wd_ruleset_free(&a);
+	wd_ruleset_free(&b);
+}
+
+static void test_defaults(void **state)
+{
+	struct wd_ruleset rs;
+	char *d;
+
+	(void)state;
+	compile("{\"schema\":\"warden.policy/1\",\"fs\":{\"write\":[\"/w\"]}}", &rs);
+	assert_false(rs.env_clean);
+	assert_null(rs.user);
+	assert_int_equal(rs.net_default, WD_ACTION_DENY);
+	assert_int_equal(rs.hold_timeout_ms, WD_HOLD_TIMEOUT_DEFAULT_MS);
+	assert_int_equal(rs.hold_on_timeout, WD_ACTION_DENY);
+	assert_int_equal(rs.n_fs_rules, 1);
+	assert_int_equal(rs.fs_rules[0].access, WD_ACC_READ | WD_ACC_WRITE);
+	d = dump(&rs);
+	/* nothing but what the policy states */
+	assert_string_equal(d, "flags enforce\n/w$ rw- read=/fs/write/0 write=/fs/write/0\n"
+			       "/w/ rw- read=/fs/write/0 write=/fs/write/0\n");
+	free(d);
+	wd_ruleset_free(&rs);
+	/* a hold rule shows the hold settings in force, defaults included */
+	compile("{\"schema\":\"warden.policy/1\",\"exec\":{\"hold\":[\"/bin/rm\"]}}", &rs);
+	d = dump(&rs);
+	assert_non_null(strstr(d, "hold timeout 300000 ms on_timeout deny\n"));
+	free(d);
+	wd_ruleset_free(&rs);
+}
+
+static void test_unexpanded_refused(void **state)
+{
+	const char *cases[][2] = {
+		{ "{\"schema\":\"warden.policy/1\",\"fs\":{\"read\":[\"$HOME\"]}}", "/fs/read/0" },
+		{ "{\"schema\":\"warden.policy/1\",\"fs\":{\"deny\":[\"$HOME/x\"]}}",
+		  "/fs/deny/0" },
+		{ "{\"schema\":\"warden.policy/1\",\"fs\":{\"protect\":[\"$TMPDIR\"]}}",
+		  "/fs/protect/0" },
+		{ "{\"schema\":\"warden.policy/1\",\"exec\":{\"deny\":[\"$WORKDIR/x\"]}}",
+		  "/exec/deny/0" },
+	};
+	struct wd_policy p;
+	struct wd_policy_error e;
+	struct wd_ruleset rs;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(wd_policy_parse(cases[i][0], strlen(cases[i][0]), &p, &e), 0);
+		assert_int_equal(wd_compile(&p, &rs, &e), -EINVAL);
+		assert_string_equal(e.pointer, cases[i][1]);
+		assert_non_null(strstr(e.msg, "not expanded"));
+		wd_policy_free(&p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +323,9 @@ int main(void)
 		cmocka_unit_test(test_dump_is_stable),
 		cmocka_unit_test(test_key),
 		cmocka_unit_test(test_empty_policy_denies_everything),
+		cmocka_unit_test(test_carried_parts_dump),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_unexpanded_refused),
 	};
 
 	return cmocka_run_group_tests_name("compile", tests, NULL, NULL);

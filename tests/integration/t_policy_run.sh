@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+# `warden run` and the policy layer: what is not enforced is refused (never ignored), bad derived
+# flags are refused; both before anything runs, on any host.
+WHERE=any
+
+test_unenforced_part_refused() {
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr"]},\n"limits":{"memory":"1GiB"}}\n' \
+		> "$T/p.json"
+	rc=0
+	"$WARDEN" run --policy "$T/p.json" --report "$T/r.json" \
+		-- "$BIN/wd-try" write "$T/marker" 2> "$T/err" > "$T/out" || rc=$?
+	expect_eq "exit status" "$rc" 2
+	expect_eq "stderr lines" "$(wc -l < "$T/err")" 1
+	expect_line "$T/err" "$T/p.json: /limits/memory: limits are not enforced by this warden yet"
+	[ ! -e "$T/marker" ] || fail "the command ran"
+	[ ! -e "$T/r.json" ] || expect_eq status "$(report_field "$T/r.json" status)" failed_to_start
+}
+
+test_unenforced_template_refused() {
+	rc=0
+	"$WARDEN" run --policy worker -- "$BIN/wd-try" write "$T/marker" 2> "$T/err" || rc=$?
+	expect_eq "exit status" "$rc" 2
+	expect_line "$T/err" "template worker: /exec/deny/0: exec rules" "not enforced" \
+		"refused rather than run without it"
+	[ ! -e "$T/marker" ] || fail "the command ran"
+}
+
+test_unenforced_derived_flag_refused() {
+	rc=0
+	"$WARDEN" run --policy cli --allow-host example.com:443 \
+		-- "$BIN/wd-try" write "$T/marker" 2> "$T/err" || rc=$?
+	expect_eq "exit status" "$rc" 2
+	expect_line "$T/err" "template cli: /net/allow/0: net (egress rules) is not enforced" \
+		"(it comes from --allow-host)"
+	[ ! -e "$T/marker" ] || fail "the command ran"
+}
+
+test_bad_derived_flag_refused() {
+	rc=0
+	"$WARDEN" run --policy cli --allow-read relative/path \
+		-- "$BIN/wd-try" write "$T/marker" 2> "$T/err" || rc=$?
+	expect_eq "exit status" "$rc" 2
+	expect_eq "stderr lines" "$(wc -l < "$T/err")" 1
+	expect_line "$T/err" "--allow-read relative/path: expected an absolute path"
+	rc=0
+	"$WARDEN" run --policy cli --mode lax -- "$BIN/wd-try" write "$T/marker" 2> "$T/err" ||
+		rc=$?
+	expect_eq "exit status" "$rc" 2
+	expect_line "$T/err" '--mode lax: expected "enforce" or "audit", got "lax"'
+	[ ! -e "$T/marker" ] || fail "the command ran"
+}
+
+test_unknown_template_refused() {
+	rc=0
+	"$WARDEN" run --policy clii -- "$BIN/wd-try" write "$T/marker" 2> "$T/err" || rc=$?
+	expect_eq "exit status" "$rc" 2
+	expect_line "$T/err" 'template clii: no template "clii"'
+	[ ! -e "$T/marker" ] || fail "the command ran"
+}
+
+test_error_has_line_and_column() {
+	printf '{\n  "schema": "warden.policy/1",\n  "fs": {"read": ["/usr", 5]}\n}\n' > "$T/p.json"
+	rc=0
+	"$WARDEN" run --policy "$T/p.json" -- "$BIN/wd-try" write "$T/marker" 2> "$T/err" || rc=$?
+	expect_eq "exit status" "$rc" 2
+	expect_eq "stderr lines" "$(wc -l < "$T/err")" 1
+	expect_line "$T/err" "$T/p.json: /fs/read/1: expected an absolute path string, got a number" \
+		"(line 3, column 27)"
+}
