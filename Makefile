@@ -174,6 +174,36 @@ docs: $(OUT)/warden
 		print "<!-- end of generated table -->"; next } { print }' \
 		docs/backends.md.in > docs/backends.md
 
+# ---- fuzzing ------------------------------------------------------------------------------------
+# libFuzzer with ASan and UBSan over the policy parser and compiler (fuzz/fuzz_policy.c), seeded
+# from the templates and the malformed-policy corpus; runs FUZZ_SECONDS. Findings are written to
+# build/fuzz/ (crash-*, leak-*, ...), never into the source tree.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_OUT := $(OUT)/fuzz
+FUZZ_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined
+FUZZ_SRCS := fuzz/fuzz_policy.c $(POLICY_SRCS) $(FUZZ_OUT)/templates_data.c
+
+$(FUZZ_OUT)/templates_data.c: $(OUT)/policy/templates_data.c
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+
+$(FUZZ_OUT)/fuzz_policy: $(FUZZ_SRCS) $(wildcard policy/*.h)
+	$(call msg,FUZZ-LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -std=gnu11 $(CPPFLAGS) $(WARN) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS) $(PKG_LIBS)
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_OUT)/fuzz_policy
+
+fuzz: fuzz-build
+	$(Q)mkdir -p $(FUZZ_OUT)/corpus $(FUZZ_OUT)/findings
+	$(Q)cd $(FUZZ_OUT)/findings && ../fuzz_policy -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-dict=$(CURDIR)/fuzz/policy.dict ../corpus $(CURDIR)/policy/templates \
+		$(CURDIR)/tests/policy/malformed $(CURDIR)/tests/policy/valid
+
 .PHONY: clean
 clean:
 	$(Q)rm -rf $(OUT)
