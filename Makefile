@@ -55,7 +55,7 @@ UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabiliti
 	test_hold_rules test_units test_net test_json_locate test_effective test_explain test_templates \
 	test_policy_schema test_policy_corpus
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
-HELPERS := $(OUT)/tests/helpers/wd-try
+HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(HELPERS)
@@ -144,7 +144,7 @@ unit: $(UNIT_BINS)
 vmstage: all
 	$(Q)rm -rf $(VM_STAGE) && mkdir -p $(VM_STAGE)/bin $(VM_STAGE)/tests
 	$(Q)cp $(OUT)/warden $(OUT)/wardend $(HELPERS) $(VM_STAGE)/bin/
-	$(Q)cp -r tests/integration $(VM_STAGE)/tests/
+	$(Q)cp -r tests/integration tests/escape $(VM_STAGE)/tests/
 
 .PHONY: vmtest
 vmtest: vmstage

@@ -50,6 +50,9 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("sb_mount, move_mount, sb_umount, sb_pivotroot, path_chroot refused; files on detached "
 	      "mounts are unresolved"),
 	  YES("seccomp refuses the mount family; Landlock denies mounts") },
+	{ "escape.rename", "rename into place: a denied file into an allowed tree, a payload into "
+	  "an exec tree", YES("path_rename needs fs.write at both ends"),
+	  YES("Landlock REMOVE_* at the source, MAKE_* at the destination") },
 	{ "escape.proc-root", "/proc/self/root and /proc/PID/fd/N", YES("resolved path"),
 	  YES("resolved inode") },
 	{ "escape.open-by-handle", "open_by_handle_at", YES("file_open sees the opened file"),

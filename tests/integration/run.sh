@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The integration suite: real sandboxed commands, as root. Each t_*.sh file names where it runs
+# The integration suite: real sandboxed commands, as root. Each t_*.sh file (here and in
+# ../escape, the escape suite) names where it runs
 # (WHERE=host, vm or any) and defines test_* functions; each function runs in its own subshell
 # with a fresh $T. Ends with one "N passed, N failed, N skipped" line; exits 1 on any failure.
 #
@@ -73,7 +74,9 @@ esac
 export BACKEND="$backend" EXPECT_BACKEND="$expect" DENY_ERRNO="$deny_errno" DENY_TEXT="$deny_text"
 label="$where/$backend"
 
-for file in "$here"/t_*.sh; do
+# The escape suite (tests/escape, one test per bypass class) runs with the same tally.
+for file in "$here"/t_*.sh "$here"/../escape/t_*.sh; do
+	[ -f "$file" ] || continue
 	file_where=$(sed -n 's/^WHERE=\([a-z]*\).*/\1/p' "$file" | head -n1)
 	[ "$file_where" = any ] || [ "$file_where" = "$where" ] || continue
 	file_backends=$(sed -n 's/^BACKENDS="\(.*\)".*/\1/p' "$file" | head -n1)

@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0
+# Attacks on the monitor and identity escapes (DESIGN.md threat model): bpf(), ptrace and
+# signals to host processes, leaving the sandbox cgroup, user namespaces, TIOCSTI. And a host
+# process doing the same meanwhile is unaffected.
+WHERE=any
+BACKENDS="bpf-lsm landlock"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+test_bpf_syscall() {
+	claims escape.bpf yes yes
+	setup
+	control "bpf()" ok "$BIN/wd-try" bpf
+	expect_eq "bpf() in the sandbox" "$(inside "$BIN/wd-try" bpf)" EPERM
+	expect_line "$T/audit" '"type":"syscall"' '"target":"bpf"' '"verdict":"deny"' \
+		'"rule":"self-protection"' '"errno":"EPERM"'
+}
+
+test_ptrace_host_process() {
+	claims escape.ptrace yes yes
+	setup
+	start_victim
+	control ptrace ok "$E" ptrace "$victim"
+	expect_eq "ptrace of a host process" "$(inside "$E" ptrace "$victim")" EPERM
+	expect_line "$T/audit" '"type":"syscall"' '"target":"ptrace"' '"verdict":"deny"' \
+		'"rule":"self-protection"'
+}
+
+test_kill_host_process() {
+	claims escape.kill yes yes
+	setup
+	start_victim
+	control "kill (signal 0)" ok "$E" kill "$victim" 0
+	out=$(inside "$E" kill "$victim" 9)
+	kill -0 "$victim" || fail "the host process was killed from the sandbox"
+	if on_bpf_lsm; then
+		expect_eq "kill of a host process" "$out" EPERM
+		expect_line "$T/audit" '"type":"syscall"' '"target":"kill"' '"verdict":"deny"' \
+			'"rule":"self-protection"'
+	else
+		# the sandbox's own pid namespace has no such process
+		expect_eq "kill of a host process" "$out" ESRCH
+	fi
+	# its own processes it may signal
+	expect_eq "kill of its own process group" "$(inside "$E" kill 0 0)" ok
+}
+
+test_cgroup_procs_write() {
+	claims escape.cgroup-procs yes partly
+	cg2=$(cgroup2_mount)
+	setup
+	control "write of cgroup.procs" ok "$E" write-str "$cg2/cgroup.procs" 0
+	if on_bpf_lsm; then
+		# refused even where fs.write covers cgroupfs
+		setup "" "$cg2"
+	fi
+	out=$(inside "$E" write-str "$cg2/cgroup.procs" 0)
+	expect_denied "write of cgroup.procs" "$out"
+	if on_bpf_lsm; then
+		expect_line "$T/audit" '"op":"open"' "\"target\":\"$cg2/cgroup.procs\"" \
+			'"verdict":"deny"' '"rule":"self-protection"'
+	else
+		expect_line "$T/audit" '"op":"open"' "\"target\":\"$cg2/cgroup.procs\"" \
+			'"verdict":"deny"'
+	fi
+}
+
+test_new_user_namespace() {
+	claims escape.userns yes yes
+	setup
+	control "unshare(CLONE_NEWUSER)" ok "$E" userns
+	expect_eq "a user namespace in the sandbox" "$(inside "$E" userns)" EPERM
+	expect_line "$T/audit" '"type":"syscall"' \
+		"\"target\":\"$(pick userns unshare)\"" '"rule":"self-protection"'
+}
+
+test_tiocsti() {
+	claims escape.tiocsti yes yes
+	setup "/dev/ptmx /dev/pts" "/dev/ptmx /dev/pts"
+	control TIOCSTI ok "$E" tiocsti
+	out=$(inside "$E" tiocsti)
+	# Landlock's device ioctl right (ABI 5) may refuse the pty's set-up ioctls first
+	[ "$out" = EPERM ] || { on_bpf_lsm || [ "$out" != EACCES ]; } ||
+		{ expect_line "$T/audit" '"verdict":"deny"' '"source":"syscall-exit"'; return 0; }
+	expect_eq "TIOCSTI in the sandbox" "$out" EPERM
+	expect_line "$T/audit" '"type":"syscall"' '"target":"ioctl"' '"verdict":"deny"' \
+		'"rule":"self-protection"'
+}
+
+# While a sandbox runs (held at a gate), a host process does what the sandbox may not.
+test_host_process_unaffected() {
+	setup
+	start_victim
+	mkfifo "$T/rw/ready" "$T/rw/go"
+	wrun --policy "$T/p.json" --audit "$T/audit" \
+		-- "$BIN/wd-try" gate "$T/rw/ready" "$T/rw/go" > "$T/gate.out" &
+	wpid=$!
+	trap 'kill $victim $wpid 2>/dev/null' EXIT
+	read -r line < "$T/rw/ready"
+	expect_eq gate "$line" ready
+	cp "$BIN/wd-try" "$T/allowed/payload"
+	for op in "create $T/allowed/new" "mkdir $T/allowed/d" "rmdir $T/allowed/d" \
+		"link $T/secret $T/allowed/alias" "rename $T/allowed/alias $T/allowed/moved" \
+		"unlink $T/allowed/moved" "symlink $T/secret $T/allowed/ln" "truncate $T/allowed/new" \
+		"chmod $T/allowed/file" "mmap-exec $T/allowed/file" "mprotect-exec $T/allowed/file" \
+		"ptrace $victim" "kill $victim 0" "userns" "uring-cat $T/secret"; do
+		# shellcheck disable=SC2086
+		out=$("$E" $op)
+		case $op in uring-cat*) want=secret ;; *) want=ok ;; esac
+		expect_eq "host: $op" "$out" "$want"
+	done
+	expect_eq "host: bpf()" "$("$BIN/wd-try" bpf)" ok
+	expect_eq "host: ld.so BINARY" "$("$LOADER" "$T/allowed/payload" read "$T/secret")" ok
+	exec 9> "$T/rw/go"
+	exec 9>&-
+	wait $wpid
+	expect_eq "sandbox result" "$(cat "$T/gate.out")" ok
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wd-escape: one attack of the threat model (docs/threat-model.md), one answer, for the escape
+ * tests. Prints "ok" and exits 0 when the attack's operation worked, or prints the errno name
+ * (EPERM, EACCES, ...) and exits 1; 2 for bad usage. Reads print what they read.
+ *
+ *   wd-escape link OLD NEW            link(2)
+ *   wd-escape symlink TARGET NEW      symlink(2)
+ *   wd-escape rename OLD NEW          rename(2)
+ *   wd-escape unlink PATH             unlink(2)
+ *   wd-escape mkdir PATH              mkdir(2)
+ *   wd-escape rmdir PATH              rmdir(2)
+ *   wd-escape create PATH             open(O_CREAT|O_EXCL|O_RDONLY): the name, no write access
+ *   wd-escape truncate PATH           truncate(2) to 0 bytes
+ *   wd-escape chmod PATH              chmod(2) to 0600
+ *   wd-escape cat PATH                open O_RDONLY and print the first line
+ *   wd-escape cat-at DIR REL          open DIR with O_PATH, then openat(dirfd, REL) and print
+ *   wd-escape cat-fd DIR REL          open DIR with O_PATH, then /proc/self/fd/N/REL and print
+ *   wd-escape cat-handle PATH DIR     name_to_handle_at + open_by_handle_at (DIR, on the same
+ *                                     mount, opened for reading as the mount fd), and print
+ *   wd-escape bind SRC DST            mount --bind SRC DST
+ *   wd-escape uring-cat PATH          openat through io_uring (raw syscalls), then print
+ *   wd-escape uring-unlink PATH       unlinkat through io_uring
+ *   wd-escape mmap-exec PATH          map PATH with PROT_READ|PROT_EXEC
+ *   wd-escape mprotect-exec PATH      map PATH with PROT_READ, then mprotect PROT_EXEC
+ *   wd-escape ptrace PID              PTRACE_ATTACH (then detach)
+ *   wd-escape kill PID SIG            kill(2)
+ *   wd-escape write-str PATH STR      open O_WRONLY (no O_CREAT) and write STR
+ *   wd-escape tiocsti                 TIOCSTI into a new pty's terminal
+ *   wd-escape userns                  unshare(CLONE_NEWUSER)
+ *   wd-escape euid                    print the effective uid
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/io_uring.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int fail(void)
+{
+	const char *name = strerrorname_np(errno);
+
+	printf("%s\n", name ? name : "EUNKNOWN");
+	return 1;
+}
+
+static int done(int r)
+{
+	if (r)
+		return fail();
+	puts("ok");
+	return 0;
+}
+
+/* Print the first line of @fd: what the attack got. */
+static int print_fd(int fd)
+{
+	char buf[256];
+	ssize_t n;
+
+	if (fd < 0)
+		return fail();
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return fail();
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	puts(buf);
+	return 0;
+}
+
+static int cat_at(const char *dir, const char *rel, bool via_proc)
+{
+	char path[4096];
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0)
+		return fail();
+	if (!via_proc)
+		return print_fd(openat(dfd, rel, O_RDONLY | O_CLOEXEC));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dfd, rel);
+	return print_fd(open(path, O_RDONLY | O_CLOEXEC));
+}
+
+static int cat_handle(const char *path, const char *dir)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char buf[MAX_HANDLE_SZ];
+	} h = { .fh.handle_bytes = MAX_HANDLE_SZ };
+	int mount_id, mfd;
+
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
+		return fail();
+	mfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mfd < 0)
+		return fail();
+	return print_fd(open_by_handle_at(mfd, &h.fh, O_RDONLY | O_CLOEXEC));
+}
+
+/* One io_uring operation through the raw syscalls (liburing is not needed): its result. */
+static int uring_one(void (*prep)(struct io_uring_sqe *, const char *), const char *path,
+		     int *res)
+{
+	struct io_uring_params p;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqe;
+	unsigned int *sq_tail, *sq_array, *cq_head;
+	void *sq, *cq;
+	int fd;
+
+	memset(&p, 0, sizeof(p));
+	fd = (int)syscall(SYS_io_uring_setup, 1, &p);
+	if (fd < 0)
+		return -errno;
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned int),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_CQ_RING);
+	sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED)
+		return -errno;
+	sq_tail = (unsigned int *)((char *)sq + p.sq_off.tail);
+	sq_array = (unsigned int *)((char *)sq + p.sq_off.array);
+	cq_head = (unsigned int *)((char *)cq + p.cq_off.head);
+	memset(&sqes[0], 0, sizeof(sqes[0]));
+	prep(&sqes[0], path);
+	sq_array[0] = 0;
+	__atomic_store_n(sq_tail, *sq_tail + 1, __ATOMIC_RELEASE);
+	if (syscall(SYS_io_uring_enter, fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+		return -errno;
+	cqe = (struct io_uring_cqe *)((char *)cq + p.cq_off.cqes);
+	*res = cqe[*cq_head & *(unsigned int *)((char *)cq + p.cq_off.ring_mask)].res;
+	close(fd);
+	return 0;
+}
+
+static void prep_openat(struct io_uring_sqe *sqe, const char *path)
+{
+	sqe->opcode = IORING_OP_OPENAT;
+	sqe->fd = AT_FDCWD;
+	sqe->addr = (unsigned long)path;
+	sqe->open_flags = O_RDONLY | O_CLOEXEC;
+}
+
+static void prep_unlinkat(struct io_uring_sqe *sqe, const char *path)
+{
+	sqe->opcode = IORING_OP_UNLINKAT;
+	sqe->fd = AT_FDCWD;
+	sqe->addr = (unsigned long)path;
+}
+
+static int uring(const char *path, bool unlink_it)
+{
+	int res = 0, err;
+
+	err = uring_one(unlink_it ? prep_unlinkat : prep_openat, path, &res);
+	if (err || res < 0) {
+		errno = err ? -err : -res;
+		return fail();
+	}
+	if (unlink_it) {
+		puts("ok");
+		return 0;
+	}
+	return print_fd(res);
+}
+
+static int map_exec(const char *path, bool later)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *p;
+
+	if (fd < 0)
+		return fail();
+	p = mmap(NULL, 4096, PROT_READ | (later ? 0 : PROT_EXEC), MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return fail();
+	return done(later ? mprotect(p, 4096, PROT_READ | PROT_EXEC) : 0);
+}
+
+static int try_ptrace(pid_t pid)
+{
+	if (ptrace(PTRACE_ATTACH, pid, NULL, NULL))
+		return fail();
+	waitpid(pid, NULL, __WALL);
+	ptrace(PTRACE_DETACH, pid, NULL, NULL);
+	puts("ok");
+	return 0;
+}
+
+static int write_str(const char *path, const char *str)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return fail();
+	n = write(fd, str, strlen(str));
+	close(fd);
+	return done(n < 0 ? -1 : 0);
+}
+
+static int tiocsti(void)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), s;
+	char c = 'x';
+
+	if (m < 0 || grantpt(m) || unlockpt(m))
+		return fail();
+	s = open(ptsname(m), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (s < 0)
+		return fail();
+	return done(ioctl(s, TIOCSTI, &c));
+}
+
+int main(int argc, char **argv)
+{
+	const char *op = argc >= 2 ? argv[1] : "";
+	const char *a = argc >= 3 ? argv[2] : NULL, *b = argc >= 4 ? argv[3] : NULL;
+
+	if (!strcmp(op, "link") && b)
+		return done(link(a, b));
+	if (!strcmp(op, "symlink") && b)
+		return done(symlink(a, b));
+	if (!strcmp(op, "rename") && b)
+		return done(rename(a, b));
+	if (!strcmp(op, "unlink") && a)
+		return done(unlink(a));
+	if (!strcmp(op, "mkdir") && a)
+		return done(mkdir(a, 0755));
+	if (!strcmp(op, "rmdir") && a)
+		return done(rmdir(a));
+	if (!strcmp(op, "create") && a) {
+		int fd = open(a, O_CREAT | O_EXCL | O_RDONLY | O_CLOEXEC, 0644);
+
+		return done(fd < 0 ? -1 : close(fd));
+	}
+	if (!strcmp(op, "truncate") && a)
+		return done(truncate(a, 0));
+	if (!strcmp(op, "chmod") && a)
+		return done(chmod(a, 0600));
+	if (!strcmp(op, "cat") && a)
+		return print_fd(open(a, O_RDONLY | O_CLOEXEC));
+	if (!strcmp(op, "cat-at") && b)
+		return cat_at(a, b, false);
+	if (!strcmp(op, "cat-fd") && b)
+		return cat_at(a, b, true);
+	if (!strcmp(op, "cat-handle") && b)
+		return cat_handle(a, b);
+	if (!strcmp(op, "bind") && b)
+		return done(mount(a, b, NULL, MS_BIND, NULL));
+	if (!strcmp(op, "uring-cat") && a)
+		return uring(a, false);
+	if (!strcmp(op, "uring-unlink") && a)
+		return uring(a, true);
+	if (!strcmp(op, "mmap-exec") && a)
+		return map_exec(a, false);
+	if (!strcmp(op, "mprotect-exec") && a)
+		return map_exec(a, true);
+	if (!strcmp(op, "ptrace") && a)
+		return try_ptrace(atoi(a));
+	if (!strcmp(op, "kill") && b)
+		return done(kill(atoi(a), atoi(b)));
+	if (!strcmp(op, "write-str") && b)
+		return write_str(a, b);
+	if (!strcmp(op, "tiocsti"))
+		return tiocsti();
+	if (!strcmp(op, "userns"))
+		return done(unshare(CLONE_NEWUSER));
+	if (!strcmp(op, "euid")) {
+		printf("%u\n", (unsigned int)geteuid());
+		return 0;
+	}
+	fprintf(stderr, "usage: wd-escape OP [ARGS...] (ops are listed at the top of wd-escape.c)\n");
+	return 2;
+}
