@@ -7,6 +7,7 @@
 #include <cJSON.h>
 
 #include "audit/jsonl.h"
+#include "supervisor/hold.h"
 
 const char *wd_audit_type_name(unsigned int type)
 {
@@ -273,5 +274,58 @@ char *wd_audit_lost_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t
 	if (!o)
 		return NULL;
 	cJSON_AddNumberToObject(o, "count", (double)count);
+	return record_finish(o);
+}
+
+/* The fields a hold and its decision share. */
+static void add_hold(cJSON *o, const struct wd_hold_view *v)
+{
+	cJSON_AddNumberToObject(o, "hold", (double)v->id);
+	cJSON_AddNumberToObject(o, "pid", v->pid);
+	cJSON_AddStringToObject(o, "comm", v->comm);
+	if (v->exe)
+		cJSON_AddStringToObject(o, "exe", v->exe);
+	else
+		cJSON_AddNullToObject(o, "exe");
+	if (v->cmdline)
+		cJSON_AddStringToObject(o, "cmdline", v->cmdline);
+	else
+		cJSON_AddNullToObject(o, "cmdline");
+	cJSON_AddStringToObject(o, "op", v->op);
+	cJSON_AddStringToObject(o, "target", v->target);
+	if (v->target2)
+		cJSON_AddStringToObject(o, "target2", v->target2);
+	if (v->exec_argv)
+		cJSON_AddStringToObject(o, "exec_argv", v->exec_argv);
+	cJSON_AddStringToObject(o, "rule", v->rule ? v->rule : "");
+}
+
+char *wd_audit_hold_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
+			 const struct wd_hold_view *v)
+{
+	cJSON *o = record_new(ctx, ts_real_ns, "hold");
+
+	if (!o)
+		return NULL;
+	add_hold(o, v);
+	cJSON_AddStringToObject(o, "verdict", "hold");
+	cJSON_AddStringToObject(o, "token", v->token);
+	cJSON_AddNumberToObject(o, "timeout_ms", (double)v->timeout_ms);
+	return record_finish(o);
+}
+
+char *wd_audit_decision_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
+			     const struct wd_hold_view *v, bool allow, const char *who, int result)
+{
+	cJSON *o = record_new(ctx, ts_real_ns, "decision");
+	const char *name;
+
+	if (!o)
+		return NULL;
+	add_hold(o, v);
+	cJSON_AddStringToObject(o, "verdict", allow ? "allow" : "deny");
+	cJSON_AddStringToObject(o, "by", who);
+	name = result ? strerrorname_np(-result) : NULL;
+	cJSON_AddStringToObject(o, "result", result ? (name ? name : "error") : "ok");
 	return record_finish(o);
 }

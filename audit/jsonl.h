@@ -6,6 +6,7 @@
 #ifndef WD_AUDIT_JSONL_H
 #define WD_AUDIT_JSONL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,14 @@ char *wd_audit_start_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid
 char *wd_audit_exit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid,
 			 const char *status, int exit_code, int signo);
 char *wd_audit_lost_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t count);
+
+struct wd_hold_view;
+/* A hold: the operation waits for a decision. */
+char *wd_audit_hold_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
+			 const struct wd_hold_view *v);
+/* The decision on a hold: by whom, and what the operation returned (0 or -errno). */
+char *wd_audit_decision_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
+			     const struct wd_hold_view *v, bool allow, const char *who, int result);
 
 /* "2026-11-30T12:00:00.123456789Z" into @buf (at least 32 bytes). */
 void wd_audit_format_ts(uint64_t real_ns, char *buf, size_t bufsz);

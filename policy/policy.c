@@ -1768,8 +1768,10 @@ unsigned int wd_policy_features(const struct wd_policy *p)
 		f |= WD_FEAT_FS_DENY;
 	if (p->n_fs_protect)
 		f |= WD_FEAT_FS_PROTECT;
-	if (p->exec_allow.n || p->exec_deny.n || p->exec_hold.n)
+	if (p->exec_allow.n || p->exec_deny.n)
 		f |= WD_FEAT_EXEC;
+	if (p->exec_hold.n)
+		f |= WD_FEAT_EXEC_HOLD;
 	if (p->net_default_set.set || p->net_allow.n || p->net_deny.n || p->egress_rate_set.set)
 		f |= WD_FEAT_NET;
 	for (int i = 0; i < WD_LIMIT_NR; i++)
@@ -1782,8 +1784,10 @@ unsigned int wd_policy_features(const struct wd_policy *p)
 	for (int i = 0; i < WD_NS_NR; i++)
 		if (p->ns_set[i].set && p->ns[i] != WD_NS_HOST)
 			f |= WD_FEAT_NAMESPACES;
-	if (p->hold_timeout_set.set || p->hold_on_timeout_set.set || p->hold_approvers.n)
+	if (p->hold_timeout_set.set || p->hold_on_timeout_set.set)
 		f |= WD_FEAT_HOLD;
+	if (p->hold_approvers.n)
+		f |= WD_FEAT_HOLD_APPROVERS;
 	return f;
 }
 
@@ -1801,6 +1805,10 @@ static void feature_where(const struct wd_policy *p, unsigned int feat, char *pt
 	case WD_FEAT_FS_PROTECT:
 		snprintf(ptr, ptrsz, "/fs/protect/0");
 		*origin = p->fs_protect[0].origin;
+		break;
+	case WD_FEAT_EXEC_HOLD:
+		snprintf(ptr, ptrsz, "/exec/hold/0");
+		*origin = p->exec_hold.v[0].origin;
 		break;
 	case WD_FEAT_EXEC: {
 		const struct wd_exec_list *l = p->exec_allow.n	? &p->exec_allow
@@ -1862,13 +1870,14 @@ static void feature_where(const struct wd_policy *p, unsigned int feat, char *pt
 		if (p->hold_timeout_set.set) {
 			snprintf(ptr, ptrsz, "/hold/timeout");
 			*origin = p->hold_timeout_set.origin;
-		} else if (p->hold_on_timeout_set.set) {
+		} else {
 			snprintf(ptr, ptrsz, "/hold/on_timeout");
 			*origin = p->hold_on_timeout_set.origin;
-		} else {
-			snprintf(ptr, ptrsz, "/hold/approvers/0");
-			*origin = p->hold_approvers.origin[0];
 		}
+		break;
+	case WD_FEAT_HOLD_APPROVERS:
+		snprintf(ptr, ptrsz, "/hold/approvers/0");
+		*origin = p->hold_approvers.origin[0];
 		break;
 	}
 }
@@ -1886,6 +1895,8 @@ static const struct {
 	{ WD_FEAT_USER, "user (running as another user)" },
 	{ WD_FEAT_NAMESPACES, "namespaces other than the host's" },
 	{ WD_FEAT_HOLD, "hold settings" },
+	{ WD_FEAT_EXEC_HOLD, "exec.hold (programs run only when an operator approves)" },
+	{ WD_FEAT_HOLD_APPROVERS, "hold.approvers (deciders other than root)" },
 };
 
 const char *wd_feature_words(unsigned int feat)

@@ -272,7 +272,9 @@ enum wd_feature {
 	WD_FEAT_ENV = 1 << 7,
 	WD_FEAT_USER = 1 << 8,
 	WD_FEAT_NAMESPACES = 1 << 9,
-	WD_FEAT_HOLD = 1 << 10,
+	WD_FEAT_HOLD = 1 << 10, /* hold.timeout, hold.on_timeout */
+	WD_FEAT_EXEC_HOLD = 1 << 11, /* exec.hold (WD_FEAT_EXEC is exec.allow and exec.deny) */
+	WD_FEAT_HOLD_APPROVERS = 1 << 12, /* hold.approvers */
 };
 
 /* What this warden enforces today; `warden run` refuses a policy that asks for more. */

@@ -19,6 +19,8 @@ struct wd_backend;
 
 struct wd_backend_ops {
 	const char *name;
+	/* The parts of a policy (WD_FEAT_*) it enforces; a policy asking for more is refused. */
+	unsigned int features;
 	/* Can it run on this kernel? On false, @why says what is missing (one sentence). */
 	bool (*supported)(char *why, size_t whysz);
 	/* Load what the kernel side needs; kernel records go to @fn. */

@@ -28,9 +28,6 @@
 
 #define WD_MEMFD_NOEXEC "/proc/sys/vm/memfd_noexec"
 
-/* fs.deny, once the policy carries it (docs/policy.md); until then nothing is denied this way. */
-#define WD_POLICY_DENY_PATHS(p) ((char *const *)NULL)
-#define WD_POLICY_DENY_COUNT(p) ((size_t)0)
 
 struct wd_backend {
 	struct wd_progs *progs;
@@ -133,8 +130,8 @@ static int plan_rules(struct wd_backend *b, const struct wd_policy *p)
 			n++;
 		}
 	}
-	err = wd_carve(allow, n, WD_POLICY_DENY_PATHS(p), WD_POLICY_DENY_COUNT(p), &wd_carve_real_fs,
-		       &b->rules, &b->n_rules, why, sizeof(why));
+	err = wd_carve(allow, n, p->fs_deny.paths, p->fs_deny.n, &wd_carve_real_fs, &b->rules,
+		       &b->n_rules, why, sizeof(why));
 	free(allow);
 	if (err == -EINVAL)
 		log_warnx("landlock: fs.deny cannot be expressed with Landlock: %s", why);
@@ -261,6 +258,9 @@ static const char *ll_detail(const struct wd_backend *b)
 
 const struct wd_backend_ops wd_backend_landlock = {
 	.name = "landlock",
+	/* mode is stated by most policies; audit mode itself is refused in sandbox_add */
+	.features = WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT |
+		    WD_FEAT_HOLD | WD_FEAT_EXEC_HOLD,
 	.supported = ll_supported,
 	.start = ll_start,
 	.stop = ll_stop,

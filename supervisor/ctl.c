@@ -38,6 +38,7 @@ int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine 
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct wd_ctl *c = calloc(1, sizeof(*c));
+	char tmp[108];
 	int err;
 
 	if (!c)
@@ -57,13 +58,18 @@ int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine 
 		err = -errno;
 		goto out_free;
 	}
-	memcpy(sa.sun_path, c->path, strlen(c->path) + 1);
-	unlink(c->path);
-	/* root only: the socket is made 0600 before anyone can connect */
-	if (bind(c->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(c->path, 0600) ||
-	    listen(c->listen_fd, 16)) {
+	/*
+	 * Made under a temporary name, root only and listening, then renamed into place: whoever
+	 * sees the name (`warden prompt` watches the directory) can connect at once.
+	 */
+	snprintf(tmp, sizeof(tmp), "%s/.run-%s.sock", WD_RUN_DIR, sandbox);
+	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
+	unlink(tmp);
+	if (bind(c->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(tmp, 0600) ||
+	    listen(c->listen_fd, 16) || rename(tmp, c->path)) {
 		err = -errno;
 		log_warn("ctl: cannot listen on %s", c->path);
+		unlink(tmp);
 		goto out_close;
 	}
 	*out = c;
@@ -159,6 +165,8 @@ cJSON *wd_hold_view_json(const char *sandbox, const struct wd_hold_view *v)
 	if (v->target2)
 		cJSON_AddStringToObject(o, "target2", v->target2);
 	cJSON_AddStringToObject(o, "rule", v->rule ? v->rule : "");
+	if (v->tree)
+		cJSON_AddStringToObject(o, "tree", v->tree);
 	cJSON_AddStringToObject(o, "token", v->token);
 	cJSON_AddNumberToObject(o, "age_ms", (double)v->age_ms);
 	cJSON_AddNumberToObject(o, "timeout_ms", (double)v->timeout_ms);

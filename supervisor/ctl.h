@@ -14,6 +14,8 @@
 
 #define WD_RUN_DIR "/run/warden"
 #define WD_CTL_PROTO 1
+/* Most fds wd_ctl_poll_fds returns: the listening socket and every client. */
+#define WD_CTL_POLL_MAX 33
 
 struct wd_ctl;
 

@@ -47,6 +47,7 @@ struct hold {
 	char *exe;
 	char comm[17];
 	const char *rule;
+	const char *tree; /* the rule's protected tree or held program */
 	char token[33];
 	uint64_t created_ms;
 	uint64_t deadline_ms; /* 0: none */
@@ -154,6 +155,11 @@ void wd_hold_engine_free(struct wd_hold_engine *e)
 	if (e->timer >= 0)
 		close(e->timer);
 	free(e);
+}
+
+void wd_hold_attach(struct wd_hold_engine *e, int listener)
+{
+	e->listener = listener;
 }
 
 int wd_hold_listener_fd(const struct wd_hold_engine *e)
@@ -356,7 +362,28 @@ static void fill_task(struct hold *h)
 	h->cmdline = read_cmdline(h->pid);
 }
 
-/* Read what the held syscall names. 0, or -errno (the call then goes on unexamined: never). */
+/* ftruncate(fd, len): the target is the task's open file, pinned by reopening it for writing. */
+static int open_fd_target(struct hold *h)
+{
+	char link[64], path[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%u/fd/%d", h->pid, (int)h->args[0]);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0 || path[0] != '/')
+		return n < 0 ? -errno : -EINVAL; /* a pipe, a socket: nothing protected */
+	path[n] = 0;
+	h->dirfd = open(link, O_WRONLY | O_CLOEXEC);
+	if (h->dirfd < 0)
+		return -errno;
+	h->target = strdup(path);
+	if (!h->target)
+		return -ENOMEM;
+	h->op.target = h->target;
+	return 0;
+}
+
+/* Read what the held syscall names. 0, or -errno (the call then goes on as the kernel decides). */
 static int decode(struct hold *h)
 {
 	char path[PATH_MAX], path2[PATH_MAX];
@@ -390,6 +417,11 @@ static int decode(struct hold *h)
 		dirfd2 = (int)h->args[2];
 		p2 = h->args[3];
 		break;
+	case SYS_ftruncate:
+		/* the file the task has open: its path is what the kernel says it is */
+		h->op.class = WD_HOLD_TRUNCATE;
+		h->opname = "truncate";
+		return open_fd_target(h);
 	case SYS_truncate:
 	case SYS_open:
 	case SYS_creat:
@@ -490,6 +522,10 @@ static int perform(struct wd_hold_engine *e, struct hold *h)
 		r = r ? -errno : 0;
 		break;
 	case WD_HOLD_TRUNCATE:
+		if (h->nr == SYS_ftruncate) {
+			r = ftruncate(h->dirfd, (off_t)h->args[1]) ? -errno : 0;
+			break;
+		}
 		if (h->nr == SYS_truncate) {
 			fd = openat(h->dirfd, h->name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 			r = fd < 0 ? -errno : (ftruncate(fd, (off_t)h->args[1]) ? -errno : 0);
@@ -540,6 +576,7 @@ static void view_of(const struct hold *h, struct wd_hold_view *v, uint64_t now,
 	v->target = h->target;
 	v->target2 = h->target2;
 	v->rule = h->rule;
+	v->tree = h->tree;
 	v->token = h->token;
 	v->age_ms = now - h->created_ms;
 	v->timeout_ms = rules->timeout_ms;
@@ -686,7 +723,7 @@ int wd_hold_on_notify(struct wd_hold_engine *e)
 		hold_free(h);
 		return 0;
 	}
-	act = wd_hold_match(e->rules, &h->op, &h->rule);
+	act = wd_hold_match(e->rules, &h->op, &h->rule, &h->tree);
 	if (act == WD_HOLD_ACT_NONE && h->op.class == WD_HOLD_DELETE && e->burst && burst(e, now)) {
 		act = WD_HOLD_ACT_HOLD;
 		h->rule = "/hold/burst";

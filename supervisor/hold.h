@@ -29,6 +29,7 @@ struct wd_hold_view {
 	const char *target;
 	const char *target2; /* rename: the destination */
 	const char *rule;
+	const char *tree; /* the rule's protected tree (or held program); NULL for a burst */
 	const char *token; /* opaque; an approval must present it */
 	uint64_t age_ms;
 	uint64_t timeout_ms;
@@ -46,8 +47,10 @@ struct wd_hold_events {
 	void *ctx;
 };
 
+/* @listener may be -1 until the child has sent it (wd_hold_attach). */
 int wd_hold_engine_new(struct wd_hold_engine **out, const struct wd_hold_rules *rules,
 		       int listener, const struct wd_hold_events *ev);
+void wd_hold_attach(struct wd_hold_engine *e, int listener);
 void wd_hold_engine_free(struct wd_hold_engine *e);
 
 /* The listener: poll it readable, then call wd_hold_on_notify. */

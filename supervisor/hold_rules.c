@@ -27,11 +27,12 @@ bool wd_argv_match(char *const *pat, size_t npat, char *const *argv, size_t argc
 }
 
 enum wd_hold_action wd_hold_match(const struct wd_hold_rules *r, const struct wd_held_op *op,
-				  const char **rule)
+				  const char **rule, const char **tree)
 {
 	enum wd_hold_action best = WD_HOLD_ACT_NONE;
 
 	*rule = NULL;
+	*tree = NULL;
 	if (op->class == WD_HOLD_EXEC) {
 		for (size_t i = 0; i < r->n_exec; i++) {
 			const struct wd_exec_hold_rule *e = &r->exec[i];
@@ -41,6 +42,7 @@ enum wd_hold_action wd_hold_match(const struct wd_hold_rules *r, const struct wd
 			if (e->has_argv && !wd_argv_match(e->argv, e->argc, op->argv, op->argc))
 				continue;
 			*rule = e->name;
+			*tree = e->path;
 			return WD_HOLD_ACT_HOLD;
 		}
 		return WD_HOLD_ACT_NONE;
@@ -58,6 +60,7 @@ enum wd_hold_action wd_hold_match(const struct wd_hold_rules *r, const struct wd
 			continue;
 		best = p->action;
 		*rule = p->name;
+		*tree = p->path;
 	}
 	return best;
 }

@@ -57,9 +57,12 @@ struct wd_held_op {
 /* Do @argv[0..@argc) match the patterns @pat[0..@npat) (a last "**" matching any rest)? */
 bool wd_argv_match(char *const *pat, size_t npat, char *const *argv, size_t argc);
 
-/* The action for @op, and the rule that chose it (*rule; NULL for none). */
+/*
+ * The action for @op, the rule that chose it (*rule; NULL for none) and that rule's path (*tree:
+ * the protected tree or the held program).
+ */
 enum wd_hold_action wd_hold_match(const struct wd_hold_rules *r, const struct wd_held_op *op,
-				  const char **rule);
+				  const char **rule, const char **tree);
 
 /* Is @path @tree itself or under it? */
 bool wd_path_within(const char *path, const char *tree);

@@ -39,7 +39,8 @@ static const struct {
 	{ WD_HOLD_DELETE, SYS_unlink },	    { WD_HOLD_DELETE, SYS_unlinkat },
 	{ WD_HOLD_DELETE, SYS_rmdir },	    { WD_HOLD_RENAME, SYS_rename },
 	{ WD_HOLD_RENAME, SYS_renameat },   { WD_HOLD_RENAME, SYS_renameat2 },
-	{ WD_HOLD_TRUNCATE, SYS_truncate }, { WD_HOLD_TRUNCATE, SYS_creat },
+	{ WD_HOLD_TRUNCATE, SYS_truncate }, { WD_HOLD_TRUNCATE, SYS_ftruncate },
+	{ WD_HOLD_TRUNCATE, SYS_creat },
 	{ WD_HOLD_TRUNCATE, SYS_openat2 },  { WD_HOLD_EXEC, SYS_execve },
 	{ WD_HOLD_EXEC, SYS_execveat },
 };

@@ -19,7 +19,7 @@
 enum wd_hold_class {
 	WD_HOLD_DELETE = 1 << 0, /* unlink, unlinkat, rmdir */
 	WD_HOLD_RENAME = 1 << 1, /* rename, renameat, renameat2 (rename-over) */
-	WD_HOLD_TRUNCATE = 1 << 2, /* truncate, open/openat with O_TRUNC, creat, openat2 */
+	WD_HOLD_TRUNCATE = 1 << 2, /* (f)truncate, open/openat with O_TRUNC, creat, openat2 */
 	WD_HOLD_EXEC = 1 << 3, /* execve, execveat */
 };
 

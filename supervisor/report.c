@@ -35,6 +35,7 @@ char *wd_report_json(const struct wd_report *r)
 	cJSON_AddNumberToObject(o, "wall_time_s", r->wall_time_s);
 	cJSON_AddNumberToObject(o, "denials", (double)r->denials);
 	cJSON_AddNumberToObject(o, "lost_records", (double)r->lost_records);
+	cJSON_AddNumberToObject(o, "holds", (double)r->holds);
 	argv = cJSON_AddArrayToObject(o, "argv");
 	for (size_t i = 0; argv && r->argv && r->argv[i]; i++)
 		cJSON_AddItemToArray(argv, cJSON_CreateString(r->argv[i]));

@@ -18,6 +18,7 @@ struct wd_report {
 	double wall_time_s;
 	uint64_t denials;
 	uint64_t lost_records;
+	uint64_t holds; /* operations that waited for a decision */
 	char *const *argv;
 };
 

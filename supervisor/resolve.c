@@ -36,5 +36,27 @@ int wd_resolve_policy(struct wd_policy *p)
 		err = wd_resolve_paths(&p->fs_write);
 	if (!err)
 		err = wd_resolve_paths(&p->fs_exec);
+	if (!err)
+		err = wd_resolve_paths(&p->fs_deny);
+	for (size_t i = 0; !err && i < p->n_fs_protect; i++) {
+		char *real = realpath(p->fs_protect[i].path, NULL);
+
+		if (real) {
+			free(p->fs_protect[i].path);
+			p->fs_protect[i].path = real;
+		} else if (errno == ENOMEM) {
+			err = -ENOMEM;
+		}
+	}
+	for (size_t i = 0; !err && i < p->exec_hold.n; i++) {
+		char *real = realpath(p->exec_hold.v[i].path, NULL);
+
+		if (real) {
+			free(p->exec_hold.v[i].path);
+			p->exec_hold.v[i].path = real;
+		} else if (errno == ENOMEM) {
+			err = -ENOMEM;
+		}
+	}
 	return err;
 }

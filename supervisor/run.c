@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
+#include <poll.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -19,6 +19,9 @@
 #include "supervisor/exe_cache.h"
 #include "supervisor/log.h"
 #include "supervisor/backend.h"
+#include "supervisor/ctl.h"
+#include "supervisor/hold.h"
+#include "supervisor/hold_policy.h"
 #include "supervisor/report.h"
 #include "supervisor/resolve.h"
 #include "supervisor/run.h"
@@ -156,61 +159,172 @@ static int exit_code_of(const siginfo_t *si, int *signo)
 	return 128 + si->si_status;
 }
 
-/* Wait for the child to exit, passing records on and turning signals to warden into a kill. */
+/* The holds of this run, where its policy holds anything. */
+struct run_holds {
+	struct wd_hold_rules rules;
+	struct wd_notify_plan plan;
+	struct wd_hold_engine *engine;
+	struct wd_ctl *ctl;
+	struct run_state *st;
+	uint64_t held, decided;
+};
+
+static void on_held(void *ctx, const struct wd_hold_view *v)
+{
+	struct run_holds *h = ctx;
+
+	h->held++;
+	audit_write(h->st, wd_audit_hold_line(&h->st->actx, clock_ns(CLOCK_REALTIME), v));
+	if (h->ctl)
+		wd_ctl_publish_hold(h->ctl, v);
+}
+
+static void on_decided(void *ctx, const struct wd_hold_view *v, bool allow, const char *who,
+		       int result)
+{
+	struct run_holds *h = ctx;
+
+	h->decided++;
+	audit_write(h->st, wd_audit_decision_line(&h->st->actx, clock_ns(CLOCK_REALTIME), v, allow,
+						  who, result));
+	if (h->ctl)
+		wd_ctl_publish_decision(h->ctl, v, allow, who, result);
+}
+
+/* The engine and its socket exist before the child: its own exec may be held. */
+static int start_holds(struct run_holds *h, const char *sandbox)
+{
+	struct wd_hold_events ev = { .held = on_held, .decided = on_decided, .ctx = h };
+	int err;
+
+	err = wd_notify_prepare(&h->plan, wd_hold_rules_classes(&h->rules), false);
+	if (!err)
+		err = wd_hold_engine_new(&h->engine, &h->rules, -1, &ev);
+	if (!err)
+		err = wd_ctl_open(&h->ctl, sandbox, h->engine);
+	if (err)
+		log_warnx("holds: cannot set up the waiting room: %s", strerror(-err));
+	return err;
+}
+
+static void holds_attach(void *ctx, int listener)
+{
+	struct run_holds *h = ctx;
+
+	wd_hold_attach(h->engine, listener);
+}
+
+static int holds_fds(void *ctx, int *fds, int max)
+{
+	struct run_holds *h = ctx;
+	int n = 0;
+
+	if (max < 2)
+		return 0;
+	fds[n++] = wd_hold_listener_fd(h->engine);
+	fds[n++] = wd_hold_timer_fd(h->engine);
+	return n + wd_ctl_poll_fds(h->ctl, fds + n, max - n);
+}
+
+/* While the command's exec waits: answer the waiting room and the operators, nothing else. */
+static void holds_service(void *ctx)
+{
+	struct run_holds *h = ctx;
+	struct pollfd pfd[WD_CTL_POLL_MAX + 2];
+	int fds[WD_CTL_POLL_MAX + 2], n = holds_fds(h, fds, WD_CTL_POLL_MAX + 2);
+
+	for (int i = 0; i < n; i++)
+		pfd[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+	if (poll(pfd, (nfds_t)n, 0) <= 0)
+		return;
+	if (pfd[0].revents & POLLIN)
+		wd_hold_on_notify(h->engine);
+	if (pfd[1].revents)
+		wd_hold_on_timer(h->engine);
+	for (int i = 2; i < n; i++)
+		if (pfd[i].revents)
+			wd_ctl_on_ready(h->ctl, pfd[i].fd);
+}
+
+#define WD_POLL_MAX 48
+
+/* Wait for the child to exit, passing records on, answering holds, turning signals into a kill. */
 static int supervise(struct run_state *st, const struct wd_backend_ops *ops,
 		     struct wd_backend *be, const struct wd_cgroup *cg, struct wd_child *child,
-		     int sigfd, siginfo_t *si)
+		     int sigfd, struct run_holds *holds, siginfo_t *si)
 {
-	struct epoll_event evs[4], e = { .events = EPOLLIN };
-	int ep, err = 0;
+	enum { P_RECORDS, P_CHILD, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL };
 	bool done = false;
 
-	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (ep < 0)
-		return -errno;
-	e.data.u32 = 0;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, ops->event_fd(be), &e))
-		goto out_errno;
-	e.data.u32 = 1;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, child->pidfd, &e))
-		goto out_errno;
-	e.data.u32 = 2;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &e))
-		goto out_errno;
-
 	while (!done) {
-		int n = epoll_wait(ep, evs, 4, -1);
+		struct pollfd pfd[WD_POLL_MAX];
+		int kind[WD_POLL_MAX], n = 0, r;
 
-		if (n < 0 && errno == EINTR)
+		pfd[n] = (struct pollfd){ .fd = ops->event_fd(be), .events = POLLIN };
+		kind[n++] = P_RECORDS;
+		pfd[n] = (struct pollfd){ .fd = child->pidfd, .events = POLLIN };
+		kind[n++] = P_CHILD;
+		pfd[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
+		kind[n++] = P_SIGNAL;
+		if (holds->engine) {
+			pfd[n] = (struct pollfd){ .fd = wd_hold_listener_fd(holds->engine),
+						  .events = POLLIN };
+			kind[n++] = P_LISTENER;
+			pfd[n] = (struct pollfd){ .fd = wd_hold_timer_fd(holds->engine),
+						  .events = POLLIN };
+			kind[n++] = P_TIMER;
+		}
+		if (holds->ctl) {
+			int fds[WD_POLL_MAX], m = wd_ctl_poll_fds(holds->ctl, fds, WD_POLL_MAX - n);
+
+			for (int i = 0; i < m; i++) {
+				pfd[n] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+				kind[n++] = P_CTL;
+			}
+		}
+		r = poll(pfd, (nfds_t)n, -1);
+		if (r < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			goto out_errno;
+		if (r < 0) {
+			log_warn("run: supervising %s", cg->name);
+			return -errno;
+		}
 		for (int i = 0; i < n; i++) {
-			if (evs[i].data.u32 == 0) {
+			struct signalfd_siginfo ssi;
+
+			if (!pfd[i].revents)
+				continue;
+			switch (kind[i]) {
+			case P_RECORDS:
 				ops->consume(be);
 				fflush(st->audit);
-			} else if (evs[i].data.u32 == 1) {
+				break;
+			case P_CHILD:
 				if (wd_child_wait(child, si) == 0)
 					done = true;
-			} else {
-				struct signalfd_siginfo ssi;
-
+				break;
+			case P_SIGNAL:
 				if (read(sigfd, &ssi, sizeof(ssi)) == sizeof(ssi)) {
 					log_info("run: got signal %u, killing sandbox %s",
 						 ssi.ssi_signo, cg->name);
 					wd_cgroup_kill(cg);
 				}
+				break;
+			case P_LISTENER:
+				/* POLLHUP: every task of the filter has gone */
+				if (pfd[i].revents & POLLIN)
+					wd_hold_on_notify(holds->engine);
+				break;
+			case P_TIMER:
+				wd_hold_on_timer(holds->engine);
+				break;
+			case P_CTL:
+				wd_ctl_on_ready(holds->ctl, pfd[i].fd);
+				break;
 			}
 		}
 	}
-	goto out_close;
-
-out_errno:
-	err = -errno;
-	log_warn("run: supervising %s", cg->name);
-out_close:
-	close(ep);
-	return err;
+	return 0;
 }
 
 /* The child's side of the backend, between clone3 and execve. */
@@ -239,6 +353,7 @@ int wd_run(const struct wd_run_opts *o)
 	const struct wd_backend_ops *ops;
 	struct wd_backend *be = NULL;
 	struct child_ctx cctx;
+	struct run_holds holds = { .engine = NULL };
 	struct wd_spawn_opts sopts;
 	sigset_t sigs, oldsigs;
 	siginfo_t si;
@@ -249,10 +364,6 @@ int wd_run(const struct wd_run_opts *o)
 
 	/* The effective policy: what it extends, the derived flags, its variables expanded. */
 	err = wd_policy_load_effective(o->policy_path, o->derive, &pol, msg, sizeof(msg));
-	/* A part this warden does not enforce is refused, never ignored. */
-	if (!err)
-		err = wd_policy_refuse_unenforced(&pol, o->policy_path, WD_FEAT_ENFORCED, msg,
-						  sizeof(msg));
 	if (err) {
 		log_warnx("%s", msg);
 		wd_policy_free(&pol);
@@ -276,6 +387,18 @@ int wd_run(const struct wd_run_opts *o)
 		goto out_free_rules;
 	}
 	rep.backend = ops->name;
+	/* A part this backend does not enforce is refused, never ignored. */
+	if (wd_policy_refuse_unenforced(&pol, o->policy_path, ops->features, msg, sizeof(msg))) {
+		log_warnx("%s (backend %s)", msg, ops->name);
+		rep.error = msg;
+		rc = WD_EXIT_USAGE;
+		goto out_free_rules;
+	}
+	if (wd_hold_rules_build(&pol, &holds.rules)) {
+		log_warnx("run: out of memory");
+		goto out_free_rules;
+	}
+	holds.st = &st;
 
 	if (o->audit_path) {
 		st.audit = fopen(o->audit_path, "ae");
@@ -312,12 +435,21 @@ int wd_run(const struct wd_run_opts *o)
 		goto out_destroy_cgroup;
 	sandbox_added = true;
 	st.actx.backend_detail = ops->detail(be);
+	if (wd_hold_rules_classes(&holds.rules) && start_holds(&holds, cg.name))
+		goto out_destroy_cgroup;
 
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	t_start = clock_ns(CLOCK_REALTIME);
 	cctx = (struct child_ctx){ .ops = ops, .be = be };
 	sopts = (struct wd_spawn_opts){ .cgroup_fd = cg.fd, .clone_flags = ops->clone_flags(be),
 					.setup = child_setup, .setup_ctx = &cctx };
+	if (holds.engine) {
+		sopts.notify = &holds.plan;
+		sopts.notify_attach = holds_attach;
+		sopts.notify_fds = holds_fds;
+		sopts.notify_service = holds_service;
+		sopts.notify_ctx = &holds;
+	}
 	err = wd_spawn(&sopts, o->argv, &child);
 	if (err)
 		goto out_destroy_cgroup;
@@ -340,7 +472,7 @@ int wd_run(const struct wd_run_opts *o)
 		rep.exit_code = rc;
 		log_warnx("%s: %s", o->argv[0], strerror(child.exec_errno));
 	} else {
-		err = supervise(&st, ops, be, &cg, &child, sigfd, &si);
+		err = supervise(&st, ops, be, &cg, &child, sigfd, &holds, &si);
 		if (err) {
 			/* Could not watch the child: it must not run on unwatched. */
 			wd_cgroup_kill(&cg);
@@ -367,12 +499,16 @@ out_destroy_cgroup:
 			audit_write(&st, wd_audit_lost_line(&st.actx, clock_ns(CLOCK_REALTIME),
 							    final.lost));
 	}
+	rep.holds = holds.held;
 	if (rep.status) {
 		audit_write(&st, wd_audit_exit_line(&st.actx, clock_ns(CLOCK_REALTIME), child.pid,
 						    rep.status, rep.exit_code, rep.signal));
 		if (o->report_path && wd_report_write(&rep, o->report_path))
 			rc = rc ? rc : WD_EXIT_INTERNAL;
 	}
+	/* held calls of a sandbox that has gone have nobody left to answer */
+	wd_ctl_close(holds.ctl);
+	wd_hold_engine_free(holds.engine);
 	wd_child_close(&child);
 out_stop_backend:
 	if (be)
@@ -393,6 +529,7 @@ out_free_rules:
 			rep.error = "warden could not set the sandbox up (see its messages)";
 		wd_report_write(&rep, o->report_path);
 	}
+	wd_hold_rules_free(&holds.rules);
 	wd_ruleset_free(&rs);
 	wd_policy_free(&pol);
 	return rc;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <linux/sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -180,12 +181,30 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 		notifyfd[1] = -1;
 		/* An error here means the child failed first: the error pipe says why. */
 		child->notify_fd = wd_notify_receive(notifyfd[0]);
+		if (child->notify_fd >= 0 && o->notify_attach)
+			o->notify_attach(o->notify_ctx, child->notify_fd);
 	}
 
-	/* EOF: execve succeeded (the pipe was close-on-exec); otherwise the child says why. */
-	do {
+	/*
+	 * EOF: execve succeeded (the pipe was close-on-exec); otherwise the child says why. The
+	 * exec itself may wait in the waiting room meanwhile: answer it.
+	 */
+	for (;;) {
+		struct pollfd pfd[64] = { { .fd = pipefd[0], .events = POLLIN } };
+		int watch[63], m = 0;
+
+		if (child->notify_fd >= 0 && o->notify_fds && o->notify_service)
+			m = o->notify_fds(o->notify_ctx, watch, 63);
+		for (int i = 0; i < m; i++)
+			pfd[i + 1] = (struct pollfd){ .fd = watch[i], .events = POLLIN };
+		if (m && poll(pfd, (nfds_t)m + 1, -1) >= 0 && !pfd[0].revents) {
+			o->notify_service(o->notify_ctx);
+			continue;
+		}
 		n = read(pipefd[0], &f, sizeof(f));
-	} while (n < 0 && errno == EINTR);
+		if (n >= 0 || errno != EINTR)
+			break;
+	}
 	if (n == sizeof(f) && f.stage == 0)
 		child->setup_errno = f.err ? f.err : EIO;
 	else if (n == sizeof(f))

@@ -31,6 +31,15 @@ struct wd_spawn_opts {
 	void *setup_ctx;
 	/* The holds' waiting room, installed last; NULL when the policy holds nothing. */
 	const struct wd_notify_plan *notify;
+	/*
+	 * The command's own exec may be held: while waiting for it, the listener is handed to
+	 * notify_attach as soon as it arrives, and notify_service answers what it brings.
+	 */
+	void (*notify_attach)(void *ctx, int listener);
+	/* The fds to watch meanwhile (listener, timer, operators' sockets): how many. */
+	int (*notify_fds)(void *ctx, int *fds, int max);
+	void (*notify_service)(void *ctx);
+	void *notify_ctx;
 };
 
 /*

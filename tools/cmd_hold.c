@@ -489,8 +489,9 @@ static bool ask(struct prompt *p, const cJSON *h)
 	for (;;) {
 		int ch;
 
-		printf("[a]pprove once, approve for this [p]rocess, [s]andbox-wide under the "
-		       "target, [d]eny, deny [D]all like this, [i]nfo, [q]uit? ");
+		printf("[a]pprove once, approve for this [p]rocess, [s]andbox-wide under %s, "
+		       "[d]eny, deny [D]all like this, [i]nfo, [q]uit? ",
+		       *str(h, "tree") ? str(h, "tree") : str(h, "target"));
 		fflush(stdout);
 		ch = read_answer(p);
 		switch (ch) {
@@ -504,7 +505,9 @@ static bool ask(struct prompt *p, const cJSON *h)
 			send_decision(h, true, "process", NULL, 0, 0);
 			return true;
 		case 's':
-			send_decision(h, true, "sandbox", str(h, "target"), 0, 0);
+			/* the whole protected tree: one answer for an rm -rf of it */
+			send_decision(h, true, "sandbox",
+				      *str(h, "tree") ? str(h, "tree") : str(h, "target"), 0, 0);
 			return true;
 		case 'd':
 			send_decision(h, false, "once", NULL, 0, 0);
@@ -584,7 +587,9 @@ int cmd_prompt(int argc, char **argv)
 				go = go && ask(&p, h);
 			if (strcmp(str(msg, "event"), "hold") == 0)
 				go = ask(&p, cJSON_GetObjectItemCaseSensitive(msg, "hold"));
-			else if (strcmp(str(msg, "event"), "decision") == 0) {
+			/* what standing grants decide is in the audit stream, not on the screen */
+			else if (strcmp(str(msg, "event"), "decision") == 0 &&
+				 strcmp(str(msg, "by"), "grant") != 0) {
 				h = cJSON_GetObjectItemCaseSensitive(msg, "hold");
 				printf("decided: %s/%.0f %s by %s (%s)\n", str(h, "sandbox"),
 				       num(h, "id"),

@@ -37,7 +37,9 @@ static enum wd_hold_action match(unsigned int class, const char *t, const char *
 		argv[argc++] = tok;
 	op.argv = argv;
 	op.argc = argc;
-	return wd_hold_match(&rules, &op, rule);
+	const char *tree;
+
+	return wd_hold_match(&rules, &op, rule, &tree);
 }
 
 static void test_protect(void **state)
@@ -48,6 +50,13 @@ static void test_protect(void **state)
 	assert_int_equal(match(WD_HOLD_DELETE, "/srv/app/build/x.o", NULL, NULL, &rule),
 			 WD_HOLD_ACT_HOLD);
 	assert_string_equal(rule, "/fs/protect/0");
+	{
+		struct wd_held_op op = { .class = WD_HOLD_DELETE, .target = "/srv/app/k" };
+		const char *tree;
+
+		wd_hold_match(&rules, &op, &rule, &tree);
+		assert_string_equal(tree, "/srv/app");
+	}
 	assert_int_equal(match(WD_HOLD_DELETE, "/srv/app", NULL, NULL, &rule), WD_HOLD_ACT_HOLD);
 	/* a sibling sharing the prefix is not under the tree */
 	assert_int_equal(match(WD_HOLD_DELETE, "/srv/application/x", NULL, NULL, &rule),

@@ -153,7 +153,8 @@ static void test_exec(void **state)
 	assert_true(p.exec_hold.v[1].has_argv);
 	assert_true(wd_exec_rule_matches(&p.exec_hold.v[1], args1, 0));
 	assert_false(wd_exec_rule_matches(&p.exec_hold.v[1], args2, 1));
-	assert_int_equal(wd_policy_features(&p), WD_FEAT_EXEC);
+	/* exec.hold is its own part: the waiting room enforces it, exec.allow/deny not yet */
+	assert_int_equal(wd_policy_features(&p), WD_FEAT_EXEC | WD_FEAT_EXEC_HOLD);
 	wd_policy_free(&p);
 }
 
@@ -240,8 +241,8 @@ static void test_env_user_ns_hold(void **state)
 	assert_int_equal(p.hold_timeout_ms, 120000);
 	assert_int_equal(p.hold_on_timeout, WD_ACTION_ALLOW);
 	assert_int_equal(p.hold_approvers.n, 3);
-	assert_int_equal(wd_policy_features(&p),
-			 WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES | WD_FEAT_HOLD);
+	assert_int_equal(wd_policy_features(&p), WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |
+							 WD_FEAT_HOLD | WD_FEAT_HOLD_APPROVERS);
 	wd_policy_free(&p);
 
 	ok(S ",\"user\":65534,\"namespaces\":{\"net\":\"none\"}}", &p);
@@ -597,7 +598,7 @@ static void test_unenforced(void **state)
 	} cases[] = {
 		{ ",\"fs\":{\"deny\":[\"/x\"]}}", "/fs/deny/0: fs.deny" },
 		{ ",\"fs\":{\"protect\":[\"/x\"]}}", "/fs/protect/0: fs.protect" },
-		{ ",\"exec\":{\"hold\":[\"/x\"]}}", "/exec/hold/0: exec rules" },
+		{ ",\"exec\":{\"hold\":[\"/x\"]}}", "/exec/hold/0: exec.hold" },
 		{ ",\"net\":{\"default\":\"deny\"}}", "/net/default: net" },
 		{ ",\"net\":{\"deny\":[\"*:25\"]}}", "/net/deny/0: net" },
 		{ ",\"net\":{\"egress_rate\":\"1MiB/s\"}}", "/net/egress_rate: net" },

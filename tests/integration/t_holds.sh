@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: GPL-2.0
+# Holds: a risky call waits in the kernel until an operator decides; then it goes on from where it
+# stood (performed by the supervisor on the object that was checked) or fails with EPERM.
+WHERE=any
+BACKENDS="bpf-lsm landlock"
+
+# hold_policy FILE PROTECT_JSON [HOLD_JSON]: may write $T, execute the usual programs.
+hold_policy() {
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s","%s"],"protect":%s}%s}\n' \
+		"$BIN" "$T" "$BIN" "$LOADER" "$2" "${3:+,$3}" > "$1"
+}
+
+make_tree() {
+	mkdir -p "$T/app/src/deep" "$T/app/build"
+	for f in a b c; do echo "$f" > "$T/app/src/$f"; echo "$f" > "$T/app/build/$f.o"; done
+	echo deep > "$T/app/src/deep/x"
+}
+
+# wait_record FILE PATTERN: block until a line holding PATTERN is in FILE (the run flushes
+# each hold record as it is made); print it.
+wait_record() {
+	local line
+	touch "$1"
+	line=$(tail -n +1 -f "$1" | grep -m1 -F -- "$2") || true
+	printf '%s\n' "$line"
+}
+
+# field LINE KEY: a scalar field of one JSON record line.
+field() {
+	printf '%s\n' "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^\",}]*\)\"\{0,1\}[,}].*/\1/p"
+}
+
+test_rm_rf_held_then_approved_for_the_tree_with_one_prompt() {
+	make_tree
+	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
+	printf 's\n' | "$WARDEN" prompt > "$T/prompt.out" 2>&1 &
+	prompt=$!
+	trap 'kill $prompt 2>/dev/null || true' EXIT
+	rc=0
+	wrun --policy "$T/p.json" --audit "$T/audit" --report "$T/r.json" \
+		-- rm -rf "$T/app" 2> "$T/err" || rc=$?
+	kill $prompt 2>/dev/null || true
+	expect_eq "rm exit status" "$rc" 0
+	[ ! -e "$T/app" ] || fail "the protected tree is still there: $(find "$T/app")"
+	expect_eq "hold records (one prompt)" "$(grep -c '"type":"hold"' "$T/audit")" 1
+	expect_eq holds "$(report_field "$T/r.json" holds)" 1
+	expect_line "$T/audit" '"type":"hold"' '"op":"' "\"rule\":\"/fs/protect/0\"" \
+		'"cmdline":"' '"token":"'
+	expect_line "$T/audit" '"type":"decision"' '"verdict":"allow"' '"by":"uid 0 (root)"' \
+		'"result":"ok"'
+	# every other delete of the tree was answered by the grant, and each is on record
+	# 7 files and 4 directories: 11 deletes
+	expect_eq "decisions" "$(grep -c '"type":"decision"' "$T/audit")" 11
+	expect_eq "by grant" "$(grep -c '"by":"grant"' "$T/audit")" 10
+}
+
+test_denied_removes_nothing_and_rm_sees_eperm() {
+	make_tree
+	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
+	printf 'D\n' | "$WARDEN" prompt > "$T/prompt.out" 2>&1 &
+	prompt=$!
+	trap 'kill $prompt 2>/dev/null || true' EXIT
+	rc=0
+	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -rf "$T/app" 2> "$T/err" || rc=$?
+	kill $prompt 2>/dev/null || true
+	[ "$rc" != 0 ] || fail "rm succeeded"
+	expect_line "$T/err" "Operation not permitted"
+	expect_eq "files left" "$(find "$T/app" -type f | wc -l)" 7
+	expect_line "$T/audit" '"type":"decision"' '"verdict":"deny"' '"by":"uid 0 (root)"'
+}
+
+test_timeout_denies() {
+	make_tree
+	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]" \
+		'"hold":{"timeout":"1s"}'
+	rc=0
+	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/src/a" 2> "$T/err" || rc=$?
+	expect_eq "rm exit status" "$rc" 1
+	expect_line "$T/err" "Operation not permitted"
+	[ -e "$T/app/src/a" ] || fail "the file was removed"
+	expect_line "$T/audit" '"type":"decision"' '"verdict":"deny"' '"by":"timeout"'
+}
+
+test_approve_from_another_terminal() {
+	make_tree
+	hold_policy "$T/p.json" \
+		"[{\"path\":\"$T/app\",\"ops\":[\"delete\",\"rename\",\"truncate\"],\"action\":\"hold\"}]"
+	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/src/b" > "$T/out" 2>&1 &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_record "$T/audit" '"type":"hold"')
+	sb=$(field "$line" sandbox)
+	id=$(field "$line" hold)
+	expect_eq "held target" "$(field "$line" target)" "$T/app/src/b"
+	[ -e "$T/app/src/b" ] || fail "the file went before the decision"
+	"$WARDEN" holds > "$T/holds"
+	expect_line "$T/holds" "$sb/$id" "delete" "$T/app/src/b"
+	"$WARDEN" approve "$sb/$id"
+	wait $run
+	[ ! -e "$T/app/src/b" ] || fail "the approved delete did not happen"
+	# a second decision on the same hold is refused: it is gone
+	rc=0
+	"$WARDEN" deny "$sb/$id" 2> "$T/err" || rc=$?
+	expect_eq "deny of a decided hold" "$rc" 1
+	expect_line "$T/err" "no hold $sb/$id"
+}
+
+test_mv_over_and_truncate_are_held() {
+	make_tree
+	echo evil > "$T/evil"
+	hold_policy "$T/p.json" \
+		"[{\"path\":\"$T/app\",\"ops\":[\"rename\",\"truncate\"],\"action\":\"deny\"}]"
+	rc=0
+	wrun --policy "$T/p.json" --audit "$T/audit" -- mv -f "$T/evil" "$T/app/src/a" \
+		2> "$T/err" || rc=$?
+	[ "$rc" != 0 ] || fail "mv over a protected file succeeded"
+	expect_eq "protected content" "$(cat "$T/app/src/a")" a
+	expect_line "$T/audit" '"type":"decision"' '"op":"rename"' '"verdict":"deny"' '"by":"rule"'
+	rc=0
+	wrun --policy "$T/p.json" --audit "$T/audit" -- truncate -s 0 "$T/app/src/b" \
+		2> "$T/err" || rc=$?
+	[ "$rc" != 0 ] || fail "truncate of a protected file succeeded"
+	expect_eq "protected content" "$(cat "$T/app/src/b")" b
+	expect_line "$T/audit" '"op":"truncate"' "\"target\":\"$T/app/src/b\"" '"verdict":"deny"'
+	# outside the protected tree the same operations go on without a word
+	wrun --policy "$T/p.json" --audit "$T/audit2" -- mv -f "$T/evil" "$T/moved"
+	[ -e "$T/moved" ] || fail "an unprotected rename did not happen"
+	no_decision=$(grep -c '"type":"decision"' "$T/audit2" || true)
+	expect_eq "decisions outside the tree" "$no_decision" 0
+}
+
+test_exec_hold_shows_argv() {
+	make_tree
+	hold_policy "$T/p.json" "[]" \
+		'"exec":{"hold":[{"path":"/usr/bin/rm","argv":["-rf","**"]}]}'
+	printf 'a\n' | "$WARDEN" prompt > "$T/prompt.out" 2>&1 &
+	prompt=$!
+	trap 'kill $prompt 2>/dev/null || true' EXIT
+	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -rf "$T/app/build"
+	kill $prompt 2>/dev/null || true
+	[ ! -e "$T/app/build" ] || fail "the approved rm did not run"
+	expect_line "$T/audit" '"type":"hold"' '"op":"exec"' "-rf $T/app/build\"" \
+		'"rule":"/exec/hold/0"'
+	expect_line "$T/prompt.out" "runs: " "-rf $T/app/build"
+	# the same program with other arguments is not held
+	wrun --policy "$T/p.json" --audit "$T/audit2" -- rm -f "$T/app/src/c"
+	expect_eq "holds for rm -f" "$(grep -c '"type":"hold"' "$T/audit2" || true)" 0
+}
+
+test_sigkill_ends_a_held_process_at_once() {
+	make_tree
+	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
+	wrun --policy "$T/p.json" --audit "$T/audit" --report "$T/r.json" \
+		-- rm -f "$T/app/src/c" > /dev/null 2>&1 &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_record "$T/audit" '"type":"hold"')
+	kill -KILL "$(field "$line" pid)"
+	wait $run || true
+	expect_eq status "$(report_field "$T/r.json" status)" killed
+	expect_eq signal "$(report_field "$T/r.json" signal)" 9
+	[ -e "$T/app/src/c" ] || fail "the held delete happened"
+}
