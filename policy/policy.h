@@ -277,8 +277,13 @@ enum wd_feature {
 	WD_FEAT_HOLD_APPROVERS = 1 << 12, /* hold.approvers */
 };
 
-/* What this warden enforces today; `warden run` refuses a policy that asks for more. */
-#define WD_FEAT_ENFORCED (WD_FEAT_FS | WD_FEAT_MODE)
+/*
+ * What this warden enforces today on some backend; `warden run` refuses a policy that asks for
+ * more, and what the chosen backend does not enforce (each backend lists its own).
+ */
+#define WD_FEAT_ENFORCED                                                                         \
+	(WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT | WD_FEAT_HOLD |        \
+	 WD_FEAT_EXEC_HOLD)
 
 /*
  * The parts @p states: a non-empty list, a set scalar, a namespace other than "host". An unset

@@ -119,8 +119,7 @@ static const struct {
 	    "is killed after 30m of wall-clock time", "may have at most 64 processes",
 	    "a held call waits at most 5m for a decision, then is denied",
 	    "root may approve or deny",
-	    "refuses this policy today: /fs/deny/0: fs.deny (carving paths out of allowed trees) "
-	    "is not enforced" } },
+	    "refuses this policy today: /limits/wall_time: limits are not enforced" } },
 	{ "http-client",
 	  { "may read under /etc/ssl ", "(template http-client)",
 	    "may connect only where allowed below (default deny, loopback included)",

@@ -596,9 +596,7 @@ static void test_unenforced(void **state)
 		const char *json;
 		const char *why;
 	} cases[] = {
-		{ ",\"fs\":{\"deny\":[\"/x\"]}}", "/fs/deny/0: fs.deny" },
-		{ ",\"fs\":{\"protect\":[\"/x\"]}}", "/fs/protect/0: fs.protect" },
-		{ ",\"exec\":{\"hold\":[\"/x\"]}}", "/exec/hold/0: exec.hold" },
+		{ ",\"exec\":{\"deny\":[\"/x\"]}}", "/exec/deny/0: exec rules" },
 		{ ",\"net\":{\"default\":\"deny\"}}", "/net/default: net" },
 		{ ",\"net\":{\"deny\":[\"*:25\"]}}", "/net/deny/0: net" },
 		{ ",\"net\":{\"egress_rate\":\"1MiB/s\"}}", "/net/egress_rate: net" },
@@ -606,7 +604,14 @@ static void test_unenforced(void **state)
 		{ ",\"env\":{\"set\":{\"A\":\"b\"}}}", "/env/set/A: env" },
 		{ ",\"user\":\"nobody\"}", "/user: user" },
 		{ ",\"namespaces\":{\"ipc\":\"host\",\"uts\":\"private\"}}", "/namespaces/uts" },
-		{ ",\"hold\":{\"approvers\":[\"user:a\"]}}", "/hold/approvers/0: hold" },
+		{ ",\"hold\":{\"approvers\":[\"user:a\"]}}", "/hold/approvers/0: hold.approvers" },
+	};
+	/* enforced on some backend now: fs.deny, fs.protect, exec.hold, hold settings */
+	static const char *const enforced[] = {
+		",\"fs\":{\"deny\":[\"/x\"]}}",
+		",\"fs\":{\"protect\":[\"/x\"]}}",
+		",\"exec\":{\"hold\":[\"/x\"]}}",
+		",\"hold\":{\"timeout\":\"1m\",\"on_timeout\":\"allow\"}}",
 	};
 	struct wd_policy p;
 	char json[512], why[512];
@@ -618,6 +623,13 @@ static void test_unenforced(void **state)
 	assert_int_equal(wd_policy_unenforced(&p, why, sizeof(why)), 0);
 	assert_string_equal(why, "");
 	wd_policy_free(&p);
+	for (size_t i = 0; i < sizeof(enforced) / sizeof(enforced[0]); i++) {
+		snprintf(json, sizeof(json), S "%s", enforced[i]);
+		ok(json, &p);
+		if (wd_policy_unenforced(&p, why, sizeof(why)))
+			fail_msg("%s: refused: %s", json, why);
+		wd_policy_free(&p);
+	}
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(json, sizeof(json), S "%s", cases[i].json);
 		ok(json, &p);
