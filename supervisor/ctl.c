@@ -34,6 +34,13 @@ struct wd_ctl {
 	struct client clients[WD_CTL_MAX_CLIENTS];
 };
 
+const char *wd_run_dir(void)
+{
+	const char *d = getenv("WARDEN_RUN_DIR");
+
+	return d && d[0] == '/' ? d : WD_RUN_DIR;
+}
+
 int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine *holds)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -47,10 +54,15 @@ int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine 
 		c->clients[i].fd = -1;
 	c->holds = holds;
 	snprintf(c->sandbox, sizeof(c->sandbox), "%s", sandbox);
-	snprintf(c->path, sizeof(c->path), "%s/run-%s.sock", WD_RUN_DIR, sandbox);
-	if (mkdir(WD_RUN_DIR, 0700) && errno != EEXIST) {
+	if ((size_t)snprintf(c->path, sizeof(c->path), "%s/run-%s.sock", wd_run_dir(), sandbox) >=
+	    sizeof(c->path)) {
+		err = -ENAMETOOLONG;
+		log_warnx("ctl: %s is too long a directory for a socket", wd_run_dir());
+		goto out_free;
+	}
+	if (mkdir(wd_run_dir(), 0700) && errno != EEXIST) {
 		err = -errno;
-		log_warn("ctl: cannot create %s", WD_RUN_DIR);
+		log_warn("ctl: cannot create %s", wd_run_dir());
 		goto out_free;
 	}
 	c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -62,7 +74,7 @@ int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine 
 	 * Made under a temporary name, root only and listening, then renamed into place: whoever
 	 * sees the name (`warden prompt` watches the directory) can connect at once.
 	 */
-	snprintf(tmp, sizeof(tmp), "%s/.run-%s.sock", WD_RUN_DIR, sandbox);
+	snprintf(tmp, sizeof(tmp), "%s/.run-%s.sock", wd_run_dir(), sandbox);
 	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
 	unlink(tmp);
 	if (bind(c->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(tmp, 0600) ||

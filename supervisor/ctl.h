@@ -13,6 +13,12 @@
 #include "supervisor/hold.h"
 
 #define WD_RUN_DIR "/run/warden"
+
+/*
+ * Where runs put their sockets: $WARDEN_RUN_DIR, else /run/warden. Tests give each its own, so
+ * suites running side by side on one machine never answer each other's holds.
+ */
+const char *wd_run_dir(void);
 #define WD_CTL_PROTO 1
 /* Most fds wd_ctl_poll_fds returns: the listening socket and every client. */
 #define WD_CTL_POLL_MAX 33

@@ -26,7 +26,14 @@
 #include "supervisor/run.h"
 #include "tools/cmds.h"
 
-#define WD_SOCK_GLOB WD_RUN_DIR "/run-*.sock"
+/* Every run's socket. */
+static const char *sock_glob(void)
+{
+	static char g[4096];
+
+	snprintf(g, sizeof(g), "%s/run-*.sock", wd_run_dir());
+	return g;
+}
 
 struct conn {
 	int fd;
@@ -127,7 +134,7 @@ static cJSON *all_holds(void)
 	cJSON *all = cJSON_CreateArray();
 	glob_t g;
 
-	if (glob(WD_SOCK_GLOB, 0, NULL, &g) != 0)
+	if (glob(sock_glob(), 0, NULL, &g) != 0)
 		return all;
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct conn c;
@@ -257,7 +264,7 @@ static int send_decision(const cJSON *h, bool allow, const char *scope, const ch
 	cJSON *req, *rep;
 	int rc = 1;
 
-	snprintf(path, sizeof(path), "%s/run-%s.sock", WD_RUN_DIR, str(h, "sandbox"));
+	snprintf(path, sizeof(path), "%s/run-%s.sock", wd_run_dir(), str(h, "sandbox"));
 	if (conn_open(&c, path)) {
 		log_warn("cannot reach sandbox %s", str(h, "sandbox"));
 		return 1;
@@ -417,7 +424,7 @@ static void prompt_scan(struct prompt *p)
 {
 	glob_t g;
 
-	if (glob(WD_SOCK_GLOB, 0, NULL, &g) != 0)
+	if (glob(sock_glob(), 0, NULL, &g) != 0)
 		return;
 	for (size_t i = 0; i < g.gl_pathc && p->n < WD_PROMPT_MAX_CONNS; i++) {
 		struct conn *c = &p->conns[p->n];
@@ -543,11 +550,11 @@ int cmd_prompt(int argc, char **argv)
 		return help ? 0 : WD_EXIT_USAGE;
 	}
 	p.tty = isatty(STDIN_FILENO);
-	mkdir(WD_RUN_DIR, 0700);
+	mkdir(wd_run_dir(), 0700);
 	/* new runs make sockets in /run/warden: follow them as they appear */
 	p.inotify = inotify_init1(IN_CLOEXEC);
 	if (p.inotify >= 0)
-		inotify_add_watch(p.inotify, WD_RUN_DIR, IN_CREATE | IN_MOVED_TO);
+		inotify_add_watch(p.inotify, wd_run_dir(), IN_CREATE | IN_MOVED_TO);
 	prompt_scan(&p);
 	printf("warden prompt: waiting for holds (%d run%s followed)\n", p.n, p.n == 1 ? "" : "s");
 	fflush(stdout);

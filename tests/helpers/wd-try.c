@@ -15,12 +15,16 @@
  *   wd-try memfd-exec SRC ARGV0 [ARG...]  copy SRC into a memfd and execute it (fexecve)
  *   wd-try bpf                create a BPF array map (bpf(2) works or not)
  *   wd-try flood N PATH       open PATH for reading N times; print how many failed
+ *   wd-try wait-line FILE TEXT  wait (inotify, no polling) until a line of FILE holds TEXT;
+ *                             print that line
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/bpf.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -180,6 +184,39 @@ static int flood(long n, const char *path)
 	return 0;
 }
 
+/* The first line of @path holding @text, into @line; false when there is none yet. */
+static bool find_line(const char *path, const char *text, char *line, size_t sz)
+{
+	FILE *f = fopen(path, "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, (int)sz, f))
+		found = strstr(line, text) != NULL;
+	fclose(f);
+	return found;
+}
+
+static int wait_line(const char *path, const char *text)
+{
+	static char line[65536];
+	char ev[4096];
+	int in = inotify_init1(IN_CLOEXEC);
+
+	if (in < 0)
+		return fail();
+	/* watch first, then look: a line written in between is not missed */
+	if (inotify_add_watch(in, path, IN_MODIFY | IN_CLOSE_WRITE) < 0)
+		return fail();
+	while (!find_line(path, text, line, sizeof(line)))
+		if (read(in, ev, sizeof(ev)) <= 0)
+			return fail();
+	fputs(line, stdout);
+	close(in);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "exit") == 0)
@@ -196,6 +233,8 @@ int main(int argc, char **argv)
 		return memfd_exec(argv + 2);
 	if (argc >= 2 && strcmp(argv[1], "bpf") == 0)
 		return try_bpf();
+	if (argc >= 4 && strcmp(argv[1], "wait-line") == 0)
+		return wait_line(argv[2], argv[3]);
 	if (argc >= 4 && strcmp(argv[1], "flood") == 0)
 		return flood(atol(argv[2]), argv[3]);
 	if (argc >= 3 && strcmp(argv[1], "read") == 0)
@@ -210,6 +249,7 @@ int main(int argc, char **argv)
 		return gate(argv[2], argv[3]);
 	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] | gate READY GO |\n"
 			"              exit N | kill-self SIG | fork-locker FILE | trylock FILE |\n"
-			"              memfd-exec SRC ARGV0 [ARG...] | bpf | flood N PATH\n");
+			"              memfd-exec SRC ARGV0 [ARG...] | bpf | flood N PATH |\n"
+			"              wait-line FILE TEXT\n");
 	return 2;
 }

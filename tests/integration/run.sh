@@ -94,6 +94,8 @@ for file in "$here"/t_*.sh "$here"/../escape/t_*.sh; do
 		chmod 755 "$T"
 		(
 			export T
+			# this test's runs and its holds tools meet here, and nowhere else
+			export WARDEN_RUN_DIR="$T/run"
 			source "$here/lib.sh"
 			source "$file"
 			set -e

@@ -19,10 +19,8 @@ make_tree() {
 # wait_record FILE PATTERN: block until a line holding PATTERN is in FILE (the run flushes
 # each hold record as it is made); print it.
 wait_record() {
-	local line
 	touch "$1"
-	line=$(tail -n +1 -f "$1" | grep -m1 -F -- "$2") || true
-	printf '%s\n' "$line"
+	"$BIN/wd-try" wait-line "$1" "$2"
 }
 
 # field LINE KEY: a scalar field of one JSON record line.
