@@ -207,8 +207,11 @@ static int ll_child_setup(struct wd_backend *b)
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		return -errno;
 	for (size_t i = 0; i < b->n_noexec; i++) {
-		err = set_mount_attr(b->noexec[i], MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID |
-					    MOUNT_ATTR_NODEV, 0);
+		/*
+		 * Not nodev: a writable /dev/null must still open, and Landlock never lets the
+		 * sandbox make a device node (MAKE_CHAR and MAKE_BLOCK are in no allow set).
+		 */
+		err = set_mount_attr(b->noexec[i], MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID, 0);
 		if (err)
 			return err;
 	}

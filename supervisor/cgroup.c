@@ -49,6 +49,30 @@ int wd_cgroup2_mount(char *buf, size_t bufsz)
 	return err;
 }
 
+/*
+ * $WARDEN_CGROUP_GROUP (one name, no "/"): a group of sandboxes inside warden's subtree. Test
+ * suites give themselves one, so what one suite cleans up is only ever its own.
+ */
+static int group_dir(char *buf, size_t bufsz)
+{
+	const char *g = getenv("WARDEN_CGROUP_GROUP");
+	size_t n = strlen(buf);
+
+	if (!g || !*g)
+		return 0;
+	if (strchr(g, '/') || g[0] == '.' || strncmp(g, "sb-", 3) == 0) {
+		log_warnx("cgroup: WARDEN_CGROUP_GROUP must be one name, not a path or sb-*");
+		return -EINVAL;
+	}
+	if ((size_t)snprintf(buf + n, bufsz - n, "/%s", g) >= bufsz - n)
+		return -ENAMETOOLONG;
+	if (mkdir(buf, 0755) && errno != EEXIST) {
+		log_warn("cgroup: cannot create %s", buf);
+		return -errno;
+	}
+	return 0;
+}
+
 int wd_cgroup_root(char *buf, size_t bufsz)
 {
 	char mnt[PATH_MAX];
@@ -66,7 +90,7 @@ int wd_cgroup_root(char *buf, size_t bufsz)
 		log_warn("cgroup: cannot create %s", buf);
 		return err;
 	}
-	return 0;
+	return group_dir(buf, bufsz);
 }
 
 int wd_cgroup_id(const char *path, uint64_t *id)

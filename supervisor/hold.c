@@ -636,6 +636,22 @@ static bool same_question(const struct hold *a, const struct hold *b)
 	       !a->target2 == !b->target2 && (!a->target2 || strcmp(a->target2, b->target2) == 0);
 }
 
+/* @gone led its question: the next caller asking the same leads it now, and is announced. */
+static void promote_follower(struct wd_hold_engine *e, const struct hold *gone)
+{
+	for (struct hold *h = e->pending; h; h = h->next) {
+		struct wd_hold_view v;
+
+		if (!h->follower || !same_question(h, gone))
+			continue;
+		h->follower = false;
+		view_of(h, &v, now_ms(), e->rules);
+		if (e->ev.held)
+			e->ev.held(e->ev.ctx, &v);
+		return;
+	}
+}
+
 /*
  * After a decision on @decided: holds asking the same are answered alike, and holds that a
  * standing grant now covers are answered by it.
@@ -793,14 +809,19 @@ void wd_hold_list(struct wd_hold_engine *e, void (*fn)(void *arg, const struct w
 		/* a held task that was killed has no call left to answer */
 		if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->notif_id)) {
 			*pp = h->next;
+			if (!h->follower)
+				promote_follower(e, h);
 			view_of(h, &v, now, e->rules);
 			if (e->ev.decided)
 				e->ev.decided(e->ev.ctx, &v, false, "gone", -ESRCH);
 			hold_free(h);
 			continue;
 		}
-		view_of(h, &v, now, e->rules);
-		fn(arg, &v);
+		/* one question, one entry: callers asking the same wait behind the first */
+		if (!h->follower) {
+			view_of(h, &v, now, e->rules);
+			fn(arg, &v);
+		}
 		pp = &h->next;
 	}
 }

@@ -15,8 +15,8 @@
  *   wd-try memfd-exec SRC ARGV0 [ARG...]  copy SRC into a memfd and execute it (fexecve)
  *   wd-try bpf                create a BPF array map (bpf(2) works or not)
  *   wd-try flood N PATH       open PATH for reading N times; print how many failed
- *   wd-try wait-line FILE TEXT  wait (inotify, no polling) until a line of FILE holds TEXT;
- *                             print that line
+ *   wd-try wait-line FILE TEXT [PID]  wait (inotify, no polling) until a line of FILE holds
+ *                             TEXT and print it; fail with ESRCH if process PID ends first
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/file.h>
+#include <poll.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
@@ -198,20 +199,31 @@ static bool find_line(const char *path, const char *text, char *line, size_t sz)
 	return found;
 }
 
-static int wait_line(const char *path, const char *text)
+static int wait_line(const char *path, const char *text, pid_t pid)
 {
 	static char line[65536];
 	char ev[4096];
 	int in = inotify_init1(IN_CLOEXEC);
+	int pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
 
-	if (in < 0)
+	if (in < 0 || (pid > 0 && pidfd < 0))
 		return fail();
 	/* watch first, then look: a line written in between is not missed */
 	if (inotify_add_watch(in, path, IN_MODIFY | IN_CLOSE_WRITE) < 0)
 		return fail();
-	while (!find_line(path, text, line, sizeof(line)))
-		if (read(in, ev, sizeof(ev)) <= 0)
+	while (!find_line(path, text, line, sizeof(line))) {
+		struct pollfd pfd[2] = { { .fd = in, .events = POLLIN },
+					 { .fd = pidfd, .events = POLLIN } };
+
+		if (poll(pfd, pidfd >= 0 ? 2 : 1, -1) < 0)
 			return fail();
+		if (pfd[0].revents && read(in, ev, sizeof(ev)) <= 0)
+			return fail();
+		if (pidfd >= 0 && pfd[1].revents && !find_line(path, text, line, sizeof(line))) {
+			errno = ESRCH; /* the writer is gone: the line will never come */
+			return fail();
+		}
+	}
 	fputs(line, stdout);
 	close(in);
 	return 0;
@@ -234,7 +246,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "bpf") == 0)
 		return try_bpf();
 	if (argc >= 4 && strcmp(argv[1], "wait-line") == 0)
-		return wait_line(argv[2], argv[3]);
+		return wait_line(argv[2], argv[3], argc >= 5 ? (pid_t)atoi(argv[4]) : 0);
 	if (argc >= 4 && strcmp(argv[1], "flood") == 0)
 		return flood(atol(argv[2]), argv[3]);
 	if (argc >= 3 && strcmp(argv[1], "read") == 0)

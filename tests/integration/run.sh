@@ -37,11 +37,17 @@ fi
 [ ${#backends[@]} -gt 0 ] || backends=(auto)
 export WARDEN="$bin/warden" BIN="$bin" WD_WHERE="$where"
 cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+# This suite's sandboxes live in a group of their own inside warden's subtree: what it reaps
+# is only ever its own, even with another suite running beside it.
+export WARDEN_CGROUP_GROUP="suite-$$"
+group="$cg2/warden/$WARDEN_CGROUP_GROUP"
+export WD_SANDBOX_GROUP="$group"
+trap 'rmdir "$group" 2>/dev/null' EXIT
 
 # Sandbox cgroups that exist now (none should outlive the test that made them).
 sandboxes() {
-	[ -n "$cg2" ] && [ -d "$cg2/warden" ] || return 0
-	find "$cg2/warden" -mindepth 1 -maxdepth 1 -type d -name 'sb-*' | sort
+	[ -n "$cg2" ] && [ -d "$group" ] || return 0
+	find "$group" -mindepth 1 -maxdepth 1 -type d -name 'sb-*' | sort
 }
 
 # A test that left a sandbox behind fails, and the runner removes what it left (only cgroups

@@ -6,7 +6,7 @@ BACKENDS="bpf-lsm landlock"
 
 # hold_policy FILE PROTECT_JSON [HOLD_JSON]: may write $T, execute the usual programs.
 hold_policy() {
-	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s","%s"],"protect":%s}%s}\n' \
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s"],"protect":%s}%s}\n' \
 		"$BIN" "$T" "$BIN" "$LOADER" "$2" "${3:+,$3}" > "$1"
 }
 
@@ -16,11 +16,11 @@ make_tree() {
 	echo deep > "$T/app/src/deep/x"
 }
 
-# wait_record FILE PATTERN: block until a line holding PATTERN is in FILE (the run flushes
-# each hold record as it is made); print it.
+# wait_record FILE PATTERN PID: block until a line holding PATTERN is in FILE (the run flushes
+# each hold record as it is made) and print it; fail if the run (PID) ends first.
 wait_record() {
 	touch "$1"
-	"$BIN/wd-try" wait-line "$1" "$2"
+	"$BIN/wd-try" wait-line "$1" "$2" "$3" || fail "run $3 ended without a line holding $2"
 }
 
 # field LINE KEY: a scalar field of one JSON record line.
@@ -86,7 +86,7 @@ test_approve_from_another_terminal() {
 	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/src/b" > "$T/out" 2>&1 &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	line=$(wait_record "$T/audit" '"type":"hold"')
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
 	sb=$(field "$line" sandbox)
 	id=$(field "$line" hold)
 	expect_eq "held target" "$(field "$line" target)" "$T/app/src/b"
@@ -152,10 +152,58 @@ test_sigkill_ends_a_held_process_at_once() {
 		-- rm -f "$T/app/src/c" > /dev/null 2>&1 &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	line=$(wait_record "$T/audit" '"type":"hold"')
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
 	kill -KILL "$(field "$line" pid)"
 	wait $run || true
 	expect_eq status "$(report_field "$T/r.json" status)" killed
 	expect_eq signal "$(report_field "$T/r.json" signal)" 9
 	[ -e "$T/app/src/c" ] || fail "the held delete happened"
+}
+
+test_find_delete_is_held() {
+	make_tree
+	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
+	printf 's\n' | "$WARDEN" prompt > "$T/prompt.out" 2>&1 &
+	prompt=$!
+	trap 'kill $prompt 2>/dev/null || true' EXIT
+	wrun --policy "$T/p.json" --audit "$T/audit" -- find "$T/app/src" -delete
+	kill $prompt 2>/dev/null || true
+	[ ! -e "$T/app/src" ] || fail "find -delete did not finish after the approval"
+	[ -e "$T/app/build/a.o" ] || fail "more than asked for was deleted"
+	expect_eq "hold records" "$(grep -c '"type":"hold"' "$T/audit")" 1
+}
+
+# One question, one prompt: several processes deleting the same protected file at once.
+test_same_target_many_callers_one_prompt() {
+	make_tree
+	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
+	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		"rm -f $T/app/src/a & rm -f $T/app/src/a & rm -f $T/app/src/a & wait" &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	# the other two calls reach the waiting room as well before the decision
+	"$WARDEN" holds --json > "$T/holds.json"
+	"$WARDEN" approve "$(field "$line" sandbox)/$(field "$line" hold)"
+	wait $run
+	[ ! -e "$T/app/src/a" ] || fail "the approved delete did not happen"
+	expect_eq "hold records (prompts)" "$(grep -c '"type":"hold"' "$T/audit")" 1
+	expect_eq "holds listed" "$(grep -c '"id":' "$T/holds.json")" 1
+}
+
+# While one call waits, the sandbox's other processes go on.
+test_other_processes_keep_running_while_one_is_held() {
+	make_tree
+	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
+	touch "$T/progress"
+	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		"rm -f $T/app/src/a & for i in 1 2 3; do echo step\$i >> $T/progress; done; echo done >> $T/progress; wait" &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	"$BIN/wd-try" wait-line "$T/progress" done $run > /dev/null || fail "the run ended first"
+	[ -e "$T/app/src/a" ] || fail "the held delete happened before a decision"
+	"$WARDEN" deny "$(field "$line" sandbox)/$(field "$line" hold)"
+	wait $run
+	[ -e "$T/app/src/a" ] || fail "the denied delete happened"
 }

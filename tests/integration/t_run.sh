@@ -154,8 +154,8 @@ test_sandbox_cgroup_removed() {
 	sb=$(report_field "$T/r.json" sandbox)
 	case $sb in sb-????????) ;; *) fail "report names no sandbox ($sb)" ;; esac
 	cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-	[ -d "$cg2/warden" ] || fail "warden's cgroup subtree $cg2/warden is missing"
-	[ ! -e "$cg2/warden/$sb" ] || fail "sandbox cgroup $cg2/warden/$sb still exists"
+	[ -d "$WD_SANDBOX_GROUP" ] || fail "the suite's sandbox group $WD_SANDBOX_GROUP is missing"
+	[ ! -e "$WD_SANDBOX_GROUP/$sb" ] || fail "sandbox cgroup $WD_SANDBOX_GROUP/$sb still exists"
 }
 
 test_left_behind_processes_are_killed() {
