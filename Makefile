@@ -118,7 +118,7 @@ $(OUT)/tests/unit/test_policy_schema.o $(OUT)/tests/unit/test_policy_corpus.o \
 $(OUT)/tests/unit/test_templates.o: CPPFLAGS += -DWD_SRCDIR='"$(CURDIR)"'
 
 # ---- dependencies -------------------------------------------------------------------------------
-DEB_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcjson-dev \
+DEB_PKGS := make gcc clang llvm bc libbpf-dev bpftool libelf-dev zlib1g-dev libcjson-dev \
 	libcmocka-dev libnl-3-dev libnl-route-3-dev libssl-dev pkg-config qemu-system-x86 busybox-static \
 	cpio gzip iproute2 file
 
@@ -203,6 +203,17 @@ fuzz: fuzz-build
 		-max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-dict=$(CURDIR)/fuzz/policy.dict ../corpus $(CURDIR)/policy/templates \
 		$(CURDIR)/tests/policy/malformed $(CURDIR)/tests/policy/valid
+
+# Benchmarks (bench/): each prints its baseline, measured in the same run, and the ratio.
+$(OUT)/bench/%: $(OUT)/bench/%.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^
+
+.PHONY: bench
+bench: all $(OUT)/bench/unlink_lat
+	$(Q)rm -rf $(OUT)/bench/bin && mkdir -p $(OUT)/bench/bin
+	$(Q)cp $(OUT)/warden $(OUT)/bench/unlink_lat $(OUT)/bench/bin/
+	$(Q)bench/run.sh --bin $(OUT)/bench/bin
 
 .PHONY: clean
 clean:

@@ -157,9 +157,19 @@ void wd_hold_engine_free(struct wd_hold_engine *e)
 	free(e);
 }
 
+/* 6.6+: wake the supervisor on the task's CPU, which makes an unmatched call cost several times
+ * less (an answer across CPUs costs a few tens of microseconds). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#define WD_USER_NOTIF_FD_SYNC_WAKE_UP 1ULL
+
 void wd_hold_attach(struct wd_hold_engine *e, int listener)
 {
 	e->listener = listener;
+	if (listener >= 0 && ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+				   WD_USER_NOTIF_FD_SYNC_WAKE_UP) == 0)
+		log_debug("holds: synchronous wake-up of the waiting room");
 }
 
 int wd_hold_listener_fd(const struct wd_hold_engine *e)

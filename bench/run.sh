@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: what warden's mechanisms cost, each against a baseline measured in the same run.
+#
+#   hold waiting room: unlink of files that no hold rule matches, in a sandbox whose policy holds
+#   deletes elsewhere (each call goes to the supervisor and back, answered CONTINUE), against the
+#   same sandbox without hold rules. Target: the added median under 15 us.
+#
+#   run.sh --bin DIR (warden and unlink_lat)
+set -eu
+bin=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--bin) bin=$(cd "$2" && pwd); shift 2 ;;
+	*) echo "bench: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ -n "$bin" ] || { echo "bench: --bin DIR is required" >&2; exit 2; }
+n=${BENCH_N:-20000}
+dir=$(mktemp -d /tmp/wd-bench.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir/work" "$dir/protected"
+export WARDEN_RUN_DIR="$dir/run"
+
+policy() {
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s"],"exec":["%s","/lib64/ld-linux-x86-64.so.2"]%s}}\n' \
+		"$bin" "$dir" "$bin" "$1" > "$2"
+}
+policy "" "$dir/plain.json"
+policy ",\"protect\":[{\"path\":\"$dir/protected\",\"ops\":[\"delete\"],\"action\":\"hold\"}]" \
+	"$dir/held.json"
+
+measure() {
+	"$bin/warden" run --policy "$1" --audit /dev/null -- "$bin/unlink_lat" "$dir/work" "$n"
+}
+read -r base_med base_p90 <<< "$(measure "$dir/plain.json")"
+read -r hold_med hold_p90 <<< "$(measure "$dir/held.json")"
+echo "bench: unlink, $n calls, $("$bin/warden" doctor --json | sed -n 's/.*"backend":[^"]*"\([^"]*\)".*/\1/p') backend"
+printf 'bench: baseline (no hold rules)   median %6.1f us  p90 %6.1f us\n' \
+	"$(echo "$base_med / 1000" | bc -l)" "$(echo "$base_p90 / 1000" | bc -l)"
+printf 'bench: through the waiting room   median %6.1f us  p90 %6.1f us\n' \
+	"$(echo "$hold_med / 1000" | bc -l)" "$(echo "$hold_p90 / 1000" | bc -l)"
+added=$(echo "($hold_med - $base_med) / 1000" | bc -l)
+printf 'bench: added median %.1f us (target < 15 us), ratio %.2fx\n' "$added" \
+	"$(echo "$hold_med / $base_med" | bc -l)"
