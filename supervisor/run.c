@@ -191,6 +191,40 @@ static void on_decided(void *ctx, const struct wd_hold_view *v, bool allow, cons
 		wd_ctl_publish_decision(h->ctl, v, allow, who, result);
 }
 
+/*
+ * `warden run --prompt`: `warden prompt --sandbox NAME` on the caller's terminal, so the one
+ * who started the run can answer its holds there. Returns its pid, or -1 (said why).
+ */
+static pid_t start_prompt(const char *sandbox)
+{
+	pid_t pid;
+	int tty;
+
+	tty = open("/dev/tty", O_RDWR | O_CLOEXEC);
+	if (tty < 0) {
+		log_warn("run: --prompt: no terminal to ask on; holds wait for other answers");
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		char *args[] = { "warden", "prompt", "--sandbox", (char *)sandbox, NULL };
+		sigset_t none;
+
+		/* warden blocks its signals for the signalfd; the prompt must get them */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		dup2(tty, 0);
+		dup2(tty, 1);
+		dup2(tty, 2);
+		execv("/proc/self/exe", args);
+		_exit(127);
+	}
+	close(tty);
+	if (pid < 0)
+		log_warn("run: --prompt");
+	return pid;
+}
+
 /* The engine and its socket exist before the child: its own exec may be held. */
 static int start_holds(struct run_holds *h, const char *sandbox)
 {
@@ -354,6 +388,7 @@ int wd_run(const struct wd_run_opts *o)
 	struct wd_backend *be = NULL;
 	struct child_ctx cctx;
 	struct run_holds holds = { .engine = NULL };
+	pid_t prompter = -1;
 	struct wd_spawn_opts sopts;
 	sigset_t sigs, oldsigs;
 	siginfo_t si;
@@ -437,6 +472,10 @@ int wd_run(const struct wd_run_opts *o)
 	st.actx.backend_detail = ops->detail(be);
 	if (wd_hold_rules_classes(&holds.rules) && start_holds(&holds, cg.name))
 		goto out_destroy_cgroup;
+	if (o->prompt && holds.engine)
+		prompter = start_prompt(cg.name);
+	else if (o->prompt)
+		log_info("run: --prompt: the policy holds nothing");
 
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	t_start = clock_ns(CLOCK_REALTIME);
@@ -507,6 +546,10 @@ out_destroy_cgroup:
 			rc = rc ? rc : WD_EXIT_INTERNAL;
 	}
 	/* held calls of a sandbox that has gone have nobody left to answer */
+	if (prompter > 0) {
+		kill(prompter, SIGTERM);
+		waitpid(prompter, NULL, 0);
+	}
 	wd_ctl_close(holds.ctl);
 	wd_hold_engine_free(holds.engine);
 	wd_child_close(&child);

@@ -3,6 +3,8 @@
 #ifndef WD_RUN_H
 #define WD_RUN_H
 
+#include <stdbool.h>
+
 /* Exit statuses of warden itself, as docs/cli.md lists them. */
 enum wd_exit {
 	WD_EXIT_USAGE = 2, /* bad arguments or a bad policy: nothing was run */
@@ -19,6 +21,7 @@ struct wd_run_opts {
 	const char *report_path; /* NULL: no report */
 	const char *audit_path; /* NULL: stderr */
 	const char *backend; /* "auto" or a backend name */
+	bool prompt; /* ask about holds on the caller's terminal too */
 	char *const *argv;
 };
 

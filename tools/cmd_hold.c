@@ -409,6 +409,7 @@ struct prompt {
 	int n;
 	int inotify;
 	bool tty;
+	char only[128]; /* follow only this socket (--sandbox) */
 };
 
 static bool prompt_has(const struct prompt *p, const char *path)
@@ -430,7 +431,8 @@ static void prompt_scan(struct prompt *p)
 		struct conn *c = &p->conns[p->n];
 		cJSON *req, *rep;
 
-		if (prompt_has(p, g.gl_pathv[i]) || conn_open(c, g.gl_pathv[i]))
+		if ((p->only[0] && strcmp(g.gl_pathv[i], p->only) != 0) ||
+		    prompt_has(p, g.gl_pathv[i]) || conn_open(c, g.gl_pathv[i]))
 			continue;
 		req = cJSON_CreateObject();
 		cJSON_AddStringToObject(req, "op", "subscribe");
@@ -532,18 +534,22 @@ static bool ask(struct prompt *p, const cJSON *h)
 }
 
 static const char prompt_usage[] =
-	"usage: warden prompt\n"
+	"usage: warden prompt [--sandbox NAME]\n"
 	"\n"
 	"Show each new hold of every run on this machine, with its context, and take the\n"
 	"answer: a key on a terminal, a line (a, p, s, d, D, i, q) otherwise. Runs that start\n"
-	"while it waits are followed too. Ends at q or end of input.\n";
+	"while it waits are followed too. Ends at q or end of input.\n"
+	"\n"
+	"  --sandbox NAME   follow only that sandbox's run (what `warden run --prompt` uses)\n";
 
 int cmd_prompt(int argc, char **argv)
 {
 	struct prompt p = { .n = 0 };
 	bool go = true;
 
-	if (argc > 1) {
+	if (argc == 3 && strcmp(argv[1], "--sandbox") == 0 && !strchr(argv[2], '/')) {
+		snprintf(p.only, sizeof(p.only), "%s/run-%s.sock", wd_run_dir(), argv[2]);
+	} else if (argc > 1) {
 		bool help = strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0;
 
 		fputs(prompt_usage, help ? stdout : stderr);

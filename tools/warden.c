@@ -31,6 +31,8 @@ static const char run_usage[] =
 	"  -r, --report FILE   write a JSON run report (schema warden.report/1) to FILE\n"
 	"  -a, --audit FILE    append audit records (JSON lines, warden.audit/1) to FILE;\n"
 	"                      default: standard error\n"
+	"      --prompt        ask about this run's holds on the terminal too (as warden\n"
+	"                      prompt --sandbox does); others may still answer them\n"
 	"  -b, --backend NAME  enforcement backend: auto (default: bpf-lsm where BPF-LSM\n"
 	"                      programs load, else landlock), bpf-lsm or landlock; a named\n"
 	"                      backend that cannot run here is an error, never a fallback\n"
@@ -48,6 +50,7 @@ static int cmd_run(int argc, char **argv)
 		{ "report", required_argument, NULL, 'r' },
 		{ "audit", required_argument, NULL, 'a' },
 		{ "backend", required_argument, NULL, 'b' },
+		{ "prompt", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		WD_DERIVE_LONG_OPTIONS,
 		{ 0 },
@@ -72,6 +75,9 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'r':
 			o.report_path = optarg;
+			break;
+		case 'P':
+			o.prompt = true;
 			break;
 		case 'a':
 			o.audit_path = optarg;
