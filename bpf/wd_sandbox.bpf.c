@@ -160,7 +160,14 @@ static __always_inline void decide(struct wd_scratch *s, __u64 sandbox, __u32 fl
 		ev->rule = (rule && i < WD_ACC_IDX_NR) ? rule->rule[i] : WD_RULE_DEFAULT;
 		return;
 	}
+	/* the rule that denied: an fs.deny entry names itself for every access, others none */
 	ev->rule = WD_RULE_DEFAULT;
+	if (rule) {
+		int i = access_idx(want);
+
+		if (i < WD_ACC_IDX_NR)
+			ev->rule = rule->rule[i];
+	}
 	ev->verdict = (flags & WD_SB_AUDIT_MODE) ? WD_VERDICT_AUDIT : WD_VERDICT_DENY;
 }
 

@@ -79,8 +79,8 @@ static const char *bl_detail(const struct wd_backend *b)
 const struct wd_backend_ops wd_backend_bpf_lsm = {
 	.name = "bpf-lsm",
 	/* holds: the waiting room (supervisor/hold.c) works under either backend */
-	.features = WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_PROTECT | WD_FEAT_HOLD |
-		    WD_FEAT_EXEC_HOLD,
+	.features = WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT |
+		    WD_FEAT_HOLD | WD_FEAT_EXEC_HOLD,
 	.supported = wd_bpf_lsm_supported,
 	.start = bl_start,
 	.stop = bl_stop,

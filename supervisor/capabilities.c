@@ -28,6 +28,10 @@ const struct wd_capability wd_capabilities[] = {
 	{ "fs.exec.map", "fs.exec: map files for execution (libraries) only under listed trees",
 	  YES("mmap_file and file_mprotect with PROT_EXEC; anonymous memory (JITs) stays allowed"),
 	  PART("only writable trees are noexec mounts; other readable files can be mapped") },
+	{ "fs.deny", "fs.deny: nothing at or under a denied path, whatever else allows it",
+	  YES("every stored prefix at or under it allows nothing; the object also by (dev, ino)"),
+	  YES("carved out of the allowed trees (Landlock can only allow); a deny it cannot "
+	      "express is refused") },
 	{ "mode.audit", "mode audit: allow and record what would be denied",
 	  YES("verdict audit; self-protection still denies"), NO("refused: Landlock can only deny") },
 	{ "audit.exec", "record every exec", YES("bprm_check_security"),
@@ -40,8 +44,8 @@ const struct wd_capability wd_capabilities[] = {
 	/* Bypass classes (DESIGN.md threat model) */
 	{ "escape.symlink", "symlink to a denied file", YES("resolved path"), YES("resolved inode") },
 	{ "escape.hardlink-before", "hard link made before the sandbox started",
-	  NO("not yet: the kernel checks protected inodes by (dev, ino); the policy cannot name them "
-	     "until fs.deny and fs.protect"),
+	  YES("for fs.deny: the object and every multiply-linked file under it by (dev, ino); "
+	      "link() to them is denied"),
 	  NO("Landlock follows the link's own path") },
 	{ "escape.hardlink-inside", "hard link made inside the sandbox",
 	  YES("path_link needs fs.write on the source as well as on the new name"),

@@ -19,14 +19,32 @@ test_symlink_to_denied_file() {
 		'"verdict":"deny"'
 }
 
+# fs.deny inside an allowed tree, and a hard link to the denied file made before the sandbox in
+# a writable tree: a second name that a path rule cannot know.
 test_hardlink_made_before() {
-	claims escape.hardlink-before no no
+	claims escape.hardlink-before yes no
 	setup
-	ln "$T/secret" "$T/rw/alias"
+	mkdir "$T/allowed/private"
+	echo secret > "$T/allowed/private/key"
+	ln "$T/allowed/private/key" "$T/rw/alias"
+	sed -i "s|\"fs\":{|\"fs\":{\"deny\":[\"$T/allowed/private\"],|" "$T/p.json"
 	control "read through a hard link" secret "$E" cat "$T/rw/alias"
-	# Not covered (the table says why): the link's own path is writable, so it is readable.
-	expect_eq "read through a link made before the sandbox" "$(inside "$E" cat "$T/rw/alias")" \
-		secret
+	# fs.deny itself, on every backend
+	expect_denied "read under fs.deny" "$(inside "$E" cat "$T/allowed/private/key")"
+	expect_eq "the rest of the tree" "$(inside "$E" cat "$T/allowed/file")" hello
+	out=$(inside "$E" cat "$T/rw/alias")
+	if on_bpf_lsm; then
+		expect_eq "read through a link made before the sandbox" "$out" EPERM
+		expect_line "$T/audit" "\"target\":\"$T/allowed/private/key\"" '"verdict":"deny"' \
+			'"rule":"/fs/deny/0"'
+		expect_line "$T/audit" "\"target\":\"$T/rw/alias\"" '"verdict":"deny"' \
+			'"rule":"/fs/deny/0"'
+		expect_eq "another link to it" "$(inside "$E" link "$T/rw/alias" "$T/rw/alias2")" \
+			EPERM
+	else
+		# not covered (the table says why): the link's own path is writable, so readable
+		expect_eq "read through a link made before the sandbox" "$out" secret
+	fi
 }
 
 test_hardlink_made_inside() {
