@@ -513,7 +513,8 @@ static __always_inline int check_exec_map(struct wd_sandbox *sb, __u64 id, struc
 	s->ev.type = WD_EV_FILE;
 	s->ev.op = WD_OP_EXEC;
 	if (walked)
-		ok = walk_path(s, BPF_CORE_READ(file, f_path.mnt), BPF_CORE_READ(file, f_path.dentry));
+		ok = walk_path(s, BPF_CORE_READ(file, f_path.mnt),
+			       BPF_CORE_READ(file, f_path.dentry));
 	else
 		ok = resolve(&s->ev, &file->f_path);
 	if (ok) {

@@ -14,8 +14,8 @@ const struct wd_capability wd_capabilities[] = {
 	{ "fs.write.open", "fs.write: open for writing only under listed trees",
 	  YES("file_open on the resolved path"), YES("Landlock WRITE_FILE") },
 	{ "fs.write.tree", "fs.write: create, delete, rename, link only under listed trees",
-	  YES("path_mknod (O_CREAT too), path_mkdir, path_unlink, path_rmdir, path_rename (both ends), "
-	      "path_link, path_symlink on the resolved path"),
+	  YES("path_mknod (O_CREAT too), path_mkdir, path_unlink, path_rmdir, "
+	      "path_rename (both ends), path_link, path_symlink on the resolved path"),
 	  YES("Landlock MAKE_*, REMOVE_*, REFER (ABI 2)") },
 	{ "fs.write.truncate", "fs.write: truncate(2) only under listed trees",
 	  YES("path_truncate; O_TRUNC and ftruncate need an open for writing"),
@@ -33,7 +33,8 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("carved out of the allowed trees (Landlock can only allow); a deny it cannot "
 	      "express is refused") },
 	{ "mode.audit", "mode audit: allow and record what would be denied",
-	  YES("verdict audit; self-protection still denies"), NO("refused: Landlock can only deny") },
+	  YES("verdict audit; self-protection still denies"),
+	  NO("refused: Landlock can only deny") },
 	{ "audit.exec", "record every exec", YES("bprm_check_security"),
 	  YES("tp_btf/sched_process_exec; the name as the task passed it, made absolute") },
 	{ "audit.deny", "record every denial with its target",
@@ -51,8 +52,8 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("path_link needs fs.write on the source as well as on the new name"),
 	  YES("Landlock REFER rules") },
 	{ "escape.bind-mount", "bind mount over an allowed path",
-	  YES("sb_mount, move_mount, sb_umount, sb_pivotroot, path_chroot refused; files on detached "
-	      "mounts are unresolved"),
+	  YES("sb_mount, move_mount, sb_umount, sb_pivotroot, path_chroot refused; files on "
+	      "detached mounts are unresolved"),
 	  YES("seccomp refuses the mount family; Landlock denies mounts") },
 	{ "escape.rename", "rename into place: a denied file into an allowed tree, a payload into "
 	  "an exec tree", YES("path_rename needs fs.write at both ends"),

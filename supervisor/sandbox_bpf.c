@@ -103,7 +103,8 @@ int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn
 	if (set == WD_PROGS_LSM) {
 		err = bpf_hook_ret_arg(&progs->skel->rodata->wd_bpf_ret_arg);
 		if (err) {
-			log_warnx("bpf: cannot tell the lsm/bpf hook's arguments: %s", strerror(-err));
+			log_warnx("bpf: cannot tell the lsm/bpf hook's arguments: %s",
+				  strerror(-err));
 			goto out_destroy_skel;
 		}
 	}
