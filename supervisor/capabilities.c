@@ -95,6 +95,14 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("new session; file_ioctl refuses TIOCSTI and TIOCLINUX"),
 	  YES("new session; seccomp refuses TIOCSTI and TIOCLINUX") },
 	{ "escape.setuid", "setuid binaries", YES("no_new_privs"), YES("no_new_privs; nosuid mounts") },
+	{ "hold.protect", "fs.protect hold: deletes, renames, truncations wait for an operator",
+	  PART("the seccomp waiting room; the approved call is done on the object checked; a "
+	       "call answered CONTINUE can still be raced into the tree (kernel grant check to come)"),
+	  PART("the seccomp waiting room; the approved call is done on the object checked; a "
+	       "call answered CONTINUE can still be raced into the tree (carve to come)") },
+	{ "hold.exec", "exec.hold: listed programs run only when an operator approves",
+	  PART("argv is read from the task's memory: advisory; fs.exec decides"),
+	  PART("argv is read from the task's memory: advisory; fs.exec decides") },
 	{ "net.egress", "network egress rules", NO("not yet"), NO("not yet") },
 	{ NULL, NULL, { 0, NULL }, { 0, NULL } },
 };
