@@ -59,3 +59,17 @@ test_host_memfd_noexec_untouched() {
 	expect_eq "control: memfd exec on the host still works" \
 		"$("$BIN/wd-try" memfd-exec "$BIN/wd-try" x read "$T/allowed/file")" ok
 }
+
+# Landlock can only allow: a denied path inside an allowed tree is carved out by allowing its
+# siblings. One that does not exist could appear after they were listed: refused, by name.
+test_deny_that_cannot_be_expressed_is_refused() {
+	setup_tree
+	echo keep > "$T/allowed/other"
+	sed -i "s|\"fs\":{|\"fs\":{\"deny\":[\"$T/allowed/not-there\"],|" "$T/p.json"
+	rc=0
+	wrun --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" read "$T/allowed/other" \
+		> "$T/out" 2> "$T/err" || rc=$?
+	expect_eq "exit status" "$rc" 125
+	expect_line "$T/err" "fs.deny cannot be expressed with Landlock" "$T/allowed/not-there"
+	expect_eq "command output" "$(cat "$T/out")" ""
+}
