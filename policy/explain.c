@@ -761,13 +761,26 @@ void wd_policy_explain(const struct wd_policy *p, const char *name,
 	lines_free(&ls);
 }
 
+/* Short names of enum wd_feature's bits, for "asks". */
+static const char *const feat_names[] = {
+	"fs", "mode", "fs.deny", "fs.protect", "exec", "net",
+	"limits", "env", "user", "namespaces", "hold", "exec.hold",
+	"hold.approvers",
+};
+
+/* The short name of feature bit @b, else its words: a bit added later is never left out. */
+static const char *feature_name(unsigned int b)
+{
+	const char *w = wd_feature_words(1u << b);
+
+	if (b < sizeof(feat_names) / sizeof(feat_names[0]))
+		return feat_names[b];
+	return w ? w : "unnamed part";
+}
+
 cJSON *wd_policy_explain_json(const struct wd_policy *p, const char *name,
 			      const struct wd_policy_vars *vars)
 {
-	static const char *const feat_names[] = {
-		"fs", "mode", "fs.deny", "fs.protect", "exec", "net",
-		"limits", "env", "user", "namespaces", "hold",
-	};
 	cJSON *doc = cJSON_CreateObject(), *arr, *obj;
 	unsigned int feats = wd_policy_features(p), used = vars_used(p);
 	struct lines ls = { 0 };
@@ -786,11 +799,11 @@ cJSON *wd_policy_explain_json(const struct wd_policy *p, const char *name,
 	if (ok)
 		cJSON_AddItemToObject(doc, "effective", obj);
 	arr = ok ? cJSON_AddArrayToObject(doc, "asks") : NULL;
-	for (unsigned int b = 0; arr && b < sizeof(feat_names) / sizeof(feat_names[0]); b++)
+	for (unsigned int b = 0; arr && b < 32; b++)
 		if (feats & (1u << b))
-			cJSON_AddItemToArray(arr, cJSON_CreateString(feat_names[b]));
+			cJSON_AddItemToArray(arr, cJSON_CreateString(feature_name(b)));
 	arr = ok ? cJSON_AddArrayToObject(doc, "unenforced") : NULL;
-	for (unsigned int b = 0; arr && b < sizeof(feat_names) / sizeof(feat_names[0]); b++) {
+	for (unsigned int b = 0; arr && b < 32; b++) {
 		unsigned int f = 1u << b;
 		char ptr[512];
 		cJSON *u;
@@ -803,7 +816,8 @@ cJSON *wd_policy_explain_json(const struct wd_policy *p, const char *name,
 		if (!u)
 			break;
 		cJSON_AddStringToObject(u, "pointer", ptr);
-		cJSON_AddStringToObject(u, "part", wd_feature_words(f));
+		cJSON_AddStringToObject(u, "part",
+					wd_feature_words(f) ? wd_feature_words(f) : feature_name(b));
 		if (origin_name(p, origin))
 			cJSON_AddStringToObject(u, "from", origin_name(p, origin));
 		cJSON_AddItemToArray(arr, u);
