@@ -22,6 +22,7 @@
 #include "supervisor/ctl.h"
 #include "supervisor/hold.h"
 #include "supervisor/hold_policy.h"
+#include "supervisor/keeper.h"
 #include "supervisor/report.h"
 #include "supervisor/resolve.h"
 #include "supervisor/run.h"
@@ -166,6 +167,7 @@ struct run_holds {
 	struct wd_hold_engine *engine;
 	struct wd_ctl *ctl;
 	struct run_state *st;
+	struct wd_keeper *keeper; /* gets a copy of the listener */
 	uint64_t held, decided;
 };
 
@@ -246,6 +248,9 @@ static void holds_attach(void *ctx, int listener)
 	struct run_holds *h = ctx;
 
 	wd_hold_attach(h->engine, listener);
+	/* Without it a crash of warden would fail held calls with ENOSYS instead of ending them. */
+	if (wd_keeper_give(h->keeper, listener))
+		log_warn("holds: cannot give the keeper the waiting room");
 }
 
 static int holds_fds(void *ctx, int *fds, int max)
@@ -388,6 +393,7 @@ int wd_run(const struct wd_run_opts *o)
 	struct wd_backend *be = NULL;
 	struct child_ctx cctx;
 	struct run_holds holds = { .engine = NULL };
+	struct wd_keeper keeper = { .pid = -1, .sock = -1 };
 	pid_t prompter = -1;
 	struct wd_spawn_opts sopts;
 	sigset_t sigs, oldsigs;
@@ -470,6 +476,13 @@ int wd_run(const struct wd_run_opts *o)
 		goto out_destroy_cgroup;
 	sandbox_added = true;
 	st.actx.backend_detail = ops->detail(be);
+	/* From here on, if warden dies, the sandbox dies too: it never runs unconfined. */
+	err = wd_keeper_start(&keeper, &cg);
+	if (err) {
+		log_warnx("run: cannot start the keeper: %s", strerror(-err));
+		goto out_destroy_cgroup;
+	}
+	holds.keeper = &keeper;
 	if (wd_hold_rules_classes(&holds.rules) && start_holds(&holds, cg.name))
 		goto out_destroy_cgroup;
 	if (o->prompt && holds.engine)
@@ -527,6 +540,8 @@ int wd_run(const struct wd_run_opts *o)
 out_destroy_cgroup:
 	/* Whatever the command left behind dies with the sandbox. */
 	wd_cgroup_destroy(&cg);
+	/* The sandbox is gone: the keeper lets go of the rules it holds before they are removed. */
+	wd_keeper_stop(&keeper);
 	if (be)
 		ops->consume(be);
 	fflush(st.audit);

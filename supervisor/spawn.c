@@ -108,8 +108,14 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 		if (cmd < 0)
 			goto fail;
 		if (cmd > 0) {
-			close(errfd);
-			init_loop(cmd, fds->status);
+			/*
+			 * The init never execs: it keeps nothing of warden's (its BPF objects, its
+			 * sockets, its keeper's line) but the status pipe, moved to fd 3.
+			 */
+			if (dup2(fds->status, 3) < 0 ||
+			    syscall(SYS_close_range, 4, ~0u, 0))
+				_exit(127);
+			init_loop(cmd, 3);
 		}
 	}
 	f.stage = 1;

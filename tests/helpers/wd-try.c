@@ -17,6 +17,7 @@
  *   wd-try flood N PATH       open PATH for reading N times; print how many failed
  *   wd-try wait-line FILE TEXT [PID]  wait (inotify, no polling) until a line of FILE holds
  *                             TEXT and print it; fail with ESRCH if process PID ends first
+ *   wd-try wait-exit PID      wait (pidfd, no polling) until process PID has ended; "gone"
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -229,6 +230,22 @@ static int wait_line(const char *path, const char *text, pid_t pid)
 	return 0;
 }
 
+/* wait-exit PID: block until process PID (not necessarily a child) has ended; print "gone". */
+static int wait_exit(pid_t pid)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+	if (pidfd < 0 && errno == ESRCH)
+		return puts("gone") < 0;
+	if (pidfd < 0)
+		return fail();
+	while (poll(&pfd, 1, -1) < 0)
+		if (errno != EINTR)
+			return fail();
+	return puts("gone") < 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "exit") == 0)
@@ -245,6 +262,8 @@ int main(int argc, char **argv)
 		return memfd_exec(argv + 2);
 	if (argc >= 2 && strcmp(argv[1], "bpf") == 0)
 		return try_bpf();
+	if (argc >= 3 && strcmp(argv[1], "wait-exit") == 0)
+		return wait_exit((pid_t)atoi(argv[2]));
 	if (argc >= 4 && strcmp(argv[1], "wait-line") == 0)
 		return wait_line(argv[2], argv[3], argc >= 5 ? (pid_t)atoi(argv[4]) : 0);
 	if (argc >= 4 && strcmp(argv[1], "flood") == 0)
@@ -262,6 +281,6 @@ int main(int argc, char **argv)
 	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] | gate READY GO |\n"
 			"              exit N | kill-self SIG | fork-locker FILE | trylock FILE |\n"
 			"              memfd-exec SRC ARGV0 [ARG...] | bpf | flood N PATH |\n"
-			"              wait-line FILE TEXT\n");
+			"              wait-line FILE TEXT | wait-exit PID\n");
 	return 2;
 }
