@@ -27,7 +27,7 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lcjson 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith
 CFLAGS ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -I$(OUT) -I. -Ibpf $(PKG_CFLAGS)
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=gnu11 -pthread $(WARN) $(CFLAGS) -MMD -MP
 BPF_CFLAGS := -g -O2 -Wall -Werror --target=bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf
 
 BPF_PROGS := wd_sandbox wd_probe

@@ -4,12 +4,16 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -23,6 +27,12 @@
 #include "supervisor/log.h"
 
 #define WD_ARGV_MAX 4096 /* bytes of a process's command line shown to the operator */
+
+/* A call the receiver matched, with what matched, on its way to the main loop. */
+struct matched {
+	enum wd_hold_action act;
+	uint64_t now;
+};
 
 /* A pending hold: the notification, and the pinned objects its operation acts on. */
 struct hold {
@@ -52,6 +62,7 @@ struct hold {
 	uint64_t created_ms;
 	uint64_t deadline_ms; /* 0: none */
 	bool follower; /* another pending hold asks the same: one prompt, one decision */
+	struct matched m; /* what the receiver found */
 	struct hold *next;
 };
 
@@ -65,10 +76,23 @@ struct wd_hold_engine {
 	uint64_t next_id;
 	unsigned char key[32];
 	struct seccomp_notif_sizes sizes;
-	/* delete burst: times (ms) of the recent deletes, a ring */
+	/*
+	 * The receiver thread: blocked in SECCOMP_IOCTL_NOTIF_RECV (so the synchronous wake-up
+	 * puts it on the caller's CPU), it answers every call no rule matches at once and queues
+	 * the rest for the main loop, which it wakes through @wake (an eventfd).
+	 */
+	pthread_t receiver;
+	bool receiving;
+	atomic_bool stop;
+	int wake;
+	pthread_mutex_t qlock;
+	struct hold *qhead, **qtail;
+	int root; /* the sandbox's root directory, O_PATH (the receiver's alone) */
+	/* delete burst (the receiver's alone): times (ms) of the recent deletes, a ring */
 	uint64_t *burst;
 	unsigned int burst_head, burst_n;
 };
+
 
 static uint64_t now_ms(void)
 {
@@ -90,6 +114,10 @@ int wd_hold_engine_new(struct wd_hold_engine **out, const struct wd_hold_rules *
 	e->listener = listener;
 	e->ev = *ev;
 	e->next_id = 1;
+	e->wake = -1;
+	e->root = -1;
+	e->qtail = &e->qhead;
+	pthread_mutex_init(&e->qlock, NULL);
 	e->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (e->timer < 0) {
 		err = -errno;
@@ -140,10 +168,24 @@ static void hold_free(struct hold *h)
 	free(h);
 }
 
+static void stop_receiver(struct wd_hold_engine *e);
+
 void wd_hold_engine_free(struct wd_hold_engine *e)
 {
 	if (!e)
 		return;
+	stop_receiver(e);
+	while (e->qhead) {
+		struct hold *h = e->qhead;
+
+		e->qhead = h->next;
+		hold_free(h);
+	}
+	if (e->wake >= 0)
+		close(e->wake);
+	if (e->root >= 0)
+		close(e->root);
+	pthread_mutex_destroy(&e->qlock);
 	while (e->pending) {
 		struct hold *h = e->pending;
 
@@ -164,17 +206,67 @@ void wd_hold_engine_free(struct wd_hold_engine *e)
 #endif
 #define WD_USER_NOTIF_FD_SYNC_WAKE_UP 1ULL
 
+static void *receive_loop(void *arg);
+
+/* The receiver's wake-up from its blocking RECV when the engine ends: the signal interrupts it. */
+#define WD_HOLD_STOP_SIG SIGURG
+
+static void on_stop_sig(int sig)
+{
+	(void)sig;
+}
+
 void wd_hold_attach(struct wd_hold_engine *e, int listener)
 {
+	struct sigaction sa = { .sa_handler = on_stop_sig }; /* no SA_RESTART: RECV returns EINTR */
+	sigset_t all, old;
+	int err;
+
 	e->listener = listener;
-	if (listener >= 0 && ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
-				   WD_USER_NOTIF_FD_SYNC_WAKE_UP) == 0)
+	if (listener < 0 || e->receiving)
+		return;
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, WD_USER_NOTIF_FD_SYNC_WAKE_UP) == 0)
 		log_debug("holds: synchronous wake-up of the waiting room");
+	e->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (e->wake < 0) {
+		log_warn("holds: eventfd; answering the waiting room from the main loop");
+		return;
+	}
+	sigaction(WD_HOLD_STOP_SIG, &sa, NULL);
+	/* The receiver takes only its stop signal; everything else stays the main loop's. */
+	sigfillset(&all);
+	sigdelset(&all, WD_HOLD_STOP_SIG);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&e->receiver, NULL, receive_loop, e);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		log_warnx("holds: no receiver thread (%s); answering from the main loop",
+			  strerror(err));
+		close(e->wake);
+		e->wake = -1;
+		return;
+	}
+	e->receiving = true;
+}
+
+static void stop_receiver(struct wd_hold_engine *e)
+{
+	if (!e->receiving)
+		return;
+	atomic_store(&e->stop, true);
+	/* A signal sent just before it blocks again is missed: send until it has gone. */
+	while (pthread_tryjoin_np(e->receiver, NULL) == EBUSY) {
+		struct timespec ts = { .tv_nsec = 1000000 };
+
+		pthread_kill(e->receiver, WD_HOLD_STOP_SIG);
+		nanosleep(&ts, NULL);
+	}
+	e->receiving = false;
 }
 
 int wd_hold_listener_fd(const struct wd_hold_engine *e)
 {
-	return e->listener;
+	return e->receiving ? e->wake : e->listener;
 }
 
 int wd_hold_timer_fd(const struct wd_hold_engine *e)
@@ -212,14 +304,17 @@ static int read_string(uint32_t pid, uint64_t addr, char *buf, size_t bufsz)
  * Resolve @path as task @pid would, relative to @dirfd: pin its parent directory (following
  * symlinks on the way, as the kernel does) and split off the last component, which the held
  * syscalls do not follow. Returns 0 with *parent (O_PATH fd), *name and *full set.
+ * @root is the sandbox's root directory (O_PATH), or -1 to go through /proc/@pid/root: tasks in
+ * a sandbox cannot chroot, pivot_root or mount, so one root serves them all, and sparing the
+ * procfs lookup is most of what an unmatched call costs.
  */
-static int resolve(uint32_t pid, int dirfd, const char *path, int *parent, char **name,
-		   char **full)
+static int resolve(int root, uint32_t pid, int dirfd, const char *path, int *parent,
+		   char **name, char **full)
 {
 	char base[64], dir[PATH_MAX], canon[PATH_MAX], link[64];
 	const char *slash, *last;
 	size_t len = strlen(path);
-	int bfd, pfd, err = 0;
+	int bfd = -1, pfd, err = 0;
 	ssize_t n;
 
 	*parent = -1;
@@ -231,20 +326,22 @@ static int resolve(uint32_t pid, int dirfd, const char *path, int *parent, char 
 		return -EINVAL;
 	memcpy(dir, path, len);
 	dir[len] = 0;
-	if (path[0] == '/')
-		snprintf(base, sizeof(base), "/proc/%u/root", pid);
-	else if (dirfd == AT_FDCWD)
-		snprintf(base, sizeof(base), "/proc/%u/cwd", pid);
-	else
-		snprintf(base, sizeof(base), "/proc/%u/fd/%d", pid, dirfd);
-	bfd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (bfd < 0)
-		return -errno;
 	slash = strrchr(dir, '/');
 	last = slash ? slash + 1 : dir;
-	if (!*last || strcmp(last, ".") == 0 || strcmp(last, "..") == 0) {
-		err = -EINVAL;
-		goto out_close_base;
+	if (!*last || strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
+		return -EINVAL;
+	if (path[0] == '/' && root >= 0) {
+		bfd = root;
+	} else {
+		if (path[0] == '/')
+			snprintf(base, sizeof(base), "/proc/%u/root", pid);
+		else if (dirfd == AT_FDCWD)
+			snprintf(base, sizeof(base), "/proc/%u/cwd", pid);
+		else
+			snprintf(base, sizeof(base), "/proc/%u/fd/%d", pid, dirfd);
+		bfd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (bfd < 0)
+			return -errno;
 	}
 	if (slash == dir) {
 		pfd = openat(bfd, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -252,6 +349,10 @@ static int resolve(uint32_t pid, int dirfd, const char *path, int *parent, char 
 		*(char *)slash = 0;
 		/* absolute paths resolve from the task's root: drop the leading "/" */
 		pfd = openat(bfd, dir[0] == '/' ? dir + 1 : dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else if (bfd != root) {
+		/* a bare name (rm -rf's unlinkat(dirfd, name)): the base is the parent */
+		pfd = bfd;
+		bfd = -1;
 	} else {
 		pfd = openat(bfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
@@ -279,7 +380,8 @@ static int resolve(uint32_t pid, int dirfd, const char *path, int *parent, char 
 	}
 	*parent = pfd;
 out_close_base:
-	close(bfd);
+	if (bfd >= 0 && bfd != root)
+		close(bfd);
 	return err;
 }
 
@@ -394,7 +496,7 @@ static int open_fd_target(struct hold *h)
 }
 
 /* Read what the held syscall names. 0, or -errno (the call then goes on as the kernel decides). */
-static int decode(struct hold *h)
+static int decode(struct hold *h, int root)
 {
 	char path[PATH_MAX], path2[PATH_MAX];
 	int dirfd = AT_FDCWD, dirfd2 = AT_FDCWD, err;
@@ -468,7 +570,7 @@ static int decode(struct hold *h)
 		/* the program is followed, as execve does */
 		if (asprintf(&h->target, "%s", path) < 0)
 			return -ENOMEM;
-		err = resolve(h->pid, dirfd, path, &h->dirfd, &h->name, &real);
+		err = resolve(root, h->pid, dirfd, path, &h->dirfd, &h->name, &real);
 		if (!err) {
 			free(h->target);
 			h->target = realpath(real, NULL);
@@ -484,14 +586,15 @@ static int decode(struct hold *h)
 		h->op.argc = h->argc;
 		return err;
 	}
-	err = resolve(h->pid, dirfd, path, &h->dirfd, &h->name, &h->target);
+	err = resolve(root, h->pid, dirfd, path, &h->dirfd, &h->name, &h->target);
 	if (err)
 		return err;
 	h->op.target = h->target;
 	if (p2) {
 		err = read_string(h->pid, p2, path2, sizeof(path2));
 		if (!err)
-			err = resolve(h->pid, dirfd2, path2, &h->dirfd2, &h->name2, &h->target2);
+			err = resolve(root, h->pid, dirfd2, path2, &h->dirfd2, &h->name2,
+				      &h->target2);
 		if (err)
 			return err;
 		h->op.target2 = h->target2;
@@ -705,41 +808,42 @@ static bool burst(struct wd_hold_engine *e, uint64_t now)
 	return recent > e->rules->burst_count;
 }
 
-int wd_hold_on_notify(struct wd_hold_engine *e)
+/*
+ * Receive one call and answer it if no rule matches (or it cannot be decoded); otherwise return
+ * it, decoded, for admit(). Runs on the receiver thread (or the main loop without one); touches
+ * nothing of the engine's but the listener, the rules and the burst ring.
+ */
+static int receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t nsz,
+		       struct hold **out)
 {
-	struct seccomp_notif *n = calloc(1, e->sizes.seccomp_notif > sizeof(*n) ?
-						    e->sizes.seccomp_notif : sizeof(*n));
 	enum wd_hold_action act;
-	struct wd_hold_view v;
 	struct hold *h;
-	uint64_t now = now_ms();
-	int err, granted;
+	uint64_t now;
+	int err;
 
-	if (!n)
-		return -ENOMEM;
-	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_RECV, n)) {
-		err = -errno;
-		free(n);
-		return err == -EINTR || err == -ENOENT ? 0 : err;
-	}
+	*out = NULL;
+	memset(n, 0, nsz);
+	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_RECV, n))
+		return -errno;
+	now = now_ms();
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		respond(e, n->id, -ENOMEM, 0, false);
-		free(n);
 		return -ENOMEM;
 	}
 	h->notif_id = n->id;
 	h->pid = n->pid;
 	h->nr = (unsigned int)n->data.nr;
 	memcpy(h->args, n->data.args, sizeof(h->args));
-	free(n);
 
-	err = decode(h);
-	/* What was read is only good if the task is still the one that asked. */
-	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->notif_id)) {
-		hold_free(h);
-		return 0;
+	/* The sandbox's root, from the first task that asks (see resolve()). */
+	if (e->root < 0) {
+		char base[64];
+
+		snprintf(base, sizeof(base), "/proc/%u/root", h->pid);
+		e->root = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
+	err = decode(h, e->root);
 	if (err) {
 		/*
 		 * Unreadable arguments, a path that does not resolve, a name like "..": the call
@@ -755,22 +859,80 @@ int wd_hold_on_notify(struct wd_hold_engine *e)
 		h->rule = "/hold/burst";
 	}
 	if (act == WD_HOLD_ACT_NONE) {
+		/*
+		 * No ID_VALID first: a CONTINUE to a task that has gone (or whose memory changed)
+		 * decides nothing the kernel does not decide again itself.
+		 */
 		respond(e, h->notif_id, 0, 0, true);
 		hold_free(h);
 		return 0;
 	}
+	/* What was read is only good if the task is still the one that asked. */
+	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->notif_id)) {
+		hold_free(h);
+		return 0;
+	}
+	h->m = (struct matched){ .act = act, .now = now };
+	*out = h;
+	return 0;
+}
+
+static void *receive_loop(void *arg)
+{
+	struct wd_hold_engine *e = arg;
+	size_t nsz = e->sizes.seccomp_notif > sizeof(struct seccomp_notif) ?
+			     e->sizes.seccomp_notif : sizeof(struct seccomp_notif);
+	struct seccomp_notif *n = calloc(1, nsz);
+	const uint64_t one = 1;
+
+	if (!n) {
+		log_warnx("holds: receiver: out of memory");
+		return NULL;
+	}
+	while (!atomic_load(&e->stop)) {
+		struct hold *h;
+		int err = receive_one(e, n, nsz, &h);
+
+		if (err == -EINTR || err == -ENOENT || err == -ENOMEM)
+			continue;
+		if (err) {
+			log_warnx("holds: receiving from the waiting room: %s", strerror(-err));
+			break;
+		}
+		if (!h)
+			continue;
+		pthread_mutex_lock(&e->qlock);
+		h->next = NULL;
+		*e->qtail = h;
+		e->qtail = &h->next;
+		pthread_mutex_unlock(&e->qlock);
+		if (write(e->wake, &one, sizeof(one)) < 0)
+			log_warn("holds: waking the main loop");
+	}
+	free(n);
+	return NULL;
+}
+
+/* A matched call, on the main loop: deny it, answer it from a grant, or hold it. */
+static void admit(struct wd_hold_engine *e, struct hold *h)
+{
+	struct wd_hold_view v;
+	uint64_t now = h->m.now;
+	int granted;
+
+	h->next = NULL;
 	h->id = e->next_id++;
 	fill_task(h);
 	sign(e, h);
 	h->created_ms = now;
-	if (act == WD_HOLD_ACT_DENY) {
+	if (h->m.act == WD_HOLD_ACT_DENY) {
 		settle(e, h, false, "rule");
-		return 0;
+		return;
 	}
 	granted = wd_grants_answer(&e->grants, &h->op, h->pid, now);
 	if (granted) {
 		settle(e, h, granted > 0, "grant");
-		return 0;
+		return;
 	}
 	h->deadline_ms = e->rules->timeout_ms ? now + e->rules->timeout_ms : 0;
 	for (struct hold *o = e->pending; o; o = o->next)
@@ -782,6 +944,40 @@ int wd_hold_on_notify(struct wd_hold_engine *e)
 	view_of(h, &v, now, e->rules);
 	if (e->ev.held && !h->follower)
 		e->ev.held(e->ev.ctx, &v);
+}
+
+int wd_hold_on_notify(struct wd_hold_engine *e)
+{
+	struct hold *h, *q;
+	uint64_t count;
+	int err;
+
+	if (!e->receiving) {
+		size_t nsz = e->sizes.seccomp_notif > sizeof(struct seccomp_notif) ?
+				     e->sizes.seccomp_notif : sizeof(struct seccomp_notif);
+		struct seccomp_notif *n = calloc(1, nsz);
+
+		if (!n)
+			return -ENOMEM;
+		err = receive_one(e, n, nsz, &h);
+		free(n);
+		if (h)
+			admit(e, h);
+		return err == -EINTR || err == -ENOENT ? 0 : err;
+	}
+	if (read(e->wake, &count, sizeof(count)) < 0 && errno != EAGAIN)
+		return -errno;
+	pthread_mutex_lock(&e->qlock);
+	q = e->qhead;
+	e->qhead = NULL;
+	e->qtail = &e->qhead;
+	pthread_mutex_unlock(&e->qlock);
+	/* in the order they came */
+	while (q) {
+		h = q;
+		q = q->next;
+		admit(e, h);
+	}
 	return 0;
 }
 
