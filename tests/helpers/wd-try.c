@@ -23,7 +23,8 @@
  *   wd-try hostname           print the host name (uname)
  *   wd-try ifaces             print each network interface as "NAME up" or "NAME down"
  *   wd-try connect ADDR PORT  TCP connect to an IPv4 address
- *   wd-try listen ADDR PORT   listen there, print "listening", accept and close until killed
+ *   wd-try listen ADDR PORT   listen there (PORT 0: any), print "listening PORT", accept and
+ *                             close until killed
  *   wd-try shm KEY create|find|remove  a System V shared memory segment by key
  */
 #include <errno.h>
@@ -342,11 +343,13 @@ static int tcp_listen(const char *addr, const char *port)
 {
 	struct sockaddr_in sa;
 	int one = 1, fd = tcp_socket(addr, port, &sa);
+	socklen_t len = sizeof(sa);
 
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 16))
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 16) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len))
 		return fail();
-	puts("listening");
+	printf("listening %u\n", ntohs(sa.sin_port));
 	fflush(stdout);
 	for (;;) {
 		int c = accept(fd, NULL, NULL);
