@@ -78,6 +78,13 @@ test_private_tmp() {
 	expect_eq "what the sandbox saw and did" "$(cat "$T/out")" made
 	[ ! -e "$made" ] || { rm -f "$made"; fail "$made reached the host's /tmp"; }
 	[ -d "$T" ] || fail "the host's /tmp lost $T"
+	# set up this way (on bpf-lsm: joining the sandbox's cgroup after the mounts), the command
+	# is still confined
+	rc=0
+	wrun --policy "$T/p.json" -- "$BIN/wd-try" write "/wd-denied.$$" > "$T/out" 2> "$T/err" ||
+		rc=$?
+	[ ! -e "/wd-denied.$$" ] || { rm -f "/wd-denied.$$"; fail "a write outside fs.write worked"; }
+	expect_eq "a write outside fs.write" "$(cat "$T/out")" "$DENY_ERRNO"
 }
 
 test_read_only_bind() {
