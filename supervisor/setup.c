@@ -132,8 +132,10 @@ static int resolve_user(struct wd_setup *s, const struct wd_ruleset *rs, char *w
 		return 0;
 	}
 	if (!pw) {
-		snprintf(why, whysz, "/user: uid %s has no entry in the user database, so its group "
-			 "is unknown: name it (\"%s:GID\")", rs->user, rs->user);
+		snprintf(why, whysz,
+			 "/user: uid %s has no entry in the user database, so its group "
+			 "is unknown: name it (\"%s:GID\")",
+			 rs->user, rs->user);
 		return -EINVAL;
 	}
 	s->gid = pw->pw_gid;
@@ -217,8 +219,10 @@ out_close:
 int wd_setup_prepare(struct wd_setup *s, const struct wd_ruleset *rs, char *why, size_t whysz)
 {
 	static const int flags[] = {
-		[WD_NS_MOUNT] = CLONE_NEWNS, [WD_NS_PID] = CLONE_NEWPID,
-		[WD_NS_IPC] = CLONE_NEWIPC, [WD_NS_UTS] = CLONE_NEWUTS,
+		[WD_NS_MOUNT] = CLONE_NEWNS,
+		[WD_NS_PID] = CLONE_NEWPID,
+		[WD_NS_IPC] = CLONE_NEWIPC,
+		[WD_NS_UTS] = CLONE_NEWUTS,
 	};
 	int err;
 
@@ -255,14 +259,17 @@ int wd_setup_prepare(struct wd_setup *s, const struct wd_ruleset *rs, char *why,
 		}
 	}
 	if (rs->ns[WD_NS_NET] == WD_NS_VETH) {
-		snprintf(why, whysz, "/namespaces/net: \"veth\" is not enforced by this warden yet");
+		snprintf(why, whysz,
+			 "/namespaces/net: \"veth\" is not enforced by this warden yet");
 		return -EOPNOTSUPP;
 	}
 	if (rs->ns[WD_NS_NET] == WD_NS_NONE) {
 		err = make_netns(&s->netns_fd);
 		if (err) {
-			snprintf(why, whysz, "/namespaces/net: cannot make a network namespace with "
-				 "loopback: %s", strerror(-err));
+			snprintf(why, whysz,
+				 "/namespaces/net: cannot make a network namespace with "
+				 "loopback: %s",
+				 strerror(-err));
 			return err;
 		}
 	}
@@ -287,7 +294,7 @@ void wd_setup_release(struct wd_setup *s)
 	s->netns_fd = -1;
 }
 
-/* ---- in the child: system calls only ----------------------------------------------------------- */
+/* ---- in the child: system calls only --------------------------------------------------------- */
 
 int wd_mount_attr(const char *path, uint64_t set, uint64_t clr)
 {

@@ -29,7 +29,7 @@ struct wd_setup {
 	char *const *bind_ro; /* borrowed from the rule set */
 	size_t n_bind_ro;
 	char hostname[64]; /* for a private uts namespace */
-	int netns_fd;	   /* a network namespace with loopback up, made here; -1: the host's */
+	int netns_fd;	   /* a network with loopback up, made by warden; -1: the host's */
 };
 
 /*

@@ -421,7 +421,8 @@ int main(int argc, char **argv)
 	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] | gate READY GO |\n"
 			"              exit N | kill-self SIG | fork-locker FILE | trylock FILE |\n"
 			"              memfd-exec SRC ARGV0 [ARG...] | bpf | flood N PATH |\n"
-			"              wait-line FILE TEXT | wait-exit PID | ids | env | hostname |\n"
-			"              ifaces | connect ADDR PORT | listen ADDR PORT | shm KEY OP\n");
+			"              wait-line FILE TEXT | wait-exit PID | ids | env |\n"
+			"              hostname | ifaces | connect ADDR PORT |\n"
+			"              listen ADDR PORT | shm KEY OP\n");
 	return 2;
 }
