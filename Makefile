@@ -20,9 +20,9 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-PKGS := libbpf libcjson libcrypto
+PKGS := libbpf libcjson libcrypto libnl-route-3.0
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lcjson -lcrypto)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lcjson -lcrypto -lnl-route-3 -lnl-3)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith
 CFLAGS ?= -O2 -g
@@ -42,7 +42,7 @@ TEMPLATES := $(wildcard policy/templates/*.json)
 TEMPLATES_OBJ := $(OUT)/policy/templates_data.o
 AUDIT_SRCS := audit/jsonl.c
 SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/fsutil.c supervisor/cgroup.c \
-	supervisor/spawn.c supervisor/exe_cache.c supervisor/probe.c supervisor/sandbox_bpf.c \
+	supervisor/spawn.c supervisor/setup.c supervisor/exe_cache.c supervisor/probe.c supervisor/sandbox_bpf.c \
 	supervisor/backend.c supervisor/backend_bpf_lsm.c supervisor/backend_landlock.c \
 	supervisor/landlock.c supervisor/seccomp.c supervisor/resolve.c supervisor/carve.c supervisor/notify.c \
 	supervisor/hold_rules.c supervisor/hold.c supervisor/hold_policy.c supervisor/keeper.c supervisor/ctl.c supervisor/capabilities.c \
@@ -53,7 +53,7 @@ LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(TEMPLATES_OBJ)
 
 UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabilities test_carve \
 	test_hold_rules test_units test_net test_json_locate test_effective test_explain test_templates \
-	test_policy_schema test_policy_corpus
+	test_policy_schema test_policy_corpus test_setup
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape
 

@@ -418,6 +418,33 @@ static int env_cmp(const void *a, const void *b)
 	return c ? c : (nx > ny) - (nx < ny);
 }
 
+/* A private /tmp and read-only binds live in a private mount namespace: they imply one. */
+static int compile_mounts(const struct wd_policy *p, struct wd_ruleset *rs,
+			  struct wd_policy_error *err)
+{
+	bool tmp = p->ns_set[WD_NS_TMP].set && p->ns[WD_NS_TMP] == WD_NS_PRIVATE;
+	int r = 0;
+
+	if (!tmp && !p->ns_bind_ro.n)
+		return 0;
+	if (p->ns_set[WD_NS_MOUNT].set && p->ns[WD_NS_MOUNT] == WD_NS_HOST) {
+		compile_error(err, "/namespaces/mount",
+			      "\"host\" contradicts %s: a private /tmp and read-only binds need "
+			      "a private mount namespace (leave \"mount\" out, or say \"private\")",
+			      tmp ? "/namespaces/tmp" : "/namespaces/bind_ro");
+		return -EINVAL;
+	}
+	rs->ns[WD_NS_MOUNT] = WD_NS_PRIVATE;
+	for (size_t i = 0; !r && i < p->ns_bind_ro.n; i++) {
+		char ptr[64];
+
+		snprintf(ptr, sizeof(ptr), "/namespaces/bind_ro/%zu", i);
+		r = check_compiled_path(p->ns_bind_ro.paths[i], ptr, err);
+		r = r ?: strv_add(&rs->bind_ro, &rs->n_bind_ro, p->ns_bind_ro.paths[i]);
+	}
+	return r;
+}
+
 static int compile_rest(const struct wd_policy *p, struct wd_ruleset *rs)
 {
 	int r = 0;
@@ -490,6 +517,7 @@ int wd_compile(const struct wd_policy *p, struct wd_ruleset *rs, struct wd_polic
 	r = r ?: compile_exec(p, rs, err);
 	r = r ?: compile_net(p, rs);
 	r = r ?: compile_rest(p, rs);
+	r = r ?: compile_mounts(p, rs, err);
 out:
 	if (r == -ENOMEM && !err->msg[0])
 		snprintf(err->msg, sizeof(err->msg), "out of memory");
@@ -525,6 +553,7 @@ void wd_ruleset_free(struct wd_ruleset *rs)
 	free(rs->user);
 	free(rs->group);
 	strv_free(rs->approvers, rs->n_approvers);
+	strv_free(rs->bind_ro, rs->n_bind_ro);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -708,6 +737,11 @@ void wd_ruleset_dump(const struct wd_ruleset *rs, FILE *out)
 		if (rs->ns[i] != WD_NS_HOST)
 			fprintf(out, "ns %s %s\n", wd_ns_name((enum wd_ns_kind)i),
 				wd_ns_mode_name((enum wd_ns_mode)rs->ns[i]));
+	for (size_t i = 0; i < rs->n_bind_ro; i++) {
+		fprintf(out, "ns bind_ro ");
+		put_escaped(out, rs->bind_ro[i]);
+		fputc('\n', out);
+	}
 	if (holds)
 		fprintf(out, "hold timeout %llu ms on_timeout %s\n",
 			(unsigned long long)rs->hold_timeout_ms, action_name(rs->hold_on_timeout));

@@ -114,7 +114,10 @@ struct wd_ruleset {
 
 	char *user; /* NULL: the user warden runs as */
 	char *group;
-	__u8 ns[WD_NS_NR]; /* enum wd_ns_mode */
+	/* enum wd_ns_mode; mount is private when tmp is or bind_ro has entries */
+	__u8 ns[WD_NS_NR];
+	char **bind_ro; /* paths bound onto themselves read-only */
+	size_t n_bind_ro;
 
 	__u64 hold_timeout_ms;
 	__u32 hold_on_timeout; /* WD_ACTION_DENY or WD_ACTION_ALLOW */

@@ -255,6 +255,7 @@ int wd_policy_merge(struct wd_policy *dst, const struct wd_policy *src)
 		if (src->ns_set[i].set)
 			dst->ns[i] = src->ns[i];
 	}
+	err = err ?: merge_paths(dst, &dst->ns_bind_ro, src, &src->ns_bind_ro);
 	err = err ?: take_setting(dst, &dst->hold_timeout_set, src, &src->hold_timeout_set);
 	if (src->hold_timeout_set.set)
 		dst->hold_timeout_ms = src->hold_timeout_ms;
@@ -733,6 +734,8 @@ int wd_policy_expand(struct wd_policy *p, const struct wd_policy_vars *v,
 	r = expand_exec(p, &p->exec_deny, "/exec/deny", v, errs);
 	err = r == -ENOMEM ? r : err ?: r;
 	r = expand_exec(p, &p->exec_hold, "/exec/hold", v, errs);
+	err = r == -ENOMEM ? r : err ?: r;
+	r = expand_list(p, &p->ns_bind_ro, "/namespaces/bind_ro", v, errs);
 	err = r == -ENOMEM ? r : err ?: r;
 	return err;
 }

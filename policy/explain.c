@@ -217,6 +217,9 @@ static bool to_json(const struct wd_policy *p, cJSON *doc)
 		ok = ns && cJSON_AddStringToObject(ns, wd_ns_name((enum wd_ns_kind)i),
 						   wd_ns_mode_name(p->ns[i]));
 	}
+	if (ok && p->ns_bind_ro.n && !ns)
+		ns = cJSON_AddObjectToObject(doc, "namespaces");
+	ok = ok && (!p->ns_bind_ro.n || (ns && add_strings(ns, "bind_ro", &p->ns_bind_ro)));
 	hold = section(doc, "hold",
 		       ok && (p->hold_timeout_set.set || p->hold_on_timeout_set.set ||
 			      p->hold_approvers.n));
@@ -622,8 +625,21 @@ static void explain_rest(const struct wd_policy *p, struct lines *ls)
 		if (!p->ns_set[i].set)
 			continue;
 		snprintf(ptr, sizeof(ptr), "/namespaces/%s", wd_ns_name((enum wd_ns_kind)i));
-		say(ls, S_NAMESPACES, p->ns_set[i].origin, ptr, "%s namespace: %s",
-		    wd_ns_name((enum wd_ns_kind)i), words[p->ns[i]]);
+		if (i == WD_NS_TMP)
+			say(ls, S_NAMESPACES, p->ns_set[i].origin, ptr, "/tmp: %s",
+			    p->ns[i] == WD_NS_PRIVATE ? "its own, empty, gone when it ends"
+						      : "the host's");
+		else
+			say(ls, S_NAMESPACES, p->ns_set[i].origin, ptr, "%s namespace: %s",
+			    wd_ns_name((enum wd_ns_kind)i), words[p->ns[i]]);
+		any = true;
+	}
+	for (size_t i = 0; i < p->ns_bind_ro.n; i++) {
+		char ptr[64];
+
+		snprintf(ptr, sizeof(ptr), "/namespaces/bind_ro/%zu", i);
+		say(ls, S_NAMESPACES, p->ns_bind_ro.origin[i], ptr, "%s: read-only (a bind mount)",
+		    p->ns_bind_ro.paths[i]);
 		any = true;
 	}
 	if (!any)
@@ -765,7 +781,7 @@ void wd_policy_explain(const struct wd_policy *p, const char *name,
 static const char *const feat_names[] = {
 	"fs", "mode", "fs.deny", "fs.protect", "exec", "net",
 	"limits", "env", "user", "namespaces", "hold", "exec.hold",
-	"hold.approvers",
+	"hold.approvers", "namespaces.net.veth",
 };
 
 /* The short name of feature bit @b, else its words: a bit added later is never left out. */

@@ -58,7 +58,7 @@ static const struct {
 	[WD_LIMIT_OUTPUT] = { "output", U_SIZE, 0, UINT64_MAX },
 };
 
-static const char *const ns_names[WD_NS_NR] = { "mount", "pid", "ipc", "uts", "net" };
+static const char *const ns_names[WD_NS_NR] = { "mount", "pid", "ipc", "uts", "net", "tmp" };
 static const char *const ns_mode_names[] = { "host", "private", "none", "veth" };
 
 const char *wd_limit_name(enum wd_limit_kind k)
@@ -1339,18 +1339,38 @@ static void parse_ns(struct pctx *c, const cJSON *v, const char *ptr, const char
 	c->p->ns_set[k].set = true;
 }
 
+static void parse_ns_bind_ro(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+{
+	const cJSON *item;
+	char ip[PTR_MAX];
+	size_t i;
+
+	(void)name;
+	if (!check_array(c, v, ptr, "absolute paths"))
+		return;
+	for_each_item(v, item, i, ptr, ip)
+	{
+		char *path = check_path(c, item, ip);
+
+		if (path && list_take(&c->p->ns_bind_ro, path, 0))
+			oom(c);
+	}
+}
+
 static const struct key ns_keys[] = {
 	{ .name = "mount", .parse = parse_ns }, { .name = "pid", .parse = parse_ns },
 	{ .name = "ipc", .parse = parse_ns },	{ .name = "uts", .parse = parse_ns },
-	{ .name = "net", .parse = parse_ns },	{ 0 },
+	{ .name = "net", .parse = parse_ns },	{ .name = "tmp", .parse = parse_ns },
+	{ .name = "bind_ro", .parse = parse_ns_bind_ro },
+	{ 0 },
 };
 
 static void parse_namespaces(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
 {
 	(void)name;
 	parse_members(c, v, ptr, ns_keys,
-		      "an object with \"mount\", \"pid\", \"ipc\", \"uts\" or "
-		      "\"net\"");
+		      "an object with \"mount\", \"pid\", \"ipc\", \"uts\", \"net\", "
+		      "\"tmp\" or \"bind_ro\"");
 }
 
 static void parse_hold_timeout(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
@@ -1687,6 +1707,7 @@ void wd_policy_free(struct wd_policy *p)
 	free_net_list(&p->net_allow);
 	free_net_list(&p->net_deny);
 	free_list(&p->env_pass);
+	free_list(&p->ns_bind_ro);
 	for (size_t i = 0; i < p->n_env_set; i++) {
 		free(p->env_set[i].name);
 		free(p->env_set[i].value);
@@ -1784,6 +1805,10 @@ unsigned int wd_policy_features(const struct wd_policy *p)
 	for (int i = 0; i < WD_NS_NR; i++)
 		if (p->ns_set[i].set && p->ns[i] != WD_NS_HOST)
 			f |= WD_FEAT_NAMESPACES;
+	if (p->ns_bind_ro.n)
+		f |= WD_FEAT_NAMESPACES;
+	if (p->ns_set[WD_NS_NET].set && p->ns[WD_NS_NET] == WD_NS_VETH)
+		f |= WD_FEAT_NET_VETH;
 	if (p->hold_timeout_set.set || p->hold_on_timeout_set.set)
 		f |= WD_FEAT_HOLD;
 	if (p->hold_approvers.n)
@@ -1858,7 +1883,15 @@ static void feature_where(const struct wd_policy *p, unsigned int feat, char *pt
 		snprintf(ptr, ptrsz, "/user");
 		*origin = p->user_set.origin;
 		break;
+	case WD_FEAT_NET_VETH:
+		snprintf(ptr, ptrsz, "/namespaces/net");
+		*origin = p->ns_set[WD_NS_NET].origin;
+		break;
 	case WD_FEAT_NAMESPACES:
+		if (p->ns_bind_ro.n) {
+			snprintf(ptr, ptrsz, "/namespaces/bind_ro/0");
+			*origin = p->ns_bind_ro.origin[0];
+		}
 		for (int i = WD_NS_NR - 1; i >= 0; i--) {
 			if (p->ns_set[i].set && p->ns[i] != WD_NS_HOST) {
 				snprintf(ptr, ptrsz, "/namespaces/%s", ns_names[i]);
@@ -1897,6 +1930,7 @@ static const struct {
 	{ WD_FEAT_HOLD, "hold settings" },
 	{ WD_FEAT_EXEC_HOLD, "exec.hold (programs run only when an operator approves)" },
 	{ WD_FEAT_HOLD_APPROVERS, "hold.approvers (deciders other than root)" },
+	{ WD_FEAT_NET_VETH, "namespaces.net \"veth\" (a veth pair to the host)" },
 };
 
 const char *wd_feature_words(unsigned int feat)

@@ -123,7 +123,8 @@ enum wd_ns_kind {
 	WD_NS_IPC = 2,
 	WD_NS_UTS = 3,
 	WD_NS_NET = 4,
-	WD_NS_NR = 5,
+	WD_NS_TMP = 5, /* not a kernel namespace: a private, empty /tmp in the mount namespace */
+	WD_NS_NR = 6,
 };
 
 enum wd_ns_mode {
@@ -173,6 +174,8 @@ struct wd_policy {
 
 	struct wd_setting ns_set[WD_NS_NR];
 	enum wd_ns_mode ns[WD_NS_NR];
+	/* namespaces.bind_ro: paths bound onto themselves read-only in a private mount namespace */
+	struct wd_path_list ns_bind_ro;
 
 	struct wd_setting hold_timeout_set;
 	uint64_t hold_timeout_ms;
@@ -275,6 +278,7 @@ enum wd_feature {
 	WD_FEAT_HOLD = 1 << 10, /* hold.timeout, hold.on_timeout */
 	WD_FEAT_EXEC_HOLD = 1 << 11, /* exec.hold (WD_FEAT_EXEC is exec.allow and exec.deny) */
 	WD_FEAT_HOLD_APPROVERS = 1 << 12, /* hold.approvers */
+	WD_FEAT_NET_VETH = 1 << 13, /* namespaces.net "veth" (WD_FEAT_NAMESPACES is the rest) */
 };
 
 /*
@@ -283,7 +287,7 @@ enum wd_feature {
  */
 #define WD_FEAT_ENFORCED                                                                         \
 	(WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT | WD_FEAT_HOLD |        \
-	 WD_FEAT_EXEC_HOLD)
+	 WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES)
 
 /*
  * The parts @p states: a non-empty list, a set scalar, a namespace other than "host". An unset

@@ -21,6 +21,11 @@ struct wd_backend_ops {
 	const char *name;
 	/* The parts of a policy (WD_FEAT_*) it enforces; a policy asking for more is refused. */
 	unsigned int features;
+	/*
+	 * Its kernel programs refuse mounts to the sandbox's tasks: a child that needs a mount
+	 * namespace set up joins the sandbox's cgroup only after that.
+	 */
+	bool refuses_mounts;
 	/* Can it run on this kernel? On false, @why says what is missing (one sentence). */
 	bool (*supported)(char *why, size_t whysz);
 	/* Load what the kernel side needs; kernel records go to @fn. */

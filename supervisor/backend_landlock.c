@@ -25,6 +25,7 @@
 #include "supervisor/landlock.h"
 #include "supervisor/log.h"
 #include "supervisor/seccomp.h"
+#include "supervisor/setup.h"
 
 #define WD_MEMFD_NOEXEC "/proc/sys/vm/memfd_noexec"
 
@@ -187,42 +188,28 @@ static uint64_t ll_clone_flags(const struct wd_backend *b)
 	return CLONE_NEWNS | CLONE_NEWPID;
 }
 
-static int set_mount_attr(const char *path, uint64_t set, uint64_t clr)
-{
-	struct mount_attr attr = { .attr_set = set, .attr_clr = clr };
-
-	if (mount(path, path, NULL, MS_BIND | MS_REC, NULL))
-		return -errno;
-	if (syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr, sizeof(attr)))
-		return -errno;
-	return 0;
-}
-
-/* In the child: async-signal-safe calls only. */
+/*
+ * In the child: async-signal-safe calls only. The mount and pid namespaces are already set up
+ * (supervisor/setup.c: propagation private, the policy's binds and /tmp, its own /proc).
+ */
 static int ll_child_setup(struct wd_backend *b)
 {
 	int err;
 
-	/* Nothing mounted here propagates back to the host. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
-		return -errno;
 	for (size_t i = 0; i < b->n_noexec; i++) {
 		/*
 		 * Not nodev: a writable /dev/null must still open, and Landlock never lets the
 		 * sandbox make a device node (MAKE_CHAR and MAKE_BLOCK are in no allow set).
 		 */
-		err = set_mount_attr(b->noexec[i], MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID, 0);
+		err = wd_mount_attr(b->noexec[i], MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID, 0);
 		if (err)
 			return err;
 	}
 	for (size_t i = 0; i < b->n_exec; i++) {
-		err = set_mount_attr(b->exec[i], 0, MOUNT_ATTR_NOEXEC);
+		err = wd_mount_attr(b->exec[i], 0, MOUNT_ATTR_NOEXEC);
 		if (err)
 			return err;
 	}
-	/* The sandbox's own pid namespace gets its own /proc: host processes are not in it. */
-	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
-		return -errno;
 	if (b->memfd_noexec) {
 		/* Per pid namespace: the host's own setting is untouched. */
 		err = wd_write_at(AT_FDCWD, WD_MEMFD_NOEXEC, "2");
@@ -263,7 +250,8 @@ const struct wd_backend_ops wd_backend_landlock = {
 	.name = "landlock",
 	/* mode is stated by most policies; audit mode itself is refused in sandbox_add */
 	.features = WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT |
-		    WD_FEAT_HOLD | WD_FEAT_EXEC_HOLD,
+		    WD_FEAT_HOLD | WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER |
+		    WD_FEAT_NAMESPACES,
 	.supported = ll_supported,
 	.start = ll_start,
 	.stop = ll_stop,

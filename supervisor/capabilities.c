@@ -103,6 +103,21 @@ const struct wd_capability wd_capabilities[] = {
 	{ "hold.exec", "exec.hold: listed programs run only when an operator approves",
 	  PART("argv is read from the task's memory: advisory; fs.exec decides"),
 	  PART("argv is read from the task's memory: advisory; fs.exec decides") },
+	/* Process set-up (supervisor/setup.c), the same code on both */
+	{ "setup.env", "env: the command's environment is only what env.pass and env.set give",
+	  YES("built by warden; execve passes only it"),
+	  YES("built by warden; execve passes only it") },
+	{ "setup.user",
+	  "user: the command runs as the policy's user and groups, root not regainable",
+	  YES("setgroups, setresgid, setresuid last before exec, then checked"),
+	  YES("setgroups, setresgid, setresuid last before exec, then checked") },
+	{ "setup.namespaces",
+	  "namespaces: own mount (private /tmp, read-only binds), pid and /proc, ipc, uts, "
+	  "net with loopback only",
+	  YES("set up before the child joins the sandbox cgroup, whose LSM programs refuse mounts"),
+	  YES("set up before Landlock and seccomp, which refuse mounts and setns") },
+	{ "setup.net-veth", "namespaces.net veth: a veth pair to the host", NO("not yet"),
+	  NO("not yet") },
 	{ "net.egress", "network egress rules", NO("not yet"), NO("not yet") },
 	{ NULL, NULL, { 0, NULL }, { 0, NULL } },
 };

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,6 +27,7 @@
 #include "supervisor/report.h"
 #include "supervisor/resolve.h"
 #include "supervisor/run.h"
+#include "supervisor/setup.h"
 #include "supervisor/spawn.h"
 
 struct run_state {
@@ -394,6 +396,7 @@ int wd_run(const struct wd_run_opts *o)
 	struct child_ctx cctx;
 	struct run_holds holds = { .engine = NULL };
 	struct wd_keeper keeper = { .pid = -1, .sock = -1 };
+	struct wd_setup setup = { .netns_fd = -1 };
 	pid_t prompter = -1;
 	struct wd_spawn_opts sopts;
 	sigset_t sigs, oldsigs;
@@ -435,6 +438,14 @@ int wd_run(const struct wd_run_opts *o)
 		rc = WD_EXIT_USAGE;
 		goto out_free_rules;
 	}
+	/* Users looked up, environment built, network made: before anything is spawned. */
+	err = wd_setup_prepare(&setup, &rs, msg, sizeof(msg));
+	if (err) {
+		log_warnx("%s: %s", o->policy_path, msg);
+		rep.error = msg;
+		rc = err == -EINVAL || err == -EOPNOTSUPP ? WD_EXIT_USAGE : WD_EXIT_INTERNAL;
+		goto out_free_rules;
+	}
 	if (wd_hold_rules_build(&pol, &holds.rules)) {
 		log_warnx("run: out of memory");
 		goto out_free_rules;
@@ -471,6 +482,7 @@ int wd_run(const struct wd_run_opts *o)
 	if (wd_cgroup_create(&cg))
 		goto out_stop_backend;
 	st.actx.sandbox = cg.name;
+	wd_setup_name(&setup, cg.name);
 	rep.sandbox = cg.name;
 	if (ops->sandbox_add(be, cg.id, &pol, &rs))
 		goto out_destroy_cgroup;
@@ -493,8 +505,10 @@ int wd_run(const struct wd_run_opts *o)
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	t_start = clock_ns(CLOCK_REALTIME);
 	cctx = (struct child_ctx){ .ops = ops, .be = be };
-	sopts = (struct wd_spawn_opts){ .cgroup_fd = cg.fd, .clone_flags = ops->clone_flags(be),
-					.setup = child_setup, .setup_ctx = &cctx };
+	sopts = (struct wd_spawn_opts){ .cgroup_fd = cg.fd,
+					.clone_flags = ops->clone_flags(be) | setup.clone_flags,
+					.plan = &setup, .setup = child_setup, .setup_ctx = &cctx };
+	sopts.join_after_setup = ops->refuses_mounts && (sopts.clone_flags & CLONE_NEWNS);
 	if (holds.engine) {
 		sopts.notify = &holds.plan;
 		sopts.notify_attach = holds_attach;
@@ -588,6 +602,7 @@ out_free_rules:
 		wd_report_write(&rep, o->report_path);
 	}
 	wd_hold_rules_free(&holds.rules);
+	wd_setup_release(&setup);
 	wd_ruleset_free(&rs);
 	wd_policy_free(&pol);
 	return rc;

@@ -54,6 +54,7 @@ struct child_fds {
 	int err; /* why it could not exec */
 	int status; /* init reports the command's status (new pid namespace) */
 	int notify; /* the waiting room's listener goes over it */
+	int procs; /* the sandbox's cgroup.procs, when it is joined after the set-up */
 };
 
 static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
@@ -89,6 +90,14 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 	/* Only 0-2 go on: everything else, the error pipe included, closes at exec. */
 	if (syscall(SYS_close_range, 3, ~0u, CLOSE_RANGE_CLOEXEC))
 		goto fail;
+	/* Mounts, host name, network: while every privilege is still there. */
+	r = wd_setup_child_ns(o->plan, o->clone_flags);
+	if (r) {
+		errno = -r;
+		goto fail;
+	}
+	if (fds->procs >= 0 && write(fds->procs, "0", 1) != 1)
+		goto fail;
 	if (o->setup) {
 		r = o->setup(o->setup_ctx);
 		if (r) {
@@ -102,6 +111,12 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 			errno = -r;
 			goto fail;
 		}
+	}
+	/* Last: the init of a pid namespace runs as the user too. */
+	r = wd_setup_child_user(o->plan);
+	if (r) {
+		errno = -r;
+		goto fail;
 	}
 	if (o->clone_flags & CLONE_NEWPID) {
 		cmd = fork();
@@ -134,7 +149,7 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 	int pipefd[2] = { -1, -1 }, statusfd[2] = { -1, -1 }, notifyfd[2] = { -1, -1 };
 	struct child_fds fds;
 	struct wd_spawn_failure f = { 0 };
-	int pidfd = -1, err = 0;
+	int pidfd = -1, procs = -1, err = 0;
 	pid_t parent = getpid();
 	ssize_t n;
 	long pid;
@@ -154,11 +169,23 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 		goto out_close;
 	}
 
+	if (o->join_after_setup) {
+		procs = openat(o->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+		if (procs < 0) {
+			err = -errno;
+			log_warn("spawn: cannot open the sandbox's cgroup.procs");
+			goto out_close;
+		}
+	}
+
 	memset(&args, 0, sizeof(args));
-	args.flags = CLONE_INTO_CGROUP | CLONE_PIDFD | o->clone_flags;
+	args.flags = CLONE_PIDFD | o->clone_flags;
+	if (!o->join_after_setup) {
+		args.flags |= CLONE_INTO_CGROUP;
+		args.cgroup = (uint64_t)o->cgroup_fd;
+	}
 	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	args.exit_signal = SIGCHLD;
-	args.cgroup = (uint64_t)o->cgroup_fd;
 
 	pid = syscall(SYS_clone3, &args, sizeof(args));
 	if (pid < 0) {
@@ -173,7 +200,7 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 		if (notifyfd[0] >= 0)
 			close(notifyfd[0]);
 		fds = (struct child_fds){ .err = pipefd[1], .status = statusfd[1],
-					  .notify = notifyfd[1] };
+					  .notify = notifyfd[1], .procs = procs };
 		child_exec(o, argv, &fds, parent);
 	}
 	close(pipefd[1]);
@@ -217,6 +244,8 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 		child->exec_errno = f.err ? f.err : EIO;
 
 out_close:
+	if (procs >= 0)
+		close(procs);
 	for (int i = 0; i < 2; i++) {
 		if (pipefd[i] >= 0)
 			close(pipefd[i]);

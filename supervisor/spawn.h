@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "supervisor/notify.h"
+#include "supervisor/setup.h"
 
 struct wd_child {
 	pid_t pid;
@@ -27,6 +28,13 @@ typedef int (*wd_child_setup_fn)(void *ctx);
 struct wd_spawn_opts {
 	int cgroup_fd;
 	uint64_t clone_flags; /* namespaces (CLONE_NEW*) the child starts in */
+	/* What the policy sets up (environment, user, mounts, network); NULL for nothing. */
+	const struct wd_setup *plan;
+	/*
+	 * Start outside the cgroup and join it once the namespaces are set up (mounts first): for
+	 * a backend whose kernel programs refuse mounts to the sandbox's tasks.
+	 */
+	bool join_after_setup;
 	wd_child_setup_fn setup; /* may be NULL */
 	void *setup_ctx;
 	/* The holds' waiting room, installed last; NULL when the policy holds nothing. */
@@ -44,8 +52,10 @@ struct wd_spawn_opts {
 
 /*
  * Spawn @argv in the cgroup @o->cgroup_fd and wait until it has exec'd (or failed to). The child
- * gets a new session, no_new_privs, default signal handling, only fds 0-2, dies with its parent,
- * then runs @o->setup. Returns 0 (check setup_errno and exec_errno) or -errno when no child could be made.
+ * gets a new session, no_new_privs, default signal handling, only fds 0-2, dies with its parent;
+ * then, in this order: the plan's namespaces and mounts, @o->setup (the backend), the waiting
+ * room, the plan's user and environment, execve. Returns 0 (check setup_errno and exec_errno) or
+ * -errno when no child could be made.
  */
 int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child);
 

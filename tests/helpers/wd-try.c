@@ -18,6 +18,14 @@
  *   wd-try wait-line FILE TEXT [PID]  wait (inotify, no polling) until a line of FILE holds
  *                             TEXT and print it; fail with ESRCH if process PID ends first
  *   wd-try wait-exit PID      wait (pidfd, no polling) until process PID has ended; "gone"
+ *   wd-try ids                print "UID GID GROUP,GROUP..." (real ids, supplementary groups)
+ *   wd-try env                print the environment, one variable a line
+ *   wd-try hostname           print the host name (uname)
+ *   wd-try ifaces             print each network interface as "NAME up" or "NAME down"
+ *   wd-try connect ADDR PORT  TCP connect to an IPv4 address
+ *   wd-try listen ADDR PORT   listen there (PORT 0: any), print "listening PORT", accept and
+ *                             close until killed
+ *   wd-try shm KEY create|find|remove  a System V shared memory segment by key
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -30,6 +38,14 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <arpa/inet.h>
+#include <grp.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
 #include <sys/syscall.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -246,6 +262,116 @@ static int wait_exit(pid_t pid)
 	return puts("gone") < 0;
 }
 
+static int ids(void)
+{
+	gid_t groups[256];
+	int n = getgroups(256, groups);
+
+	if (n < 0)
+		return fail();
+	printf("%u %u ", (unsigned int)getuid(), (unsigned int)getgid());
+	for (int i = 0; i < n; i++)
+		printf("%s%u", i ? "," : "", (unsigned int)groups[i]);
+	printf("\n");
+	return 0;
+}
+
+static int print_env(void)
+{
+	extern char **environ;
+
+	for (char **e = environ; *e; e++)
+		puts(*e);
+	return 0;
+}
+
+static int print_hostname(void)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return fail();
+	puts(u.nodename);
+	return 0;
+}
+
+static int ifaces(void)
+{
+	struct if_nameindex *ifs = if_nameindex();
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (!ifs || fd < 0)
+		return fail();
+	for (struct if_nameindex *i = ifs; i->if_index; i++) {
+		struct ifreq ifr = { 0 };
+
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", i->if_name);
+		if (ioctl(fd, SIOCGIFFLAGS, &ifr))
+			return fail();
+		printf("%s %s\n", i->if_name, ifr.ifr_flags & IFF_UP ? "up" : "down");
+	}
+	if_freenameindex(ifs);
+	close(fd);
+	return 0;
+}
+
+static int tcp_socket(const char *addr, const char *port, struct sockaddr_in *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons((uint16_t)atoi(port));
+	if (inet_pton(AF_INET, addr, &sa->sin_addr) != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+}
+
+static int tcp_connect(const char *addr, const char *port)
+{
+	struct sockaddr_in sa;
+	int fd = tcp_socket(addr, port, &sa);
+
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return fail();
+	close(fd);
+	puts("ok");
+	return 0;
+}
+
+static int tcp_listen(const char *addr, const char *port)
+{
+	struct sockaddr_in sa;
+	int one = 1, fd = tcp_socket(addr, port, &sa);
+	socklen_t len = sizeof(sa);
+
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 16) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len))
+		return fail();
+	printf("listening %u\n", ntohs(sa.sin_port));
+	fflush(stdout);
+	for (;;) {
+		int c = accept(fd, NULL, NULL);
+
+		if (c >= 0)
+			close(c);
+	}
+}
+
+static int shm(const char *key, const char *op)
+{
+	key_t k = (key_t)strtol(key, NULL, 0);
+	int id = shmget(k, 4096, strcmp(op, "create") == 0 ? IPC_CREAT | 0600 : 0);
+
+	if (id < 0)
+		return fail();
+	if (strcmp(op, "remove") == 0 && shmctl(id, IPC_RMID, NULL))
+		return fail();
+	puts("ok");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "exit") == 0)
@@ -278,9 +404,25 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 4 && strcmp(argv[1], "gate") == 0)
 		return gate(argv[2], argv[3]);
+	if (argc >= 2 && strcmp(argv[1], "ids") == 0)
+		return ids();
+	if (argc >= 2 && strcmp(argv[1], "env") == 0)
+		return print_env();
+	if (argc >= 2 && strcmp(argv[1], "hostname") == 0)
+		return print_hostname();
+	if (argc >= 2 && strcmp(argv[1], "ifaces") == 0)
+		return ifaces();
+	if (argc >= 4 && strcmp(argv[1], "connect") == 0)
+		return tcp_connect(argv[2], argv[3]);
+	if (argc >= 4 && strcmp(argv[1], "listen") == 0)
+		return tcp_listen(argv[2], argv[3]);
+	if (argc >= 4 && strcmp(argv[1], "shm") == 0)
+		return shm(argv[2], argv[3]);
 	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] | gate READY GO |\n"
 			"              exit N | kill-self SIG | fork-locker FILE | trylock FILE |\n"
 			"              memfd-exec SRC ARGV0 [ARG...] | bpf | flood N PATH |\n"
-			"              wait-line FILE TEXT | wait-exit PID\n");
+			"              wait-line FILE TEXT | wait-exit PID | ids | env |\n"
+			"              hostname | ifaces | connect ADDR PORT |\n"
+			"              listen ADDR PORT | shm KEY OP\n");
 	return 2;
 }

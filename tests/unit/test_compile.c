@@ -299,6 +299,8 @@ static void test_unexpanded_refused(void **state)
 		  "/fs/protect/0" },
 		{ "{\"schema\":\"warden.policy/1\",\"exec\":{\"deny\":[\"$WORKDIR/x\"]}}",
 		  "/exec/deny/0" },
+		{ "{\"schema\":\"warden.policy/1\",\"namespaces\":{\"bind_ro\":[\"$HOME/x\"]}}",
+		  "/namespaces/bind_ro/0" },
 	};
 	struct wd_policy p;
 	struct wd_policy_error e;
@@ -314,6 +316,36 @@ static void test_unexpanded_refused(void **state)
 	}
 }
 
+/* A private /tmp and read-only binds bring a private mount namespace, and need one. */
+static void test_mounts(void **state)
+{
+	const char *bad = "{\"schema\":\"warden.policy/1\",\"namespaces\":{\"mount\":\"host\","
+			  "\"tmp\":\"private\"}}";
+	struct wd_policy p;
+	struct wd_policy_error e;
+	struct wd_ruleset rs;
+	char *d;
+
+	(void)state;
+	compile("{\"schema\":\"warden.policy/1\",\"namespaces\":{\"tmp\":\"private\","
+		"\"bind_ro\":[\"/srv/data\",\"/opt\"]}}",
+		&rs);
+	assert_int_equal(rs.ns[WD_NS_MOUNT], WD_NS_PRIVATE);
+	assert_int_equal(rs.ns[WD_NS_TMP], WD_NS_PRIVATE);
+	assert_int_equal(rs.features, WD_FEAT_NAMESPACES);
+	d = dump(&rs);
+	assert_string_equal(d, "flags enforce\nns mount private\nns tmp private\n"
+			       "ns bind_ro \"/srv/data\"\nns bind_ro \"/opt\"\n");
+	free(d);
+	wd_ruleset_free(&rs);
+
+	assert_int_equal(wd_policy_parse(bad, strlen(bad), &p, &e), 0);
+	assert_int_equal(wd_compile(&p, &rs, &e), -EINVAL);
+	assert_string_equal(e.pointer, "/namespaces/mount");
+	assert_non_null(strstr(e.msg, "contradicts /namespaces/tmp"));
+	wd_policy_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_carried_parts_dump),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_unexpanded_refused),
+		cmocka_unit_test(test_mounts),
 	};
 
 	return cmocka_run_group_tests_name("compile", tests, NULL, NULL);

@@ -242,7 +242,8 @@ static void test_env_user_ns_hold(void **state)
 	assert_int_equal(p.hold_on_timeout, WD_ACTION_ALLOW);
 	assert_int_equal(p.hold_approvers.n, 3);
 	assert_int_equal(wd_policy_features(&p), WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |
-							 WD_FEAT_HOLD | WD_FEAT_HOLD_APPROVERS);
+							 WD_FEAT_HOLD | WD_FEAT_HOLD_APPROVERS |
+							 WD_FEAT_NET_VETH);
 	wd_policy_free(&p);
 
 	ok(S ",\"user\":65534,\"namespaces\":{\"net\":\"none\"}}", &p);
@@ -251,8 +252,17 @@ static void test_env_user_ns_hold(void **state)
 	assert_int_equal(p.ns[WD_NS_NET], WD_NS_NONE);
 	wd_policy_free(&p);
 
+	ok(S ",\"namespaces\":{\"tmp\":\"private\",\"bind_ro\":[\"/srv//data/\",\"$HOME/cfg\"]}}",
+	   &p);
+	assert_int_equal(p.ns[WD_NS_TMP], WD_NS_PRIVATE);
+	assert_int_equal(p.ns_bind_ro.n, 2);
+	assert_string_equal(p.ns_bind_ro.paths[0], "/srv/data");
+	assert_string_equal(p.ns_bind_ro.paths[1], "$HOME/cfg");
+	assert_int_equal(wd_policy_features(&p), WD_FEAT_NAMESPACES);
+	wd_policy_free(&p);
+
 	/* Namespaces that stay the host's ask for nothing */
-	ok(S ",\"namespaces\":{\"pid\":\"host\",\"net\":\"host\"}}", &p);
+	ok(S ",\"namespaces\":{\"pid\":\"host\",\"net\":\"host\",\"tmp\":\"host\"}}", &p);
 	assert_int_equal(wd_policy_features(&p), 0);
 	wd_policy_free(&p);
 }
@@ -461,6 +471,11 @@ static void test_errors_env_user_ns_hold(void **state)
 		"did you mean \"veth\"?");
 	refused(S ",\"namespaces\":{\"pid\":\"none\"}}", "/namespaces/pid", "are for \"net\"");
 	refused(S ",\"namespaces\":{\"mount\":1}}", "/namespaces/mount", "got a number");
+	refused(S ",\"namespaces\":{\"tmp\":\"none\"}}", "/namespaces/tmp", "are for \"net\"");
+	refused(S ",\"namespaces\":{\"bind_ro\":\"/srv\"}}", "/namespaces/bind_ro",
+		"expected an array");
+	refused(S ",\"namespaces\":{\"bind_ro\":[\"srv\"]}}", "/namespaces/bind_ro/0",
+		"absolute path");
 	refused(S ",\"hold\":[]}", "/hold", "expected an object");
 	refused(S ",\"hold\":{\"timout\":\"1m\"}}", "/hold/timout", "did you mean \"timeout\"?");
 	refused(S ",\"hold\":{\"timeout\":60}}", "/hold/timeout", "got a number");
@@ -601,17 +616,21 @@ static void test_unenforced(void **state)
 		{ ",\"net\":{\"deny\":[\"*:25\"]}}", "/net/deny/0: net" },
 		{ ",\"net\":{\"egress_rate\":\"1MiB/s\"}}", "/net/egress_rate: net" },
 		{ ",\"limits\":{\"memory\":\"1GiB\",\"pids\":4}}", "/limits/memory: limits are" },
-		{ ",\"env\":{\"set\":{\"A\":\"b\"}}}", "/env/set/A: env" },
-		{ ",\"user\":\"nobody\"}", "/user: user" },
-		{ ",\"namespaces\":{\"ipc\":\"host\",\"uts\":\"private\"}}", "/namespaces/uts" },
+		{ ",\"namespaces\":{\"pid\":\"private\",\"net\":\"veth\"}}",
+		  "/namespaces/net: namespaces.net \"veth\"" },
 		{ ",\"hold\":{\"approvers\":[\"user:a\"]}}", "/hold/approvers/0: hold.approvers" },
 	};
-	/* enforced on some backend now: fs.deny, fs.protect, exec.hold, hold settings */
+	/* enforced on some backend now: fs.deny, fs.protect, exec.hold, hold settings, env, user,
+	 * namespaces but a veth pair */
 	static const char *const enforced[] = {
 		",\"fs\":{\"deny\":[\"/x\"]}}",
 		",\"fs\":{\"protect\":[\"/x\"]}}",
 		",\"exec\":{\"hold\":[\"/x\"]}}",
 		",\"hold\":{\"timeout\":\"1m\",\"on_timeout\":\"allow\"}}",
+		",\"env\":{\"set\":{\"A\":\"b\"}}}",
+		",\"user\":\"nobody\"}",
+		",\"namespaces\":{\"ipc\":\"host\",\"uts\":\"private\",\"net\":\"none\"}}",
+		",\"namespaces\":{\"tmp\":\"private\",\"bind_ro\":[\"/srv\"]}}",
 	};
 	struct wd_policy p;
 	char json[512], why[512];

@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: GPL-2.0
+# Process set-up from the policy (issue #5): env built from env.pass and env.set, the user dropped
+# to, and the namespaces (private /tmp, read-only binds, pid, uts, ipc, net "none"), on every
+# backend.
+WHERE=any
+
+# setup_policy FILE EXTRA: the suite's policy (reading $T and the shell, writing $T) with the JSON
+# members EXTRA added.
+setup_policy() {
+	policy "$1.base" "$T /bin /usr/bin /proc" "$T" "/bin /usr/bin"
+	sed "s|}}\$|},$2}|" "$1.base" > "$1"
+}
+
+# The test directory is the runner's (mode 0700): another user must reach what is in it.
+open_t() {
+	chmod 755 "$T"
+	cd "$T" || fail "cd $T"
+}
+
+test_env_from_pass_and_set() {
+	setup_policy "$T/p.json" '"env":{"pass":["WDT_PASS_*"],"set":{"WDT_SET":"x y","WDT_PASS_B":"over"}}'
+	WDT_PASS_A=1 WDT_PASS_B=2 WDT_SECRET=hunter2 wrun --policy "$T/p.json" -- "$BIN/wd-try" env \
+		> "$T/out" 2> "$T/err" || fail "run failed: $(cat "$T/err")"
+	expect_eq "environment" "$(sort "$T/out" | tr '\n' ' ')" "WDT_PASS_A=1 WDT_PASS_B=over WDT_SET=x y "
+	# without env, warden's environment passes unchanged
+	policy "$T/q.json" "" "" ""
+	WDT_SECRET=hunter2 wrun --policy "$T/q.json" -- "$BIN/wd-try" env > "$T/out" 2> "$T/err" ||
+		fail "run failed: $(cat "$T/err")"
+	expect_line "$T/out" "WDT_SECRET=hunter2"
+}
+
+test_user_drop() {
+	local uid gid
+	open_t
+	uid=$(id -u nobody) gid=$(id -g nobody)
+	echo root > "$T/root-only"
+	chmod 644 "$T/root-only"
+	setup_policy "$T/p.json" '"user":"nobody"'
+	wrun --policy "$T/p.json" -- "$BIN/wd-try" ids > "$T/out" 2> "$T/err" ||
+		fail "run failed: $(cat "$T/err")"
+	expect_eq "ids" "$(cut -d' ' -f1,2 "$T/out")" "$uid $gid"
+	rc=0
+	wrun --policy "$T/p.json" -- "$BIN/wd-try" write "$T/root-only" > "$T/out" 2> "$T/err" ||
+		rc=$?
+	expect_eq "write to a file only root may write" "$(cat "$T/out")" EACCES
+	expect_eq "its content" "$(cat "$T/root-only")" root
+	# uid:gid needs no user database; the group named is the only one
+	setup_policy "$T/q.json" '"user":"54321:54322"'
+	wrun --policy "$T/q.json" -- "$BIN/wd-try" ids > "$T/out" 2> "$T/err" ||
+		fail "run failed: $(cat "$T/err")"
+	expect_eq "ids" "$(cat "$T/out")" "54321 54322 54322"
+}
+
+test_unknown_user_refused() {
+	setup_policy "$T/p.json" '"user":"wd-no-such-user"'
+	rc=0
+	wrun --policy "$T/p.json" -- "$BIN/wd-try" write "$T/marker" > "$T/out" 2> "$T/err" || rc=$?
+	expect_eq "exit status" "$rc" 2
+	expect_line "$T/err" "/user: no user \"wd-no-such-user\""
+	[ ! -e "$T/marker" ] || fail "the command ran"
+	setup_policy "$T/q.json" '"user":"nobody:wd-no-such-group"'
+	rc=0
+	wrun --policy "$T/q.json" -- "$BIN/wd-try" write "$T/marker" > "$T/out" 2> "$T/err" || rc=$?
+	expect_eq "exit status" "$rc" 2
+	expect_line "$T/err" "/user: no group \"wd-no-such-group\""
+	[ ! -e "$T/marker" ] || fail "the command ran"
+}
+
+test_private_tmp() {
+	local made=/tmp/wd-private-tmp.$$
+	# $T is under the host's /tmp, so it is neither readable nor writable in the private one:
+	# the policy lives there (read by warden) and the commands are in $BIN
+	policy "$T/p.json" "/bin /usr/bin /tmp" "/tmp" "/bin /usr/bin"
+	sed -i 's|}}$|},"namespaces":{"tmp":"private"}}|' "$T/p.json"
+	rm -f "$made"
+	wrun --policy "$T/p.json" -- /bin/sh -c "ls -A /tmp; echo x > $made && echo made" \
+		> "$T/out" 2> "$T/err" || fail "run failed: $(cat "$T/err")"
+	expect_eq "what the sandbox saw and did" "$(cat "$T/out")" made
+	[ ! -e "$made" ] || { rm -f "$made"; fail "$made reached the host's /tmp"; }
+	[ -d "$T" ] || fail "the host's /tmp lost $T"
+	# set up this way (on bpf-lsm: joining the sandbox's cgroup after the mounts), the command
+	# is still confined
+	rc=0
+	wrun --policy "$T/p.json" -- "$BIN/wd-try" write "/wd-denied.$$" > "$T/out" 2> "$T/err" ||
+		rc=$?
+	[ ! -e "/wd-denied.$$" ] || { rm -f "/wd-denied.$$"; fail "a write outside fs.write worked"; }
+	expect_eq "a write outside fs.write" "$(cat "$T/out")" "$DENY_ERRNO"
+}
+
+test_read_only_bind() {
+	mkdir "$T/ro"
+	echo data > "$T/ro/file"
+	setup_policy "$T/p.json" "\"namespaces\":{\"bind_ro\":[\"$T/ro\"]}"
+	wrun --policy "$T/p.json" -- "$BIN/wd-try" read "$T/ro/file" > "$T/out" 2> "$T/err" ||
+		fail "read: $(cat "$T/out" "$T/err")"
+	rc=0
+	wrun --policy "$T/p.json" -- "$BIN/wd-try" write "$T/ro/file" > "$T/out" 2> "$T/err" || rc=$?
+	expect_eq "write under the bind" "$(cat "$T/out")" EROFS
+	rc=0
+	wrun --policy "$T/p.json" -- "$BIN/wd-try" write "$T/ro/new" > "$T/out" 2> "$T/err" || rc=$?
+	expect_eq "create under the bind" "$(cat "$T/out")" EROFS
+	expect_eq "the file" "$(cat "$T/ro/file")" data
+	wrun --policy "$T/p.json" -- "$BIN/wd-try" write "$T/rw" > "$T/out" 2> "$T/err" ||
+		fail "write beside the bind: $(cat "$T/out" "$T/err")"
+	# the host's view is untouched: still writable there
+	echo more >> "$T/ro/file" || fail "the bind reached the host"
+	# a path that is not there is refused before anything runs
+	setup_policy "$T/q.json" "\"namespaces\":{\"bind_ro\":[\"$T/missing\"]}"
+	rc=0
+	wrun --policy "$T/q.json" -- "$BIN/wd-try" write "$T/marker" > "$T/out" 2> "$T/err" || rc=$?
+	expect_eq "exit status" "$rc" 2
+	expect_line "$T/err" "/namespaces/bind_ro/0: cannot bind $T/missing"
+	[ ! -e "$T/marker" ] || fail "the command ran"
+}
+
+test_private_pid() {
+	setup_policy "$T/p.json" '"namespaces":{"pid":"private"}'
+	wrun --policy "$T/p.json" -- /bin/sh -c 'echo $$ /proc/[0-9]*' \
+		> "$T/out" 2> "$T/err" || fail "run failed: $(cat "$T/err")"
+	# pid 1 is warden's small init, the command pid 2, and nothing else is there
+	expect_eq "pids" "$(cat "$T/out")" "2 /proc/1 /proc/2"
+}
+
+test_private_uts() {
+	local before
+	before=$(hostname)
+	setup_policy "$T/p.json" '"namespaces":{"uts":"private"}'
+	wrun --policy "$T/p.json" --report "$T/r.json" -- "$BIN/wd-try" hostname > "$T/out" \
+		2> "$T/err" || fail "run failed: $(cat "$T/err")"
+	expect_eq "host name inside" "$(cat "$T/out")" "$(report_field "$T/r.json" sandbox)"
+	expect_eq "the host's" "$(hostname)" "$before"
+}
+
+test_private_ipc() {
+	# not local: the EXIT trap runs after the function has returned
+	key=$((0x57440000 + $$ % 65536))
+	"$BIN/wd-try" shm "$key" create > /dev/null || fail "cannot make a shared memory segment"
+	trap '"$BIN/wd-try" shm "$key" remove > /dev/null' EXIT
+	setup_policy "$T/p.json" '"namespaces":{"ipc":"private"}'
+	rc=0
+	wrun --policy "$T/p.json" -- "$BIN/wd-try" shm "$key" find > "$T/out" 2> "$T/err" || rc=$?
+	expect_eq "the host's segment, from inside" "$(cat "$T/out")" ENOENT
+	# proof that the lookup itself works: with the host's ipc it is found
+	setup_policy "$T/q.json" '"namespaces":{"ipc":"host"}'
+	wrun --policy "$T/q.json" -- "$BIN/wd-try" shm "$key" find > "$T/out" 2> "$T/err" ||
+		fail "host ipc: $(cat "$T/out" "$T/err")"
+}
+
+test_net_none() {
+	local port
+	"$BIN/wd-try" listen 127.0.0.1 0 > "$T/listen" &
+	listener=$!
+	trap 'kill $listener 2> /dev/null; wait $listener 2> /dev/null || true' EXIT
+	port=$("$BIN/wd-try" wait-line "$T/listen" listening "$listener") ||
+		fail "no listener: $(cat "$T/listen")"
+	port=${port#listening }
+	setup_policy "$T/p.json" '"namespaces":{"net":"none"}'
+	wrun --policy "$T/p.json" -- "$BIN/wd-try" ifaces > "$T/out" 2> "$T/err" ||
+		fail "run failed: $(cat "$T/err")"
+	expect_eq "interfaces" "$(tr '\n' ' ' < "$T/out")" "lo up "
+	rc=0
+	wrun --policy "$T/p.json" -- "$BIN/wd-try" connect 127.0.0.1 "$port" > "$T/out" \
+		2> "$T/err" || rc=$?
+	expect_eq "connect to the host's loopback listener" "$(cat "$T/out")" ECONNREFUSED
+	# the listener is there for the host
+	expect_eq "from the host" "$("$BIN/wd-try" connect 127.0.0.1 "$port")" ok
+}
+
+test_net_veth_refused() {
+	setup_policy "$T/p.json" '"namespaces":{"net":"veth"}'
+	rc=0
+	wrun --policy "$T/p.json" -- "$BIN/wd-try" write "$T/marker" > "$T/out" 2> "$T/err" || rc=$?
+	expect_eq "exit status" "$rc" 2
+	expect_line "$T/err" "/namespaces/net: namespaces.net \"veth\"" "not enforced by this warden yet"
+	[ ! -e "$T/marker" ] || fail "the command ran"
+}
