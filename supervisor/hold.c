@@ -27,6 +27,7 @@
 #include "supervisor/log.h"
 
 #define WD_ARGV_MAX 4096 /* bytes of a process's command line shown to the operator */
+#define WD_HOLD_GROUPS_MAX 64
 
 /* A call the receiver matched, with what matched, on its way to the main loop. */
 struct matched {
@@ -63,6 +64,12 @@ struct hold {
 	uint64_t deadline_ms; /* 0: none */
 	bool follower; /* another pending hold asks the same: one prompt, one decision */
 	struct matched m; /* what the receiver found */
+	/* the task's file-system credentials: an approved operation is performed with them */
+	bool creds_known;
+	uid_t fsuid;
+	gid_t fsgid;
+	gid_t groups[WD_HOLD_GROUPS_MAX];
+	int n_groups;
 	struct hold *next;
 };
 
@@ -450,6 +457,51 @@ static int join_argv(struct hold *h)
 	return 0;
 }
 
+/*
+ * The held thread's file-system uid and gid and its groups, from /proc/TID/status. They cannot
+ * change while it is held (the wait is killable only: no handler runs in it).
+ */
+static void read_creds(struct hold *h)
+{
+	char path[64], line[1024];
+	bool uid = false, gid = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", h->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int r, eff, sv, fs;
+
+		if (sscanf(line, "Uid: %u %u %u %u", &r, &eff, &sv, &fs) == 4) {
+			h->fsuid = fs;
+			uid = true;
+		} else if (sscanf(line, "Gid: %u %u %u %u", &r, &eff, &sv, &fs) == 4) {
+			h->fsgid = fs;
+			gid = true;
+		} else if (strncmp(line, "Groups:", 7) == 0) {
+			char *p = line + 7, *end;
+
+			h->n_groups = 0;
+			for (;;) {
+				unsigned long g = strtoul(p, &end, 10);
+
+				if (end == p)
+					break;
+				if (h->n_groups == WD_HOLD_GROUPS_MAX) {
+					fclose(f);
+					return; /* more groups than we keep: unknown, so refused */
+				}
+				h->groups[h->n_groups++] = (gid_t)g;
+				p = end;
+			}
+		}
+	}
+	fclose(f);
+	h->creds_known = uid && gid;
+}
+
 static void fill_task(struct hold *h)
 {
 	char path[64], buf[PATH_MAX];
@@ -472,6 +524,7 @@ static void fill_task(struct hold *h)
 		h->exe = strdup(buf);
 	}
 	h->cmdline = read_cmdline(h->pid);
+	read_creds(h);
 }
 
 /* ftruncate(fd, len): the target is the task's open file, pinned by reopening it for writing. */
@@ -618,7 +671,7 @@ static int respond(struct wd_hold_engine *e, uint64_t notif_id, int error, int64
  * Perform the approved operation on the pinned parent directory, and answer the task with its
  * result. The supervisor acts, so a path swapped after the check changes nothing.
  */
-static int perform(struct wd_hold_engine *e, struct hold *h)
+static int perform_op(struct wd_hold_engine *e, struct hold *h)
 {
 	int r = 0, fd, flags;
 
@@ -672,6 +725,78 @@ static int perform(struct wd_hold_engine *e, struct hold *h)
 		r = -ENOSYS;
 	}
 	respond(e, h->notif_id, r, 0, false);
+	return r;
+}
+
+/*
+ * Switch this thread's file-system credentials to @h's task's (raw syscalls: glibc would make
+ * every thread of warden switch). An approval lifts the hold, nothing else: what the task could
+ * not do itself, the supervisor does not do for it.
+ */
+static int become_task(const struct hold *h)
+{
+	if (syscall(SYS_setgroups, (size_t)h->n_groups, h->groups))
+		return -errno;
+	syscall(SYS_setfsgid, h->fsgid);
+	syscall(SYS_setfsuid, h->fsuid);
+	/* setfs[ug]id say the previous id, never an error: check what stuck */
+	if ((uid_t)syscall(SYS_setfsuid, -1) != h->fsuid ||
+	    (gid_t)syscall(SYS_setfsgid, -1) != h->fsgid)
+		return -EPERM;
+	return 0;
+}
+
+/* Back to warden's own (fsuid 0 gives back the capabilities a non-zero fsuid took away). */
+static int become_self(const gid_t *groups, int n_groups)
+{
+	syscall(SYS_setfsuid, 0);
+	syscall(SYS_setfsgid, 0);
+	return syscall(SYS_setgroups, (size_t)n_groups, groups) ? -errno : 0;
+}
+
+/* The sandbox's own file rules for what @h changes: 0, or the errno the kernel would give. */
+static int may_write(struct wd_hold_engine *e, const struct hold *h)
+{
+	int r = 0;
+
+	if (!e->ev.may_write || h->op.class == WD_HOLD_EXEC || h->nr == SYS_ftruncate)
+		return 0; /* an open file was checked when it was opened */
+	if (h->target)
+		r = e->ev.may_write(e->ev.ctx, h->target);
+	if (!r && h->target2)
+		r = e->ev.may_write(e->ev.ctx, h->target2);
+	return r;
+}
+
+static int perform(struct wd_hold_engine *e, struct hold *h)
+{
+	gid_t groups[WD_HOLD_GROUPS_MAX];
+	int n_groups, r;
+
+	if (h->op.class == WD_HOLD_EXEC)
+		return perform_op(e, h);
+	r = may_write(e, h);
+	if (!r && !h->creds_known)
+		r = -EPERM; /* whose rights to act with cannot be known: refused */
+	if (r) {
+		respond(e, h->notif_id, r, 0, false);
+		return r;
+	}
+	n_groups = (int)syscall(SYS_getgroups, WD_HOLD_GROUPS_MAX, groups);
+	if (n_groups < 0) {
+		r = -errno;
+		respond(e, h->notif_id, r, 0, false);
+		return r;
+	}
+	r = become_task(h);
+	if (r) {
+		become_self(groups, n_groups);
+		respond(e, h->notif_id, -EPERM, 0, false);
+		return r;
+	}
+	r = perform_op(e, h);
+	if (become_self(groups, n_groups))
+		log_warn("holds: cannot return to warden's own groups");
 	return r;
 }
 

@@ -44,6 +44,12 @@ struct wd_hold_events {
 	 */
 	void (*decided)(void *ctx, const struct wd_hold_view *v, bool allow, const char *who,
 			int result);
+	/*
+	 * Whether the sandbox's own file rules let it change @path (delete, rename either end,
+	 * truncate): 0, or the errno its backend would give. An approved operation the task could
+	 * not do itself is answered with that errno, never performed. NULL: no rules to check.
+	 */
+	int (*may_write)(void *ctx, const char *path);
 	void *ctx;
 };
 

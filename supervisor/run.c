@@ -170,6 +170,7 @@ struct run_holds {
 	struct wd_ctl *ctl;
 	struct run_state *st;
 	struct wd_keeper *keeper; /* gets a copy of the listener */
+	int deny_errno; /* what the backend's kernel side answers a denied change */
 	uint64_t held, decided;
 };
 
@@ -193,6 +194,21 @@ static void on_decided(void *ctx, const struct wd_hold_view *v, bool allow, cons
 						  who, result));
 	if (h->ctl)
 		wd_ctl_publish_decision(h->ctl, v, allow, who, result);
+}
+
+/* The sandbox's own rules for a change to @path: fs.write allows it and no fs.deny covers it. */
+static int holds_may_write(void *ctx, const char *path)
+{
+	struct run_holds *h = ctx;
+	const struct wd_ruleset *rs = h->st->actx.rules;
+	const struct wd_rule_entry *e = wd_ruleset_lookup(rs, path);
+
+	if (!e || !(e->val.allow & WD_ACC_WRITE))
+		return -h->deny_errno;
+	for (size_t i = 0; i < rs->n_fs_deny; i++)
+		if (wd_path_within(path, rs->fs_deny[i].path))
+			return -h->deny_errno;
+	return 0;
 }
 
 /*
@@ -232,7 +248,8 @@ static pid_t start_prompt(const char *sandbox)
 /* The engine and its socket exist before the child: its own exec may be held. */
 static int start_holds(struct run_holds *h, const char *sandbox)
 {
-	struct wd_hold_events ev = { .held = on_held, .decided = on_decided, .ctx = h };
+	struct wd_hold_events ev = { .held = on_held, .decided = on_decided,
+				     .may_write = holds_may_write, .ctx = h };
 	int err;
 
 	err = wd_notify_prepare(&h->plan, wd_hold_rules_classes(&h->rules), false);
@@ -495,6 +512,8 @@ int wd_run(const struct wd_run_opts *o)
 		goto out_destroy_cgroup;
 	}
 	holds.keeper = &keeper;
+	/* Landlock answers a denied change EACCES; the LSM hooks answer EPERM. */
+	holds.deny_errno = strcmp(ops->name, "landlock") == 0 ? EACCES : EPERM;
 	if (wd_hold_rules_classes(&holds.rules) && start_holds(&holds, cg.name))
 		goto out_destroy_cgroup;
 	if (o->prompt && holds.engine)

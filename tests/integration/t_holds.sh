@@ -211,3 +211,39 @@ test_other_processes_keep_running_while_one_is_held() {
 	wait $run
 	[ -e "$T/app/src/a" ] || fail "the denied delete happened"
 }
+
+# An approval lifts the hold and nothing else: the sandbox's own file rules and its user's rights
+# still decide what the supervisor does for it.
+test_an_approved_change_outside_fs_write_is_refused() {
+	mkdir -p "$T/ro/app" "$T/w"
+	echo keep > "$T/ro/app/f"
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s"],"protect":[{"path":"%s","ops":["delete"],"action":"hold"}]}}\n' \
+		"$T" "$T/w" "$BIN" "$LOADER" "$T/ro/app" > "$T/p.json"
+	printf 's\n' | "$WARDEN" prompt > "$T/prompt.out" 2>&1 &
+	prompt=$!
+	trap 'kill $prompt 2>/dev/null || true' EXIT
+	rc=0
+	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/ro/app/f" 2> "$T/err" || rc=$?
+	[ -e "$T/ro/app/f" ] || fail "an approval removed a file the sandbox may not write"
+	expect_eq "rm exit status" "$rc" 1
+	expect_line "$T/err" "$DENY_TEXT"
+	expect_line "$T/audit" '"type":"decision"' '"verdict":"allow"' "\"result\":\"$DENY_ERRNO\""
+}
+
+test_an_approved_delete_runs_with_the_tasks_own_rights() {
+	mkdir -p "$T/app"
+	echo keep > "$T/app/f"
+	chmod 755 "$T" "$T/app"
+	chmod 644 "$T/app/f"
+	printf '{"schema":"warden.policy/1","user":"nobody","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s"],"protect":[{"path":"%s","ops":["delete"],"action":"hold"}]}}\n' \
+		"$T" "$T" "$BIN" "$LOADER" "$T/app" > "$T/p.json"
+	printf 's\n' | "$WARDEN" prompt > "$T/prompt.out" 2>&1 &
+	prompt=$!
+	trap 'kill $prompt 2>/dev/null || true' EXIT
+	rc=0
+	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/f" 2> "$T/err" || rc=$?
+	[ -e "$T/app/f" ] || fail "root did for user nobody what nobody may not do"
+	expect_eq "rm exit status" "$rc" 1
+	expect_line "$T/err" "Permission denied"
+	expect_line "$T/audit" '"type":"decision"' '"verdict":"allow"' '"result":"EACCES"'
+}
