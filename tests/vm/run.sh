@@ -176,6 +176,9 @@ for p in /usr/bin/ip /usr/sbin/ip /bin/ip /sbin/ip; do
 	[ -d /etc/iproute2 ] && cp -RL /etc/iproute2 "$ROOT/etc/"
 	break
 done
+# GNU find: busybox's has no -delete, which the hold tests drive (find -delete must be held)
+put /usr/bin/find
+put_libs /usr/bin/find
 # (busybox applet links are made by /init with busybox --install -s; that
 # keeps bash and ip, and is much faster than ~400 ln calls here)
 cp "$here/init.sh" "$ROOT/init"
