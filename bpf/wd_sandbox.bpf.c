@@ -115,6 +115,18 @@ static __always_inline struct wd_sandbox *current_sandbox(__u64 *id)
 	return bpf_map_lookup_elem(&wd_sandboxes, id);
 }
 
+/*
+ * The prologue of every LSM program: NULL when an earlier LSM already refused (@ret) or the task
+ * is outside every sandbox, and the program then returns @ret at once (the previous verdict, or
+ * allow). The host's tasks pay one cgroup-id lookup per hook, nothing more.
+ */
+static __always_inline struct wd_sandbox *sandbox_of(int ret, __u64 *id)
+{
+	if (ret)
+		return NULL;
+	return current_sandbox(id);
+}
+
 static __always_inline struct wd_scratch *scratch(void)
 {
 	__u32 zero = 0;
@@ -423,11 +435,9 @@ int BPF_PROG(wd_file_open, struct file *file, int ret)
 	__u32 want = 0;
 	unsigned int mode;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 
 	mode = file->f_mode;
 	/*
@@ -471,11 +481,9 @@ int BPF_PROG(wd_bprm_check, struct linux_binprm *bprm, int ret)
 	struct wd_scratch *s;
 	__u64 id;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 
 	s = scratch();
 	if (!s)
@@ -533,10 +541,10 @@ int BPF_PROG(wd_mmap_file, struct file *file, unsigned long reqprot, unsigned lo
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
+	sb = sandbox_of(ret, &id);
+	if (!sb)
 		return ret;
-	sb = current_sandbox(&id);
-	if (!sb || !file || !(prot & PROT_EXEC))
+	if (!file || !(prot & PROT_EXEC))
 		return 0;
 	return check_exec_map(sb, id, file, false);
 }
@@ -549,10 +557,10 @@ int BPF_PROG(wd_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot
 	struct file *file;
 	__u64 id;
 
-	if (ret)
+	sb = sandbox_of(ret, &id);
+	if (!sb)
 		return ret;
-	sb = current_sandbox(&id);
-	if (!sb || !(prot & PROT_EXEC))
+	if (!(prot & PROT_EXEC))
 		return 0;
 	file = BPF_CORE_READ(vma, vm_file);
 	if (!file)
@@ -596,11 +604,9 @@ static __always_inline int check_write(struct wd_sandbox *sb, __u64 id, __u16 op
 		struct wd_sandbox *sb;                                                      \
 		__u64 id;                                                                   \
 											    \
-		if (ret)                                                                    \
-			return ret;                                                         \
-		sb = current_sandbox(&id);                                                  \
+		sb = sandbox_of(ret, &id);                                                  \
 		if (!sb)                                                                    \
-			return 0;                                                           \
+			return ret;                                                         \
 		return check_write(sb, id, op, BPF_CORE_READ(dir, mnt), dentry, false);     \
 	}
 
@@ -618,11 +624,9 @@ WD_DIR_HOOK(path_symlink, wd_path_symlink, WD_OP_SYMLINK, const char *old_name)
 		struct wd_sandbox *sb;                                                      \
 		__u64 id;                                                                   \
 											    \
-		if (ret)                                                                    \
-			return ret;                                                         \
-		sb = current_sandbox(&id);                                                  \
+		sb = sandbox_of(ret, &id);                                                  \
 		if (!sb)                                                                    \
-			return 0;                                                           \
+			return ret;                                                         \
 		return check_write(sb, id, op, BPF_CORE_READ(path, mnt),                    \
 				   BPF_CORE_READ(path, dentry), false);                     \
 	}
@@ -641,11 +645,9 @@ int BPF_PROG(wd_path_rename, const struct path *old_dir, struct dentry *old_dent
 	__u64 id;
 	int err;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	err = check_write(sb, id, WD_OP_RENAME, BPF_CORE_READ(old_dir, mnt), old_dentry, false);
 	if (err)
 		return err;
@@ -665,11 +667,9 @@ int BPF_PROG(wd_path_link, struct dentry *old_dentry, const struct path *new_dir
 	__u64 id;
 	int err;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	err = check_write(sb, id, WD_OP_LINK, BPF_CORE_READ(new_dir, mnt), old_dentry, true);
 	if (err)
 		return err;
@@ -710,11 +710,9 @@ int wd_bpf(unsigned long long *ctx)
 		asm volatile("%0 = *(u64 *)(%1 + 32)" : "=r"(ret) : "r"(ctx));
 	else
 		asm volatile("%0 = *(u64 *)(%1 + 24)" : "=r"(ret) : "r"(ctx));
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "bpf");
 }
 
@@ -731,10 +729,10 @@ int BPF_PROG(wd_ptrace_access_check, struct task_struct *child, unsigned int mod
 	struct wd_scratch *s;
 	__u64 id;
 
-	if (ret)
+	sb = sandbox_of(ret, &id);
+	if (!sb)
 		return ret;
-	sb = current_sandbox(&id);
-	if (!sb || task_cgroup(child) == id)
+	if (task_cgroup(child) == id)
 		return 0;
 	if (!(mode & PTRACE_MODE_NOAUDIT))
 		return REFUSE(sb, id, "ptrace");
@@ -753,10 +751,10 @@ int BPF_PROG(wd_task_kill, struct task_struct *p, struct kernel_siginfo *info, i
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
+	sb = sandbox_of(ret, &id);
+	if (!sb)
 		return ret;
-	sb = current_sandbox(&id);
-	if (!sb || task_cgroup(p) == id)
+	if (task_cgroup(p) == id)
 		return 0;
 	return REFUSE(sb, id, "kill");
 }
@@ -769,11 +767,9 @@ int BPF_PROG(wd_sb_mount, const char *dev_name, const struct path *path, const c
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "mount");
 }
 
@@ -783,11 +779,9 @@ int BPF_PROG(wd_move_mount, const struct path *from_path, const struct path *to_
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "move_mount");
 }
 
@@ -797,11 +791,9 @@ int BPF_PROG(wd_sb_umount, struct vfsmount *mnt, int flags, int ret)
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "umount2");
 }
 
@@ -811,11 +803,9 @@ int BPF_PROG(wd_sb_pivotroot, const struct path *old_path, const struct path *ne
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "pivot_root");
 }
 
@@ -825,11 +815,9 @@ int BPF_PROG(wd_path_chroot, const struct path *path, int ret)
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "chroot");
 }
 
@@ -840,11 +828,9 @@ int BPF_PROG(wd_userns_create, const struct cred *cred, int ret)
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "userns");
 }
 
@@ -855,13 +841,12 @@ int BPF_PROG(wd_file_ioctl, struct file *file, unsigned int cmd, unsigned long a
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
+	/* the cheap test first: ioctls are frequent on the host */
+	if (ret || (cmd != TIOCSTI && cmd != TIOCLINUX))
 		return ret;
-	if (cmd != TIOCSTI && cmd != TIOCLINUX)
-		return 0;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "ioctl");
 }
 
