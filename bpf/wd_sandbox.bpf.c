@@ -27,6 +27,16 @@ char LICENSE[] SEC("license") = "GPL";
 /* open flag of an open for execution (include/linux/fcntl.h); in f_flags on every kernel */
 #define __FMODE_EXEC 0x20
 #define PROT_EXEC 0x4
+#define O_TRUNC 01000
+#define S_IFMT 0170000
+#define S_IFREG 0100000
+/* include/linux/fs.h: iattr.ia_valid bits a sandbox may change only where fs.write allows */
+#define ATTR_MODE (1 << 0)
+#define ATTR_UID (1 << 1)
+#define ATTR_GID (1 << 2)
+#define ATTR_SIZE (1 << 3)
+#define ATTR_ATIME (1 << 4)
+#define ATTR_MTIME (1 << 5)
 #define PTRACE_MODE_NOAUDIT 0x04
 #define TIOCSTI 0x5412
 #define TIOCLINUX 0x541c
@@ -79,6 +89,20 @@ struct {
 	__type(value, struct wd_inode_rule);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 } wd_inodes SEC(".maps");
+
+/*
+ * fs.protect trees by resolved path (filled by the loader from the compiled rule set): deletes,
+ * renames and truncations under them are refused here whatever the seccomp waiting room answered,
+ * so a path swapped after the supervisor looked, or a call that never reached it, meets the rule.
+ * The supervisor performs approved operations itself, from outside every sandbox.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 16384);
+	__type(key, struct wd_path_key);
+	__type(value, struct wd_protect_val);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} wd_protect SEC(".maps");
 
 /*
  * Where bpf_d_path is not allowed (on 6.1 only file_open, bprm_check_security and mmap_file of the
@@ -413,6 +437,50 @@ static __always_inline void check_inode(struct wd_scratch *s, __u64 sandbox, __u
 	s->ev.verdict = (flags & WD_SB_AUDIT_MODE) ? WD_VERDICT_AUDIT : WD_VERDICT_DENY;
 }
 
+static __always_inline int protect_idx(__u32 prot)
+{
+	if (prot & WD_PROT_DELETE)
+		return WD_PROT_IDX_DELETE;
+	if (prot & WD_PROT_RENAME)
+		return WD_PROT_IDX_RENAME;
+	return WD_PROT_IDX_TRUNCATE;
+}
+
+/*
+ * fs.protect: @prot (WD_PROT_*) of the object just resolved and allowed (s->key holds its path,
+ * from decide()) is refused when a protected tree holds it, or when it is a protected root
+ * object by (dev, ino), whatever name reached it. The record names the fs.protect rule.
+ */
+static __always_inline void check_protect(struct wd_scratch *s, __u64 sandbox, __u32 flags,
+					  struct inode *inode, __u32 prot)
+{
+	struct wd_inode_key k = { 0 };
+	struct wd_protect_val *p;
+	struct wd_inode_rule *r;
+	__u32 rule;
+	int i;
+
+	if (!prot || s->ev.verdict != WD_VERDICT_ALLOW)
+		return;
+	p = bpf_map_lookup_elem(&wd_protect, &s->key);
+	if (p && (p->ops & prot)) {
+		i = protect_idx(p->ops & prot);
+		rule = i < WD_PROT_IDX_NR ? p->rule[i] : WD_RULE_DEFAULT;
+	} else {
+		if (!inode)
+			return;
+		k.sandbox = sandbox;
+		k.ino = BPF_CORE_READ(inode, i_ino);
+		k.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+		r = bpf_map_lookup_elem(&wd_inodes, &k);
+		if (!r || !(r->protect & prot))
+			return;
+		rule = r->protect_rule;
+	}
+	s->ev.rule = rule;
+	s->ev.verdict = (flags & WD_SB_AUDIT_MODE) ? WD_VERDICT_AUDIT : WD_VERDICT_DENY;
+}
+
 static __always_inline int verdict_errno(struct wd_event *ev, struct wd_sandbox *sb)
 {
 	if (ev->verdict == WD_VERDICT_ALLOW || ev->verdict == WD_VERDICT_AUDIT) {
@@ -466,8 +534,21 @@ int BPF_PROG(wd_file_open, struct file *file, int ret)
 	} else if ((want & WD_ACC_WRITE) && protected_fs(BPF_CORE_READ(file, f_inode, i_sb))) {
 		self_protect(&s->ev, want);
 	} else {
+		struct inode *inode = BPF_CORE_READ(file, f_inode);
+
 		decide(s, id, sb->flags, want);
-		check_inode(s, id, sb->flags, BPF_CORE_READ(file, f_inode), want, false);
+		check_inode(s, id, sb->flags, inode, want, false);
+		/*
+		 * O_TRUNC of an existing regular file with something in it: the truncate hooks see
+		 * it too (path_truncate on 6.1, file_truncate later), this refuses it at the open.
+		 */
+		if ((file->f_flags & O_TRUNC) &&
+		    (BPF_CORE_READ(inode, i_mode) & S_IFMT) == S_IFREG &&
+		    BPF_CORE_READ(inode, i_size) > 0) {
+			check_protect(s, id, sb->flags, inode, WD_PROT_TRUNCATE);
+			if (s->ev.verdict != WD_VERDICT_ALLOW)
+				s->ev.op = WD_OP_TRUNCATE;
+		}
 	}
 	if (s->ev.verdict != WD_VERDICT_ALLOW && want == WD_ACC_EXEC)
 		s->ev.op = WD_OP_EXEC;
@@ -572,10 +653,11 @@ int BPF_PROG(wd_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot
 /*
  * A change to the tree at @dentry (on @mnt) needs fs.write on its resolved path; @dentry may be
  * negative (a name about to be created). With @any, a protected inode denies whatever @want is
- * (the source of link()).
+ * (the source of link()). @prot (WD_PROT_*) is what fs.protect may refuse on it.
  */
 static __always_inline int check_write(struct wd_sandbox *sb, __u64 id, __u16 op,
-				       struct vfsmount *mnt, struct dentry *dentry, bool any)
+				       struct vfsmount *mnt, struct dentry *dentry, bool any,
+				       __u32 prot)
 {
 	struct wd_scratch *s = scratch();
 
@@ -589,14 +671,17 @@ static __always_inline int check_write(struct wd_sandbox *sb, __u64 id, __u16 op
 	} else if (protected_fs(BPF_CORE_READ(dentry, d_sb))) {
 		self_protect(&s->ev, WD_ACC_WRITE);
 	} else {
+		struct inode *inode = BPF_CORE_READ(dentry, d_inode);
+
 		decide(s, id, sb->flags, WD_ACC_WRITE);
-		check_inode(s, id, sb->flags, BPF_CORE_READ(dentry, d_inode), WD_ACC_WRITE, any);
+		check_inode(s, id, sb->flags, inode, WD_ACC_WRITE, any);
+		check_protect(s, id, sb->flags, inode, prot);
 	}
 	return verdict_errno(&s->ev, sb);
 }
 
 /* The write-class hooks: the object is a directory's path plus a dentry in it, or a path. */
-#define WD_DIR_HOOK(hook, prog, op, ...)                                                   \
+#define WD_DIR_HOOK(hook, prog, op, prot, ...)                                             \
 	SEC("lsm/" #hook)                                                                   \
 	int BPF_PROG(prog, const struct path *dir, struct dentry *dentry, ##__VA_ARGS__,   \
 		     int ret)                                                               \
@@ -607,17 +692,17 @@ static __always_inline int check_write(struct wd_sandbox *sb, __u64 id, __u16 op
 		sb = sandbox_of(ret, &id);                                                  \
 		if (!sb)                                                                    \
 			return ret;                                                         \
-		return check_write(sb, id, op, BPF_CORE_READ(dir, mnt), dentry, false);     \
+		return check_write(sb, id, op, BPF_CORE_READ(dir, mnt), dentry, false, prot); \
 	}
 
 /* O_CREAT of a new file comes through path_mknod too. */
-WD_DIR_HOOK(path_mknod, wd_path_mknod, WD_OP_CREATE, umode_t mode, unsigned int dev)
-WD_DIR_HOOK(path_mkdir, wd_path_mkdir, WD_OP_MKDIR, umode_t mode)
-WD_DIR_HOOK(path_unlink, wd_path_unlink, WD_OP_UNLINK)
-WD_DIR_HOOK(path_rmdir, wd_path_rmdir, WD_OP_RMDIR)
-WD_DIR_HOOK(path_symlink, wd_path_symlink, WD_OP_SYMLINK, const char *old_name)
+WD_DIR_HOOK(path_mknod, wd_path_mknod, WD_OP_CREATE, 0, umode_t mode, unsigned int dev)
+WD_DIR_HOOK(path_mkdir, wd_path_mkdir, WD_OP_MKDIR, 0, umode_t mode)
+WD_DIR_HOOK(path_unlink, wd_path_unlink, WD_OP_UNLINK, WD_PROT_DELETE)
+WD_DIR_HOOK(path_rmdir, wd_path_rmdir, WD_OP_RMDIR, WD_PROT_DELETE)
+WD_DIR_HOOK(path_symlink, wd_path_symlink, WD_OP_SYMLINK, 0, const char *old_name)
 
-#define WD_PATH_HOOK(hook, prog, op, ...)                                                  \
+#define WD_PATH_HOOK(hook, prog, op, prot, ...)                                            \
 	SEC("lsm/" #hook)                                                                   \
 	int BPF_PROG(prog, const struct path *path, ##__VA_ARGS__, int ret)                \
 	{                                                                                   \
@@ -628,15 +713,34 @@ WD_DIR_HOOK(path_symlink, wd_path_symlink, WD_OP_SYMLINK, const char *old_name)
 		if (!sb)                                                                    \
 			return ret;                                                         \
 		return check_write(sb, id, op, BPF_CORE_READ(path, mnt),                    \
-				   BPF_CORE_READ(path, dentry), false);                     \
+				   BPF_CORE_READ(path, dentry), false, prot);               \
 	}
 
-WD_PATH_HOOK(path_truncate, wd_path_truncate, WD_OP_TRUNCATE)
-WD_PATH_HOOK(path_chmod, wd_path_chmod, WD_OP_SETATTR, umode_t mode)
-WD_PATH_HOOK(path_chown, wd_path_chown, WD_OP_SETATTR, __u32 uid, __u32 gid) /* kuid_t, kgid_t */
+/* truncate(2); on 6.1 also ftruncate(2) and O_TRUNC, which later kernels send to file_truncate */
+WD_PATH_HOOK(path_truncate, wd_path_truncate, WD_OP_TRUNCATE, WD_PROT_TRUNCATE)
+WD_PATH_HOOK(path_chmod, wd_path_chmod, WD_OP_SETATTR, 0, umode_t mode)
+WD_PATH_HOOK(path_chown, wd_path_chown, WD_OP_SETATTR, 0, __u32 uid, __u32 gid) /* kuid_t, kgid_t */
 
-/* Both ends of a rename change the tree: the name that goes and the name that comes (or is
- * replaced, or swapped with RENAME_EXCHANGE). */
+/* ftruncate(2) and O_TRUNC from 6.2; the loader leaves it out where the hook does not exist. */
+SEC("lsm/file_truncate")
+int BPF_PROG(wd_file_truncate, struct file *file, int ret)
+{
+	struct wd_sandbox *sb;
+	__u64 id;
+
+	sb = sandbox_of(ret, &id);
+	if (!sb)
+		return ret;
+	return check_write(sb, id, WD_OP_TRUNCATE, BPF_CORE_READ(file, f_path.mnt),
+			   BPF_CORE_READ(file, f_path.dentry), false, WD_PROT_TRUNCATE);
+}
+
+/*
+ * Both ends of a rename change the tree: the name that goes and the name that comes (or is
+ * replaced, or swapped with RENAME_EXCHANGE). fs.protect refuses either end under a protected
+ * tree, and a source that is a directory above one (moving it would carry the tree away from
+ * the paths its rule names).
+ */
 SEC("lsm/path_rename")
 int BPF_PROG(wd_path_rename, const struct path *old_dir, struct dentry *old_dentry,
 	     const struct path *new_dir, struct dentry *new_dentry, unsigned int flags, int ret)
@@ -648,16 +752,19 @@ int BPF_PROG(wd_path_rename, const struct path *old_dir, struct dentry *old_dent
 	sb = sandbox_of(ret, &id);
 	if (!sb)
 		return ret;
-	err = check_write(sb, id, WD_OP_RENAME, BPF_CORE_READ(old_dir, mnt), old_dentry, false);
+	err = check_write(sb, id, WD_OP_RENAME, BPF_CORE_READ(old_dir, mnt), old_dentry, false,
+			  WD_PROT_RENAME);
 	if (err)
 		return err;
-	return check_write(sb, id, WD_OP_RENAME, BPF_CORE_READ(new_dir, mnt), new_dentry, false);
+	return check_write(sb, id, WD_OP_RENAME, BPF_CORE_READ(new_dir, mnt), new_dentry, false,
+			   WD_PROT_RENAME);
 }
 
 /*
  * A hard link gives an inode a second name, which another rule may allow: the source needs
  * fs.write as well as the new name (so no file the sandbox may not change gets a name it may),
- * and a protected inode is never linked. link() cannot cross mounts: both are on new_dir's.
+ * and a protected inode is never linked. link() cannot cross mounts: both are on new_dir's. A
+ * file under a tree protected from truncation gets no second name outside it either.
  */
 SEC("lsm/path_link")
 int BPF_PROG(wd_path_link, struct dentry *old_dentry, const struct path *new_dir,
@@ -670,10 +777,11 @@ int BPF_PROG(wd_path_link, struct dentry *old_dentry, const struct path *new_dir
 	sb = sandbox_of(ret, &id);
 	if (!sb)
 		return ret;
-	err = check_write(sb, id, WD_OP_LINK, BPF_CORE_READ(new_dir, mnt), old_dentry, true);
+	err = check_write(sb, id, WD_OP_LINK, BPF_CORE_READ(new_dir, mnt), old_dentry, true,
+			  WD_PROT_TRUNCATE);
 	if (err)
 		return err;
-	return check_write(sb, id, WD_OP_LINK, BPF_CORE_READ(new_dir, mnt), new_dentry, false);
+	return check_write(sb, id, WD_OP_LINK, BPF_CORE_READ(new_dir, mnt), new_dentry, false, 0);
 }
 
 /* Self-protection: a syscall refused whole; the record names it. */
@@ -869,7 +977,6 @@ struct wd_sys {
 #define O_WRONLY 1
 #define O_RDWR 2
 #define O_CREAT 0100
-#define O_TRUNC 01000
 
 #if defined(__TARGET_ARCH_x86)
 static __always_inline bool classify(long nr, struct wd_sys *d)
