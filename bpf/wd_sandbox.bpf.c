@@ -784,6 +784,219 @@ int BPF_PROG(wd_path_link, struct dentry *old_dentry, const struct path *new_dir
 	return check_write(sb, id, WD_OP_LINK, BPF_CORE_READ(new_dir, mnt), new_dentry, false, 0);
 }
 
+/*
+ * Hooks that get a dentry and no mount (setattr, xattrs) find the mount themselves among the
+ * mounts of the dentry's superblock that are in the task's namespace: the object is allowed when
+ * one of the names it has there is (a name the sandbox may use anyway), and refused when it has
+ * names there and none is. The list of a superblock's mounts changed shape after 6.1: a
+ * list_head through mount.mnt_instance then, a chain through mount.mnt_next_for_sb now.
+ */
+struct super_block___old {
+	struct list_head s_mounts;
+} __attribute__((preserve_access_index));
+
+struct mount___old {
+	struct list_head mnt_instance;
+} __attribute__((preserve_access_index));
+
+#define WD_SB_MOUNTS 16 /* mounts of one superblock tried; more are not looked at (denied) */
+
+struct mnt_ctx {
+	__u64 node; /* the next mount (now) or its list_head (6.1); 0 or head at the end */
+	__u64 head;
+	__u64 dentry;
+	__u64 sandbox;
+	__u32 flags;
+	int in_ns; /* a mount of the superblock is in the task's namespace */
+	int resolved; /* a name was resolved (and decided) */
+	int allowed;
+	int ended; /* every mount of the superblock was looked at */
+};
+
+static long try_mount(__u32 i, void *data)
+{
+	struct mnt_ctx *c = data;
+	struct wd_scratch *s;
+	struct mount *m;
+
+	if (!c->node || c->node == c->head) {
+		c->ended = 1;
+		return 1;
+	}
+	if (bpf_core_field_exists(struct mount, mnt_next_for_sb)) {
+		m = (struct mount *)c->node;
+		c->node = (__u64)BPF_CORE_READ(m, mnt_next_for_sb);
+	} else {
+		struct list_head *l = (struct list_head *)c->node;
+
+		m = (struct mount *)((void *)l - bpf_core_field_offset(struct mount___old,
+									mnt_instance));
+		c->node = (__u64)BPF_CORE_READ(l, next);
+	}
+	if (!mnt_reachable(&m->mnt))
+		return 0;
+	c->in_ns = 1;
+	s = scratch();
+	if (!s)
+		return 1;
+	/* a mount whose root is not above the dentry does not resolve it */
+	if (!walk_path(s, &m->mnt, (struct dentry *)c->dentry))
+		return 0;
+	c->resolved = 1;
+	decide(s, c->sandbox, c->flags, WD_ACC_WRITE);
+	if (s->ev.verdict == WD_VERDICT_ALLOW) {
+		c->allowed = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * A change at @dentry that arrives with no mount: fs.write on a name of it, the inode rules, and
+ * fs.protect (@prot). A superblock with no mount in the task's namespace (pipes, sockets,
+ * memfds) holds nothing a policy names and nothing the task could reach by name: not decided
+ * here. Overridden credentials are no sign of the kernel acting on its own (io_uring installs a
+ * registered personality the same way overlayfs does for a copy-up), so they change nothing:
+ * an overlayfs copy-up whose upper layer is mounted in the sandbox's namespace is checked on the
+ * upper layer's name too.
+ */
+static __always_inline int check_dentry(struct wd_sandbox *sb, __u64 id, __u16 op,
+					struct dentry *dentry, __u32 prot)
+{
+	struct super_block *sup = BPF_CORE_READ(dentry, d_sb);
+	struct mnt_ctx c = {
+		.dentry = (__u64)dentry,
+		.sandbox = id,
+		.flags = sb->flags,
+	};
+	struct wd_scratch *s;
+
+	s = scratch();
+	if (!s)
+		return -EPERM;
+	if (protected_fs(sup)) {
+		fill_task(&s->ev, id);
+		s->ev.type = WD_EV_FILE;
+		s->ev.op = op;
+		s->ev.path[0] = 0;
+		s->ev.path_len = 1;
+		self_protect(&s->ev, WD_ACC_WRITE);
+		return verdict_errno(&s->ev, sb);
+	}
+	if (bpf_core_field_exists(struct mount, mnt_next_for_sb)) {
+		c.node = (__u64)BPF_CORE_READ(sup, s_mounts);
+	} else {
+		struct super_block___old *old = (void *)sup;
+
+		c.node = (__u64)BPF_CORE_READ(old, s_mounts.next);
+		c.head = (__u64)sup + bpf_core_field_offset(struct super_block___old, s_mounts);
+	}
+	fill_task(&s->ev, id);
+	s->ev.type = WD_EV_FILE;
+	s->ev.op = op;
+	s->ev.verdict = WD_VERDICT_ALLOW;
+	bpf_loop(WD_SB_MOUNTS, try_mount, &c, 0);
+	if (!c.in_ns && c.ended)
+		return 0;
+	/* the loop's callbacks used the scratch event too: fill the header again */
+	fill_task(&s->ev, id);
+	s->ev.type = WD_EV_FILE;
+	s->ev.op = op;
+	if (!c.resolved) {
+		unresolved(&s->ev, sb->flags, WD_ACC_WRITE);
+	} else if (c.allowed) {
+		struct inode *inode = BPF_CORE_READ(dentry, d_inode);
+
+		check_inode(s, id, sb->flags, inode, WD_ACC_WRITE, false);
+		check_protect(s, id, sb->flags, inode, prot);
+	}
+	return verdict_errno(&s->ev, sb);
+}
+
+/* What a setattr changes that fs.write governs: times above all (chmod and chown also have path
+ * hooks), and the size, which fs.protect's truncate covers. */
+static __always_inline int check_setattr(struct dentry *dentry, struct iattr *attr, int ret)
+{
+	__u32 valid = BPF_CORE_READ(attr, ia_valid);
+	struct wd_sandbox *sb;
+	__u64 id;
+
+	sb = sandbox_of(ret, &id);
+	if (!sb)
+		return ret;
+	if (!(valid & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_SIZE | ATTR_ATIME | ATTR_MTIME)))
+		return 0;
+	return check_dentry(sb, id, WD_OP_SETATTR, dentry,
+			    (valid & ATTR_SIZE) ? WD_PROT_TRUNCATE : 0);
+}
+
+/* The hook gained an idmap argument after 6.1: the loader keeps the one the kernel has. */
+SEC("lsm/inode_setattr")
+int BPF_PROG(wd_inode_setattr, struct mnt_idmap *idmap, struct dentry *dentry, struct iattr *attr,
+	     int ret)
+{
+	return check_setattr(dentry, attr, ret);
+}
+
+SEC("lsm/inode_setattr")
+int BPF_PROG(wd_inode_setattr_61, struct dentry *dentry, struct iattr *attr, int ret)
+{
+	return check_setattr(dentry, attr, ret);
+}
+
+/* The first argument is a user namespace on 6.1 and an idmap later: never read here. */
+SEC("lsm/inode_setxattr")
+int BPF_PROG(wd_inode_setxattr, void *idmap, struct dentry *dentry, const char *name,
+	     const void *value, size_t size, int flags, int ret)
+{
+	struct wd_sandbox *sb;
+	__u64 id;
+
+	sb = sandbox_of(ret, &id);
+	if (!sb)
+		return ret;
+	return check_dentry(sb, id, WD_OP_XATTR, dentry, 0);
+}
+
+SEC("lsm/inode_removexattr")
+int BPF_PROG(wd_inode_removexattr, void *idmap, struct dentry *dentry, const char *name, int ret)
+{
+	struct wd_sandbox *sb;
+	__u64 id;
+
+	sb = sandbox_of(ret, &id);
+	if (!sb)
+		return ret;
+	return check_dentry(sb, id, WD_OP_XATTR, dentry, 0);
+}
+
+/* POSIX ACLs left the xattr hooks in 6.2; the loader leaves these out where they do not exist. */
+SEC("lsm/inode_set_acl")
+int BPF_PROG(wd_inode_set_acl, struct mnt_idmap *idmap, struct dentry *dentry,
+	     const char *acl_name, struct posix_acl *kacl, int ret)
+{
+	struct wd_sandbox *sb;
+	__u64 id;
+
+	sb = sandbox_of(ret, &id);
+	if (!sb)
+		return ret;
+	return check_dentry(sb, id, WD_OP_XATTR, dentry, 0);
+}
+
+SEC("lsm/inode_remove_acl")
+int BPF_PROG(wd_inode_remove_acl, struct mnt_idmap *idmap, struct dentry *dentry,
+	     const char *acl_name, int ret)
+{
+	struct wd_sandbox *sb;
+	__u64 id;
+
+	sb = sandbox_of(ret, &id);
+	if (!sb)
+		return ret;
+	return check_dentry(sb, id, WD_OP_XATTR, dentry, 0);
+}
+
 /* Self-protection: a syscall refused whole; the record names it. */
 static __always_inline int refuse(struct wd_sandbox *sb, __u64 id, const char *name, __u32 len)
 {
