@@ -106,6 +106,7 @@ static int choose_programs(struct bpf_object *obj, enum wd_progs_set set)
 {
 	struct btf *vmlinux = NULL;
 	struct bpf_program *prog;
+	int n_setattr, err = 0;
 
 	bpf_object__for_each_program(prog, obj) {
 		bool lsm = strncmp(bpf_program__section_name(prog), "lsm/", 4) == 0;
@@ -127,8 +128,15 @@ static int choose_programs(struct bpf_object *obj, enum wd_progs_set set)
 			log_debug("bpf: %s has %d arguments here: %s stays unloaded",
 				  wd_hook_variants[i].hook, n, wd_hook_variants[i].prog);
 	}
+	/* times are checked nowhere else: a setattr this build cannot read is no reason to guess */
+	n_setattr = lsm_hook_args(vmlinux, "inode_setattr");
+	if (n_setattr != 2 && n_setattr != 3) {
+		log_warnx("bpf: the kernel's inode_setattr hook has %d arguments, which this build "
+			  "does not know: timestamps would go unchecked", n_setattr);
+		err = -EOPNOTSUPP;
+	}
 	btf__free(vmlinux);
-	return 0;
+	return err;
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -159,7 +167,7 @@ int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn
 	}
 	err = choose_programs(progs->skel->obj, set);
 	if (err) {
-		log_warnx("bpf: cannot read the kernel's BTF: %s", strerror(-err));
+		log_warnx("bpf: cannot choose the LSM programs for this kernel: %s", strerror(-err));
 		goto out_destroy_skel;
 	}
 	if (set == WD_PROGS_LSM) {
