@@ -66,6 +66,8 @@ const char *wd_audit_op_name(unsigned int op)
 		return "mknod";
 	case WD_OP_SYSCALL:
 		return "syscall";
+	case WD_OP_XATTR:
+		return "xattr";
 	default:
 		return "unknown";
 	}

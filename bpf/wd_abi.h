@@ -67,6 +67,7 @@ enum wd_op {
 	WD_OP_SETATTR = 11,
 	WD_OP_MKNOD = 12,
 	WD_OP_SYSCALL = 13, /* target is the syscall's name */
+	WD_OP_XATTR = 14, /* setxattr, removexattr (and ACLs) */
 };
 
 enum wd_verdict {
@@ -125,6 +126,36 @@ struct wd_inode_key {
 struct wd_inode_rule {
 	__u32 deny; /* WD_ACC_*; any bit also denies link() to the inode */
 	__u32 rule; /* the policy rule that protects it */
+	__u32 protect; /* WD_PROT_*: fs.protect of the object itself */
+	__u32 protect_rule;
+};
+
+/*
+ * What fs.protect keeps a sandbox from doing under a tree, decided in the LSM hooks whatever the
+ * seccomp waiting room answered: the same bits as the policy's ops.
+ */
+enum wd_protect_bits {
+	WD_PROT_DELETE = 1 << 0, /* unlink, rmdir */
+	WD_PROT_RENAME = 1 << 1, /* either end of a rename; renaming a directory that holds a tree */
+	WD_PROT_TRUNCATE = 1 << 2, /* truncate, ftruncate, O_TRUNC, a size change */
+};
+
+enum wd_protect_idx {
+	WD_PROT_IDX_DELETE = 0,
+	WD_PROT_IDX_RENAME = 1,
+	WD_PROT_IDX_TRUNCATE = 2,
+	WD_PROT_IDX_NR = 3,
+};
+
+/*
+ * Value of wd_protect (struct wd_protect_val), an LPM trie keyed like wd_paths ("tree/" for what lies under a tree,
+ * "tree\0" for its root, and "dir\0" with WD_PROT_RENAME for each directory above a tree). A
+ * stored prefix carries the union of every fs.protect entry covering it; rule[] names the one
+ * that decided each bit.
+ */
+struct wd_protect_val {
+	__u32 ops; /* WD_PROT_* */
+	__u32 rule[WD_PROT_IDX_NR];
 };
 
 /*

@@ -27,6 +27,16 @@ char LICENSE[] SEC("license") = "GPL";
 /* open flag of an open for execution (include/linux/fcntl.h); in f_flags on every kernel */
 #define __FMODE_EXEC 0x20
 #define PROT_EXEC 0x4
+#define O_TRUNC 01000
+#define S_IFMT 0170000
+#define S_IFREG 0100000
+/* include/linux/fs.h: iattr.ia_valid bits a sandbox may change only where fs.write allows */
+#define ATTR_MODE (1 << 0)
+#define ATTR_UID (1 << 1)
+#define ATTR_GID (1 << 2)
+#define ATTR_SIZE (1 << 3)
+#define ATTR_ATIME (1 << 4)
+#define ATTR_MTIME (1 << 5)
 #define PTRACE_MODE_NOAUDIT 0x04
 #define TIOCSTI 0x5412
 #define TIOCLINUX 0x541c
@@ -81,6 +91,20 @@ struct {
 } wd_inodes SEC(".maps");
 
 /*
+ * fs.protect trees by resolved path (filled by the loader from the compiled rule set): deletes,
+ * renames and truncations under them are refused here whatever the seccomp waiting room answered,
+ * so a path swapped after the supervisor looked, or a call that never reached it, meets the rule.
+ * The supervisor performs approved operations itself, from outside every sandbox.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 16384);
+	__type(key, struct wd_path_key);
+	__type(value, struct wd_protect_val);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} wd_protect SEC(".maps");
+
+/*
  * Where bpf_d_path is not allowed (on 6.1 only file_open, bprm_check_security and mmap_file of the
  * hooks here are on its list), the path is walked by hand as d_path does: dentry by dentry up to
  * the mount's root, across to the mount point, up to the task's root. Components are kept in
@@ -113,6 +137,18 @@ static __always_inline struct wd_sandbox *current_sandbox(__u64 *id)
 {
 	*id = bpf_get_current_cgroup_id();
 	return bpf_map_lookup_elem(&wd_sandboxes, id);
+}
+
+/*
+ * The prologue of every LSM program: NULL when an earlier LSM already refused (@ret) or the task
+ * is outside every sandbox, and the program then returns @ret at once (the previous verdict, or
+ * allow). The host's tasks pay one cgroup-id lookup per hook, nothing more.
+ */
+static __always_inline struct wd_sandbox *sandbox_of(int ret, __u64 *id)
+{
+	if (ret)
+		return NULL;
+	return current_sandbox(id);
 }
 
 static __always_inline struct wd_scratch *scratch(void)
@@ -401,6 +437,50 @@ static __always_inline void check_inode(struct wd_scratch *s, __u64 sandbox, __u
 	s->ev.verdict = (flags & WD_SB_AUDIT_MODE) ? WD_VERDICT_AUDIT : WD_VERDICT_DENY;
 }
 
+static __always_inline int protect_idx(__u32 prot)
+{
+	if (prot & WD_PROT_DELETE)
+		return WD_PROT_IDX_DELETE;
+	if (prot & WD_PROT_RENAME)
+		return WD_PROT_IDX_RENAME;
+	return WD_PROT_IDX_TRUNCATE;
+}
+
+/*
+ * fs.protect: @prot (WD_PROT_*) of the object just resolved and allowed (s->key holds its path,
+ * from decide()) is refused when a protected tree holds it, or when it is a protected root
+ * object by (dev, ino), whatever name reached it. The record names the fs.protect rule.
+ */
+static __always_inline void check_protect(struct wd_scratch *s, __u64 sandbox, __u32 flags,
+					  struct inode *inode, __u32 prot)
+{
+	struct wd_inode_key k = { 0 };
+	struct wd_protect_val *p;
+	struct wd_inode_rule *r;
+	__u32 rule;
+	int i;
+
+	if (!prot || s->ev.verdict != WD_VERDICT_ALLOW)
+		return;
+	p = bpf_map_lookup_elem(&wd_protect, &s->key);
+	if (p && (p->ops & prot)) {
+		i = protect_idx(p->ops & prot);
+		rule = i < WD_PROT_IDX_NR ? p->rule[i] : WD_RULE_DEFAULT;
+	} else {
+		if (!inode)
+			return;
+		k.sandbox = sandbox;
+		k.ino = BPF_CORE_READ(inode, i_ino);
+		k.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+		r = bpf_map_lookup_elem(&wd_inodes, &k);
+		if (!r || !(r->protect & prot))
+			return;
+		rule = r->protect_rule;
+	}
+	s->ev.rule = rule;
+	s->ev.verdict = (flags & WD_SB_AUDIT_MODE) ? WD_VERDICT_AUDIT : WD_VERDICT_DENY;
+}
+
 static __always_inline int verdict_errno(struct wd_event *ev, struct wd_sandbox *sb)
 {
 	if (ev->verdict == WD_VERDICT_ALLOW || ev->verdict == WD_VERDICT_AUDIT) {
@@ -423,11 +503,9 @@ int BPF_PROG(wd_file_open, struct file *file, int ret)
 	__u32 want = 0;
 	unsigned int mode;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 
 	mode = file->f_mode;
 	/*
@@ -456,8 +534,21 @@ int BPF_PROG(wd_file_open, struct file *file, int ret)
 	} else if ((want & WD_ACC_WRITE) && protected_fs(BPF_CORE_READ(file, f_inode, i_sb))) {
 		self_protect(&s->ev, want);
 	} else {
+		struct inode *inode = BPF_CORE_READ(file, f_inode);
+
 		decide(s, id, sb->flags, want);
-		check_inode(s, id, sb->flags, BPF_CORE_READ(file, f_inode), want, false);
+		check_inode(s, id, sb->flags, inode, want, false);
+		/*
+		 * O_TRUNC of an existing regular file with something in it: the truncate hooks see
+		 * it too (path_truncate on 6.1, file_truncate later), this refuses it at the open.
+		 */
+		if ((file->f_flags & O_TRUNC) &&
+		    (BPF_CORE_READ(inode, i_mode) & S_IFMT) == S_IFREG &&
+		    BPF_CORE_READ(inode, i_size) > 0) {
+			check_protect(s, id, sb->flags, inode, WD_PROT_TRUNCATE);
+			if (s->ev.verdict != WD_VERDICT_ALLOW)
+				s->ev.op = WD_OP_TRUNCATE;
+		}
 	}
 	if (s->ev.verdict != WD_VERDICT_ALLOW && want == WD_ACC_EXEC)
 		s->ev.op = WD_OP_EXEC;
@@ -471,11 +562,9 @@ int BPF_PROG(wd_bprm_check, struct linux_binprm *bprm, int ret)
 	struct wd_scratch *s;
 	__u64 id;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 
 	s = scratch();
 	if (!s)
@@ -533,10 +622,10 @@ int BPF_PROG(wd_mmap_file, struct file *file, unsigned long reqprot, unsigned lo
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
+	sb = sandbox_of(ret, &id);
+	if (!sb)
 		return ret;
-	sb = current_sandbox(&id);
-	if (!sb || !file || !(prot & PROT_EXEC))
+	if (!file || !(prot & PROT_EXEC))
 		return 0;
 	return check_exec_map(sb, id, file, false);
 }
@@ -549,10 +638,10 @@ int BPF_PROG(wd_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot
 	struct file *file;
 	__u64 id;
 
-	if (ret)
+	sb = sandbox_of(ret, &id);
+	if (!sb)
 		return ret;
-	sb = current_sandbox(&id);
-	if (!sb || !(prot & PROT_EXEC))
+	if (!(prot & PROT_EXEC))
 		return 0;
 	file = BPF_CORE_READ(vma, vm_file);
 	if (!file)
@@ -564,10 +653,11 @@ int BPF_PROG(wd_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot
 /*
  * A change to the tree at @dentry (on @mnt) needs fs.write on its resolved path; @dentry may be
  * negative (a name about to be created). With @any, a protected inode denies whatever @want is
- * (the source of link()).
+ * (the source of link()). @prot (WD_PROT_*) is what fs.protect may refuse on it.
  */
 static __always_inline int check_write(struct wd_sandbox *sb, __u64 id, __u16 op,
-				       struct vfsmount *mnt, struct dentry *dentry, bool any)
+				       struct vfsmount *mnt, struct dentry *dentry, bool any,
+				       __u32 prot)
 {
 	struct wd_scratch *s = scratch();
 
@@ -581,14 +671,17 @@ static __always_inline int check_write(struct wd_sandbox *sb, __u64 id, __u16 op
 	} else if (protected_fs(BPF_CORE_READ(dentry, d_sb))) {
 		self_protect(&s->ev, WD_ACC_WRITE);
 	} else {
+		struct inode *inode = BPF_CORE_READ(dentry, d_inode);
+
 		decide(s, id, sb->flags, WD_ACC_WRITE);
-		check_inode(s, id, sb->flags, BPF_CORE_READ(dentry, d_inode), WD_ACC_WRITE, any);
+		check_inode(s, id, sb->flags, inode, WD_ACC_WRITE, any);
+		check_protect(s, id, sb->flags, inode, prot);
 	}
 	return verdict_errno(&s->ev, sb);
 }
 
 /* The write-class hooks: the object is a directory's path plus a dentry in it, or a path. */
-#define WD_DIR_HOOK(hook, prog, op, ...)                                                   \
+#define WD_DIR_HOOK(hook, prog, op, prot, ...)                                             \
 	SEC("lsm/" #hook)                                                                   \
 	int BPF_PROG(prog, const struct path *dir, struct dentry *dentry, ##__VA_ARGS__,   \
 		     int ret)                                                               \
@@ -596,43 +689,58 @@ static __always_inline int check_write(struct wd_sandbox *sb, __u64 id, __u16 op
 		struct wd_sandbox *sb;                                                      \
 		__u64 id;                                                                   \
 											    \
-		if (ret)                                                                    \
-			return ret;                                                         \
-		sb = current_sandbox(&id);                                                  \
+		sb = sandbox_of(ret, &id);                                                  \
 		if (!sb)                                                                    \
-			return 0;                                                           \
-		return check_write(sb, id, op, BPF_CORE_READ(dir, mnt), dentry, false);     \
+			return ret;                                                         \
+		return check_write(sb, id, op, BPF_CORE_READ(dir, mnt), dentry, false, prot); \
 	}
 
 /* O_CREAT of a new file comes through path_mknod too. */
-WD_DIR_HOOK(path_mknod, wd_path_mknod, WD_OP_CREATE, umode_t mode, unsigned int dev)
-WD_DIR_HOOK(path_mkdir, wd_path_mkdir, WD_OP_MKDIR, umode_t mode)
-WD_DIR_HOOK(path_unlink, wd_path_unlink, WD_OP_UNLINK)
-WD_DIR_HOOK(path_rmdir, wd_path_rmdir, WD_OP_RMDIR)
-WD_DIR_HOOK(path_symlink, wd_path_symlink, WD_OP_SYMLINK, const char *old_name)
+WD_DIR_HOOK(path_mknod, wd_path_mknod, WD_OP_CREATE, 0, umode_t mode, unsigned int dev)
+WD_DIR_HOOK(path_mkdir, wd_path_mkdir, WD_OP_MKDIR, 0, umode_t mode)
+WD_DIR_HOOK(path_unlink, wd_path_unlink, WD_OP_UNLINK, WD_PROT_DELETE)
+WD_DIR_HOOK(path_rmdir, wd_path_rmdir, WD_OP_RMDIR, WD_PROT_DELETE)
+WD_DIR_HOOK(path_symlink, wd_path_symlink, WD_OP_SYMLINK, 0, const char *old_name)
 
-#define WD_PATH_HOOK(hook, prog, op, ...)                                                  \
+#define WD_PATH_HOOK(hook, prog, op, prot, ...)                                            \
 	SEC("lsm/" #hook)                                                                   \
 	int BPF_PROG(prog, const struct path *path, ##__VA_ARGS__, int ret)                \
 	{                                                                                   \
 		struct wd_sandbox *sb;                                                      \
 		__u64 id;                                                                   \
 											    \
-		if (ret)                                                                    \
-			return ret;                                                         \
-		sb = current_sandbox(&id);                                                  \
+		sb = sandbox_of(ret, &id);                                                  \
 		if (!sb)                                                                    \
-			return 0;                                                           \
+			return ret;                                                         \
 		return check_write(sb, id, op, BPF_CORE_READ(path, mnt),                    \
-				   BPF_CORE_READ(path, dentry), false);                     \
+				   BPF_CORE_READ(path, dentry), false, prot);               \
 	}
 
-WD_PATH_HOOK(path_truncate, wd_path_truncate, WD_OP_TRUNCATE)
-WD_PATH_HOOK(path_chmod, wd_path_chmod, WD_OP_SETATTR, umode_t mode)
-WD_PATH_HOOK(path_chown, wd_path_chown, WD_OP_SETATTR, __u32 uid, __u32 gid) /* kuid_t, kgid_t */
+/* truncate(2); on 6.1 also ftruncate(2) and O_TRUNC, which later kernels send to file_truncate */
+WD_PATH_HOOK(path_truncate, wd_path_truncate, WD_OP_TRUNCATE, WD_PROT_TRUNCATE)
+WD_PATH_HOOK(path_chmod, wd_path_chmod, WD_OP_SETATTR, 0, umode_t mode)
+WD_PATH_HOOK(path_chown, wd_path_chown, WD_OP_SETATTR, 0, __u32 uid, __u32 gid) /* kuid_t, kgid_t */
 
-/* Both ends of a rename change the tree: the name that goes and the name that comes (or is
- * replaced, or swapped with RENAME_EXCHANGE). */
+/* ftruncate(2) and O_TRUNC from 6.2; the loader leaves it out where the hook does not exist. */
+SEC("lsm/file_truncate")
+int BPF_PROG(wd_file_truncate, struct file *file, int ret)
+{
+	struct wd_sandbox *sb;
+	__u64 id;
+
+	sb = sandbox_of(ret, &id);
+	if (!sb)
+		return ret;
+	return check_write(sb, id, WD_OP_TRUNCATE, BPF_CORE_READ(file, f_path.mnt),
+			   BPF_CORE_READ(file, f_path.dentry), false, WD_PROT_TRUNCATE);
+}
+
+/*
+ * Both ends of a rename change the tree: the name that goes and the name that comes (or is
+ * replaced, or swapped with RENAME_EXCHANGE). fs.protect refuses either end under a protected
+ * tree, and a source that is a directory above one (moving it would carry the tree away from
+ * the paths its rule names).
+ */
 SEC("lsm/path_rename")
 int BPF_PROG(wd_path_rename, const struct path *old_dir, struct dentry *old_dentry,
 	     const struct path *new_dir, struct dentry *new_dentry, unsigned int flags, int ret)
@@ -641,21 +749,22 @@ int BPF_PROG(wd_path_rename, const struct path *old_dir, struct dentry *old_dent
 	__u64 id;
 	int err;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
-	err = check_write(sb, id, WD_OP_RENAME, BPF_CORE_READ(old_dir, mnt), old_dentry, false);
+		return ret;
+	err = check_write(sb, id, WD_OP_RENAME, BPF_CORE_READ(old_dir, mnt), old_dentry, false,
+			  WD_PROT_RENAME);
 	if (err)
 		return err;
-	return check_write(sb, id, WD_OP_RENAME, BPF_CORE_READ(new_dir, mnt), new_dentry, false);
+	return check_write(sb, id, WD_OP_RENAME, BPF_CORE_READ(new_dir, mnt), new_dentry, false,
+			   WD_PROT_RENAME);
 }
 
 /*
  * A hard link gives an inode a second name, which another rule may allow: the source needs
  * fs.write as well as the new name (so no file the sandbox may not change gets a name it may),
- * and a protected inode is never linked. link() cannot cross mounts: both are on new_dir's.
+ * and a protected inode is never linked. link() cannot cross mounts: both are on new_dir's. A
+ * file under a tree protected from truncation gets no second name outside it either.
  */
 SEC("lsm/path_link")
 int BPF_PROG(wd_path_link, struct dentry *old_dentry, const struct path *new_dir,
@@ -665,15 +774,227 @@ int BPF_PROG(wd_path_link, struct dentry *old_dentry, const struct path *new_dir
 	__u64 id;
 	int err;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
-	err = check_write(sb, id, WD_OP_LINK, BPF_CORE_READ(new_dir, mnt), old_dentry, true);
+		return ret;
+	err = check_write(sb, id, WD_OP_LINK, BPF_CORE_READ(new_dir, mnt), old_dentry, true,
+			  WD_PROT_TRUNCATE);
 	if (err)
 		return err;
-	return check_write(sb, id, WD_OP_LINK, BPF_CORE_READ(new_dir, mnt), new_dentry, false);
+	return check_write(sb, id, WD_OP_LINK, BPF_CORE_READ(new_dir, mnt), new_dentry, false, 0);
+}
+
+/*
+ * Hooks that get a dentry and no mount (setattr, xattrs) find the mount themselves among the
+ * mounts of the dentry's superblock that are in the task's namespace: the object is allowed when
+ * one of the names it has there is (a name the sandbox may use anyway), and refused when it has
+ * names there and none is. The list of a superblock's mounts changed shape after 6.1: a
+ * list_head through mount.mnt_instance then, a chain through mount.mnt_next_for_sb now.
+ */
+struct super_block___old {
+	struct list_head s_mounts;
+} __attribute__((preserve_access_index));
+
+struct mount___old {
+	struct list_head mnt_instance;
+} __attribute__((preserve_access_index));
+
+#define WD_SB_MOUNTS 16 /* mounts of one superblock tried; more are not looked at (denied) */
+
+struct mnt_ctx {
+	__u64 node; /* the next mount (now) or its list_head (6.1); 0 or head at the end */
+	__u64 head;
+	__u64 dentry;
+	__u64 sandbox;
+	__u32 flags;
+	int in_ns; /* a mount of the superblock is in the task's namespace */
+	int resolved; /* a name was resolved (and decided) */
+	int allowed;
+	int ended; /* every mount of the superblock was looked at */
+};
+
+static long try_mount(__u32 i, void *data)
+{
+	struct mnt_ctx *c = data;
+	struct wd_scratch *s;
+	struct mount *m;
+
+	if (!c->node || c->node == c->head) {
+		c->ended = 1;
+		return 1;
+	}
+	if (bpf_core_field_exists(struct mount, mnt_next_for_sb)) {
+		m = (struct mount *)c->node;
+		c->node = (__u64)BPF_CORE_READ(m, mnt_next_for_sb);
+	} else {
+		struct list_head *l = (struct list_head *)c->node;
+
+		m = (struct mount *)((void *)l - bpf_core_field_offset(struct mount___old,
+									mnt_instance));
+		c->node = (__u64)BPF_CORE_READ(l, next);
+	}
+	if (!mnt_reachable(&m->mnt))
+		return 0;
+	c->in_ns = 1;
+	s = scratch();
+	if (!s)
+		return 1;
+	/* a mount whose root is not above the dentry does not resolve it */
+	if (!walk_path(s, &m->mnt, (struct dentry *)c->dentry))
+		return 0;
+	c->resolved = 1;
+	decide(s, c->sandbox, c->flags, WD_ACC_WRITE);
+	if (s->ev.verdict == WD_VERDICT_ALLOW) {
+		c->allowed = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * A change at @dentry that arrives with no mount: fs.write on a name of it, the inode rules, and
+ * fs.protect (@prot). A superblock with no mount in the task's namespace (pipes, sockets,
+ * memfds) holds nothing a policy names and nothing the task could reach by name: not decided
+ * here. Overridden credentials are no sign of the kernel acting on its own (io_uring installs a
+ * registered personality the same way overlayfs does for a copy-up), so they change nothing:
+ * an overlayfs copy-up whose upper layer is mounted in the sandbox's namespace is checked on the
+ * upper layer's name too.
+ */
+static __always_inline int check_dentry(struct wd_sandbox *sb, __u64 id, __u16 op,
+					struct dentry *dentry, __u32 prot)
+{
+	struct super_block *sup = BPF_CORE_READ(dentry, d_sb);
+	struct mnt_ctx c = {
+		.dentry = (__u64)dentry,
+		.sandbox = id,
+		.flags = sb->flags,
+	};
+	struct wd_scratch *s;
+
+	s = scratch();
+	if (!s)
+		return -EPERM;
+	if (protected_fs(sup)) {
+		fill_task(&s->ev, id);
+		s->ev.type = WD_EV_FILE;
+		s->ev.op = op;
+		s->ev.path[0] = 0;
+		s->ev.path_len = 1;
+		self_protect(&s->ev, WD_ACC_WRITE);
+		return verdict_errno(&s->ev, sb);
+	}
+	if (bpf_core_field_exists(struct mount, mnt_next_for_sb)) {
+		c.node = (__u64)BPF_CORE_READ(sup, s_mounts);
+	} else {
+		struct super_block___old *old = (void *)sup;
+
+		c.node = (__u64)BPF_CORE_READ(old, s_mounts.next);
+		c.head = (__u64)sup + bpf_core_field_offset(struct super_block___old, s_mounts);
+	}
+	fill_task(&s->ev, id);
+	s->ev.type = WD_EV_FILE;
+	s->ev.op = op;
+	s->ev.verdict = WD_VERDICT_ALLOW;
+	bpf_loop(WD_SB_MOUNTS, try_mount, &c, 0);
+	if (!c.in_ns && c.ended)
+		return 0;
+	/* the loop's callbacks used the scratch event too: fill the header again */
+	fill_task(&s->ev, id);
+	s->ev.type = WD_EV_FILE;
+	s->ev.op = op;
+	if (!c.resolved) {
+		unresolved(&s->ev, sb->flags, WD_ACC_WRITE);
+	} else if (c.allowed) {
+		struct inode *inode = BPF_CORE_READ(dentry, d_inode);
+
+		check_inode(s, id, sb->flags, inode, WD_ACC_WRITE, false);
+		check_protect(s, id, sb->flags, inode, prot);
+	}
+	return verdict_errno(&s->ev, sb);
+}
+
+/* What a setattr changes that fs.write governs: times above all (chmod and chown also have path
+ * hooks), and the size, which fs.protect's truncate covers. */
+static __always_inline int check_setattr(struct dentry *dentry, struct iattr *attr, int ret)
+{
+	__u32 valid = BPF_CORE_READ(attr, ia_valid);
+	struct wd_sandbox *sb;
+	__u64 id;
+
+	sb = sandbox_of(ret, &id);
+	if (!sb)
+		return ret;
+	if (!(valid & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_SIZE | ATTR_ATIME | ATTR_MTIME)))
+		return 0;
+	return check_dentry(sb, id, WD_OP_SETATTR, dentry,
+			    (valid & ATTR_SIZE) ? WD_PROT_TRUNCATE : 0);
+}
+
+/* The hook gained an idmap argument after 6.1: the loader keeps the one the kernel has. */
+SEC("lsm/inode_setattr")
+int BPF_PROG(wd_inode_setattr, struct mnt_idmap *idmap, struct dentry *dentry, struct iattr *attr,
+	     int ret)
+{
+	return check_setattr(dentry, attr, ret);
+}
+
+SEC("lsm/inode_setattr")
+int BPF_PROG(wd_inode_setattr_61, struct dentry *dentry, struct iattr *attr, int ret)
+{
+	return check_setattr(dentry, attr, ret);
+}
+
+/* The first argument is a user namespace on 6.1 and an idmap later: never read here. */
+SEC("lsm/inode_setxattr")
+int BPF_PROG(wd_inode_setxattr, void *idmap, struct dentry *dentry, const char *name,
+	     const void *value, size_t size, int flags, int ret)
+{
+	struct wd_sandbox *sb;
+	__u64 id;
+
+	sb = sandbox_of(ret, &id);
+	if (!sb)
+		return ret;
+	return check_dentry(sb, id, WD_OP_XATTR, dentry, 0);
+}
+
+SEC("lsm/inode_removexattr")
+int BPF_PROG(wd_inode_removexattr, void *idmap, struct dentry *dentry, const char *name, int ret)
+{
+	struct wd_sandbox *sb;
+	__u64 id;
+
+	sb = sandbox_of(ret, &id);
+	if (!sb)
+		return ret;
+	return check_dentry(sb, id, WD_OP_XATTR, dentry, 0);
+}
+
+/* POSIX ACLs left the xattr hooks in 6.2; the loader leaves these out where they do not exist. */
+SEC("lsm/inode_set_acl")
+int BPF_PROG(wd_inode_set_acl, struct mnt_idmap *idmap, struct dentry *dentry,
+	     const char *acl_name, struct posix_acl *kacl, int ret)
+{
+	struct wd_sandbox *sb;
+	__u64 id;
+
+	sb = sandbox_of(ret, &id);
+	if (!sb)
+		return ret;
+	return check_dentry(sb, id, WD_OP_XATTR, dentry, 0);
+}
+
+SEC("lsm/inode_remove_acl")
+int BPF_PROG(wd_inode_remove_acl, struct mnt_idmap *idmap, struct dentry *dentry,
+	     const char *acl_name, int ret)
+{
+	struct wd_sandbox *sb;
+	__u64 id;
+
+	sb = sandbox_of(ret, &id);
+	if (!sb)
+		return ret;
+	return check_dentry(sb, id, WD_OP_XATTR, dentry, 0);
 }
 
 /* Self-protection: a syscall refused whole; the record names it. */
@@ -710,11 +1031,9 @@ int wd_bpf(unsigned long long *ctx)
 		asm volatile("%0 = *(u64 *)(%1 + 32)" : "=r"(ret) : "r"(ctx));
 	else
 		asm volatile("%0 = *(u64 *)(%1 + 24)" : "=r"(ret) : "r"(ctx));
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "bpf");
 }
 
@@ -731,10 +1050,10 @@ int BPF_PROG(wd_ptrace_access_check, struct task_struct *child, unsigned int mod
 	struct wd_scratch *s;
 	__u64 id;
 
-	if (ret)
+	sb = sandbox_of(ret, &id);
+	if (!sb)
 		return ret;
-	sb = current_sandbox(&id);
-	if (!sb || task_cgroup(child) == id)
+	if (task_cgroup(child) == id)
 		return 0;
 	if (!(mode & PTRACE_MODE_NOAUDIT))
 		return REFUSE(sb, id, "ptrace");
@@ -753,10 +1072,10 @@ int BPF_PROG(wd_task_kill, struct task_struct *p, struct kernel_siginfo *info, i
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
+	sb = sandbox_of(ret, &id);
+	if (!sb)
 		return ret;
-	sb = current_sandbox(&id);
-	if (!sb || task_cgroup(p) == id)
+	if (task_cgroup(p) == id)
 		return 0;
 	return REFUSE(sb, id, "kill");
 }
@@ -769,11 +1088,9 @@ int BPF_PROG(wd_sb_mount, const char *dev_name, const struct path *path, const c
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "mount");
 }
 
@@ -783,11 +1100,9 @@ int BPF_PROG(wd_move_mount, const struct path *from_path, const struct path *to_
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "move_mount");
 }
 
@@ -797,11 +1112,9 @@ int BPF_PROG(wd_sb_umount, struct vfsmount *mnt, int flags, int ret)
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "umount2");
 }
 
@@ -811,11 +1124,9 @@ int BPF_PROG(wd_sb_pivotroot, const struct path *old_path, const struct path *ne
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "pivot_root");
 }
 
@@ -825,11 +1136,9 @@ int BPF_PROG(wd_path_chroot, const struct path *path, int ret)
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "chroot");
 }
 
@@ -840,11 +1149,9 @@ int BPF_PROG(wd_userns_create, const struct cred *cred, int ret)
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
-		return ret;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "userns");
 }
 
@@ -855,13 +1162,12 @@ int BPF_PROG(wd_file_ioctl, struct file *file, unsigned int cmd, unsigned long a
 	struct wd_sandbox *sb;
 	__u64 id;
 
-	if (ret)
+	/* the cheap test first: ioctls are frequent on the host */
+	if (ret || (cmd != TIOCSTI && cmd != TIOCLINUX))
 		return ret;
-	if (cmd != TIOCSTI && cmd != TIOCLINUX)
-		return 0;
-	sb = current_sandbox(&id);
+	sb = sandbox_of(ret, &id);
 	if (!sb)
-		return 0;
+		return ret;
 	return REFUSE(sb, id, "ioctl");
 }
 
@@ -884,7 +1190,6 @@ struct wd_sys {
 #define O_WRONLY 1
 #define O_RDWR 2
 #define O_CREAT 0100
-#define O_TRUNC 01000
 
 #if defined(__TARGET_ARCH_x86)
 static __always_inline bool classify(long nr, struct wd_sys *d)

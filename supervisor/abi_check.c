@@ -12,6 +12,12 @@ _Static_assert(sizeof(struct wd_path_key) == 4 + 8 + WD_LPM_PATH_BYTES, "wd_path
 _Static_assert(sizeof(struct wd_path_key) - 4 <= 256, "LPM data is at most 256 bytes");
 _Static_assert(offsetof(struct wd_path_key, sandbox) == 4, "wd_path_key data offset");
 _Static_assert(sizeof(struct wd_path_rule) == 16, "wd_path_rule size");
+_Static_assert(sizeof(struct wd_inode_rule) == 16, "wd_inode_rule size");
+_Static_assert(sizeof(struct wd_protect_val) == 16, "wd_protect_val size");
+_Static_assert(WD_PROT_DELETE == 1 << WD_PROT_IDX_DELETE &&
+		       WD_PROT_RENAME == 1 << WD_PROT_IDX_RENAME &&
+		       WD_PROT_TRUNCATE == 1 << WD_PROT_IDX_TRUNCATE,
+	       "protect bits and rule indices agree");
 _Static_assert(offsetof(struct wd_event, path) == WD_EVENT_HDR_SIZE, "wd_event header size");
 _Static_assert(sizeof(struct wd_event) == WD_EVENT_HDR_SIZE + WD_PATH_MAX, "wd_event size");
 _Static_assert(offsetof(struct wd_event, comm) == 64, "wd_event comm offset");

@@ -73,7 +73,7 @@ static const char *bl_detail(const struct wd_backend *b)
 {
 	(void)b;
 	return "BPF-LSM programs: file_open, bprm_check_security, mmap_file, file_mprotect, "
-	       "path hooks, self-protection";
+	       "path hooks (fs.protect too), setattr and xattr hooks, self-protection";
 }
 
 const struct wd_backend_ops wd_backend_bpf_lsm = {

@@ -103,6 +103,32 @@ static bool under(const char *path, const char *tree)
 	return strncmp(path, tree, n) == 0 && (path[n] == 0 || path[n] == '/');
 }
 
+/* fs.protect taken out of the rules where Landlock can say it exactly (carve.h). */
+static int protect_rules(struct wd_backend *b, const struct wd_policy *p)
+{
+	char **trees = calloc(p->n_fs_protect + 1, sizeof(*trees));
+	unsigned int *ops = calloc(p->n_fs_protect + 1, sizeof(*ops));
+	size_t carved;
+
+	if (!trees || !ops) {
+		free(trees);
+		free(ops);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->n_fs_protect; i++) {
+		trees[i] = p->fs_protect[i].path;
+		ops[i] = p->fs_protect[i].ops;
+	}
+	carved = wd_carve_protect(b->rules, b->n_rules, trees, ops, p->n_fs_protect);
+	if (carved < p->n_fs_protect)
+		log_debug("landlock: %zu of %zu fs.protect trees lie inside a writable tree: only "
+			  "the waiting room decides there", p->n_fs_protect - carved,
+			  p->n_fs_protect);
+	free(trees);
+	free(ops);
+	return 0;
+}
+
 /* The allow sets as rules, with what fs.deny takes away carved out of them. */
 static int plan_rules(struct wd_backend *b, const struct wd_policy *p)
 {
@@ -136,6 +162,8 @@ static int plan_rules(struct wd_backend *b, const struct wd_policy *p)
 	free(allow);
 	if (err == -EINVAL)
 		log_warnx("landlock: fs.deny cannot be expressed with Landlock: %s", why);
+	if (!err)
+		err = protect_rules(b, p);
 	return err;
 }
 

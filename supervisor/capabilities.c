@@ -21,8 +21,14 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("path_truncate; O_TRUNC and ftruncate need an open for writing"),
 	  PART("Landlock TRUNCATE from ABI 3 (Linux 6.2)") },
 	{ "fs.write.attr", "fs.write: chmod, chown and utimes only under listed trees",
-	  PART("path_chmod, path_chown; timestamps and xattrs are not checked"),
-	  NO("Landlock has no right for attributes") },
+	  YES("path_chmod, path_chown; inode_setattr for times and sizes, on a name the object "
+	      "has in the sandbox's mount namespace"),
+	  NO("Landlock has no right for attributes: chmod, chown and utimes work on whatever the "
+	     "sandbox can reach") },
+	{ "fs.write.xattr", "fs.write: set and remove extended attributes (and ACLs) only under "
+	  "listed trees",
+	  YES("inode_setxattr, inode_removexattr; inode_set_acl, inode_remove_acl from 6.2"),
+	  NO("Landlock has no right for extended attributes") },
 	{ "fs.exec", "fs.exec: execute only under listed trees (the ELF interpreter too)",
 	  YES("bprm_check_security and file_open for execution"), YES("Landlock EXECUTE") },
 	{ "fs.exec.map", "fs.exec: map files for execution (libraries) only under listed trees",
@@ -96,10 +102,21 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("new session; seccomp refuses TIOCSTI and TIOCLINUX") },
 	{ "escape.setuid", "setuid binaries", YES("no_new_privs"), YES("no_new_privs; nosuid mounts") },
 	{ "hold.protect", "fs.protect hold: deletes, renames, truncations wait for an operator",
-	  PART("the seccomp waiting room; the approved call is done on the object checked; a "
-	       "call answered CONTINUE can still be raced into the tree (kernel grant check to come)"),
-	  PART("the seccomp waiting room; the approved call is done on the object checked; a "
-	       "call answered CONTINUE can still be raced into the tree (carve to come)") },
+	  YES("the seccomp waiting room; the supervisor performs the approved call on the object "
+	      "checked, from outside the sandbox; the kernel refuses the rest (fs.protect.kernel)"),
+	  PART("the seccomp waiting room; the supervisor performs the approved call on the object "
+	       "checked; a call answered CONTINUE meets the kernel only where fs.protect.kernel "
+	       "is carved") },
+	{ "fs.protect.kernel", "fs.protect: deletes, renames and truncations under a protected tree "
+	  "are refused in the kernel, whatever the waiting room answered (a path swapped after it "
+	  "looked, a path it could not read)",
+	  YES("path_unlink, path_rmdir, path_rename (both ends; a directory above a tree), "
+	      "path_truncate, file_truncate, file_open with O_TRUNC, inode_setattr of the size, "
+	      "path_link of a file protected from truncation; the tree's root by (dev, ino)"),
+	  PART("carved where exact: a tree with no writable tree above it loses REMOVE_FILE and "
+	       "REMOVE_DIR (delete and rename both protected) and TRUNCATE (ABI 3); inside a "
+	       "writable tree only the waiting room decides (rights are inherited down the tree: "
+	       "taking removal would take it from the directories between)") },
 	{ "hold.exec", "exec.hold: listed programs run only when an operator approves",
 	  PART("argv is read from the task's memory: advisory; fs.exec decides"),
 	  PART("argv is read from the task's memory: advisory; fs.exec decides") },

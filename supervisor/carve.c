@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bpf/wd_abi.h"
+#include "policy/policy.h"
 #include "supervisor/carve.h"
 
 struct carve {
@@ -51,6 +53,7 @@ static int emit(struct carve *c, const char *path, uint32_t access, int list_onl
 		return -ENOMEM;
 	c->out[c->n].access = access;
 	c->out[c->n].list_only = list_only;
+	c->out[c->n].protect = 0;
 	c->n++;
 	return 0;
 }
@@ -172,6 +175,38 @@ void wd_carve_free(struct wd_carve_rule *rules, size_t n)
 	for (size_t i = 0; rules && i < n; i++)
 		free(rules[i].path);
 	free(rules);
+}
+
+/* Is @path at or under @tree? */
+static bool at_or_under(const char *path, const char *tree)
+{
+	return strcmp(path, tree) == 0 || strictly_under(path, tree);
+}
+
+size_t wd_carve_protect(struct wd_carve_rule *rules, size_t n, char *const *trees,
+			const unsigned int *ops, size_t n_trees)
+{
+	const unsigned int remove = WD_PROTECT_DELETE | WD_PROTECT_RENAME;
+	size_t carved = 0;
+
+	for (size_t t = 0; t < n_trees; t++) {
+		unsigned int take = ops[t] & WD_PROTECT_TRUNCATE;
+		bool above = false;
+
+		if ((ops[t] & remove) == remove)
+			take |= remove;
+		for (size_t i = 0; i < n; i++)
+			if ((rules[i].access & WD_ACC_WRITE) && !rules[i].list_only &&
+			    strictly_under(trees[t], rules[i].path))
+				above = true;
+		if (above || !take)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if ((rules[i].access & WD_ACC_WRITE) && at_or_under(rules[i].path, trees[t]))
+				rules[i].protect |= take;
+		carved++;
+	}
+	return carved;
 }
 
 static int real_list(void *ctx, const char *dir, int (*fn)(void *arg, const char *name),

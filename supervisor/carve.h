@@ -18,6 +18,8 @@ struct wd_carve_rule {
 	uint32_t access; /* WD_ACC_* */
 	/* Only the right to list this directory: it lies on the way to a denied file. */
 	int list_only;
+	/* WD_PROTECT_* Landlock must not grant here (fs.protect, carved where exact). */
+	uint32_t protect;
 };
 
 struct wd_carve_fs {
@@ -41,6 +43,17 @@ int wd_carve(const struct wd_carve_rule *allow, size_t n_allow, char *const *den
 	     const struct wd_carve_fs *fs, struct wd_carve_rule **out, size_t *n_out, char *why,
 	     size_t whysz);
 void wd_carve_free(struct wd_carve_rule *rules, size_t n);
+
+/*
+ * fs.protect where Landlock can express it exactly. Rights are a union down the tree, and
+ * removing an entry is a right of its parent directory, so removal and truncation can be taken
+ * from a protected tree only when no writable rule lies above it: then each writable rule at or
+ * under the tree is marked (protect), and nothing outside the tree loses a right. Removal goes
+ * only when delete and rename are both protected (Landlock has one right for both). @trees[i]
+ * with @ops[i] (WD_PROTECT_*); returns how many trees were carved.
+ */
+size_t wd_carve_protect(struct wd_carve_rule *rules, size_t n, char *const *trees,
+			const unsigned int *ops, size_t n_trees);
 
 /* The real filesystem, for the landlock backend. */
 extern const struct wd_carve_fs wd_carve_real_fs;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bpf/wd_abi.h"
+#include "policy/policy.h"
 #include "supervisor/landlock.h"
 
 #ifndef LANDLOCK_ACCESS_FS_REFER
@@ -121,6 +122,11 @@ static uint64_t ll_access(const struct wd_carve_rule *r)
 		a |= LL_WRITE;
 	if (r->access & WD_ACC_EXEC)
 		a |= LL_EXEC;
+	/* fs.protect carved here (wd_carve_protect): Landlock has one removal right for both */
+	if (r->protect & (WD_PROTECT_DELETE | WD_PROTECT_RENAME))
+		a &= ~(uint64_t)(LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR);
+	if (r->protect & WD_PROTECT_TRUNCATE)
+		a &= ~(uint64_t)WD_LL_FS_TRUNCATE;
 	return a;
 }
 

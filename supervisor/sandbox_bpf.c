@@ -18,7 +18,11 @@
 #include "wd_sandbox.skel.h"
 
 _Static_assert(sizeof(struct wd_inode_key) == 24, "wd_inode_key size");
-_Static_assert(sizeof(struct wd_inode_rule) == 8, "wd_inode_rule size");
+_Static_assert(sizeof(struct wd_inode_rule) == 16, "wd_inode_rule size");
+_Static_assert((int)WD_PROT_DELETE == (int)WD_PROTECT_DELETE &&
+		       (int)WD_PROT_RENAME == (int)WD_PROTECT_RENAME &&
+		       (int)WD_PROT_TRUNCATE == (int)WD_PROTECT_TRUNCATE,
+	       "fs.protect ops are the kernel's bits");
 
 struct wd_progs {
 	struct wd_sandbox_bpf *skel;
@@ -32,6 +36,9 @@ struct wd_progs {
 	/* wd_paths entries of fs.deny paths, removed with their sandbox */
 	struct wd_path_key *denies;
 	size_t n_denies;
+	/* wd_protect entries, removed with their sandbox */
+	struct wd_path_key *protects;
+	size_t n_protects;
 };
 
 /* Multiply-linked files under one fs.deny tree that are protected by inode, at most. */
@@ -61,16 +68,75 @@ static int bpf_hook_ret_arg(__u32 *idx)
 	return err;
 }
 
-/* Load the LSM programs (set LSM) or the recorders (set SYSCALL_EXIT), never both. */
-static void choose_programs(struct bpf_object *obj, enum wd_progs_set set)
+/* Arguments of LSM hook @hook in the kernel's BTF, or -1 when the kernel has no such hook. */
+static int lsm_hook_args(const struct btf *vmlinux, const char *hook)
 {
+	const struct btf_type *t;
+	char name[128];
+	int id;
+
+	snprintf(name, sizeof(name), "bpf_lsm_%s", hook);
+	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC);
+	if (id <= 0)
+		return -1;
+	t = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type);
+	return t && btf_is_func_proto(t) ? (int)btf_vlen(t) : -1;
+}
+
+/*
+ * Programs for hooks that only some supported kernels have, or whose arguments changed: each
+ * loads only where the kernel's hook has the arguments it was written for. A hook that is
+ * missing is covered by another on that kernel (6.1 sends ftruncate and O_TRUNC to
+ * path_truncate, and ACLs to the xattr hooks).
+ */
+static const struct {
+	const char *prog;
+	const char *hook;
+	int args;
+} wd_hook_variants[] = {
+	{ "wd_file_truncate", "file_truncate", 1 },
+	{ "wd_inode_set_acl", "inode_set_acl", 4 },
+	{ "wd_inode_remove_acl", "inode_remove_acl", 3 },
+	{ "wd_inode_setattr", "inode_setattr", 3 },
+	{ "wd_inode_setattr_61", "inode_setattr", 2 },
+};
+
+/* Load the LSM programs (set LSM) or the recorders (set SYSCALL_EXIT), never both. */
+static int choose_programs(struct bpf_object *obj, enum wd_progs_set set)
+{
+	struct btf *vmlinux = NULL;
 	struct bpf_program *prog;
+	int n_setattr, err = 0;
 
 	bpf_object__for_each_program(prog, obj) {
 		bool lsm = strncmp(bpf_program__section_name(prog), "lsm/", 4) == 0;
 
 		bpf_program__set_autoload(prog, lsm == (set == WD_PROGS_LSM));
 	}
+	if (set != WD_PROGS_LSM)
+		return 0;
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux)
+		return -errno;
+	for (size_t i = 0; i < sizeof(wd_hook_variants) / sizeof(wd_hook_variants[0]); i++) {
+		int n = lsm_hook_args(vmlinux, wd_hook_variants[i].hook);
+
+		prog = bpf_object__find_program_by_name(obj, wd_hook_variants[i].prog);
+		if (prog && n != wd_hook_variants[i].args)
+			bpf_program__set_autoload(prog, false);
+		if (prog && n >= 0 && n != wd_hook_variants[i].args)
+			log_debug("bpf: %s has %d arguments here: %s stays unloaded",
+				  wd_hook_variants[i].hook, n, wd_hook_variants[i].prog);
+	}
+	/* times are checked nowhere else: a setattr this build cannot read is no reason to guess */
+	n_setattr = lsm_hook_args(vmlinux, "inode_setattr");
+	if (n_setattr != 2 && n_setattr != 3) {
+		log_warnx("bpf: the kernel's inode_setattr hook has %d arguments, which this build "
+			  "does not know: timestamps would go unchecked", n_setattr);
+		err = -EOPNOTSUPP;
+	}
+	btf__free(vmlinux);
+	return err;
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -99,7 +165,11 @@ int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn
 		log_warnx("bpf: cannot open the BPF object: %s", strerror(-err));
 		goto out_free;
 	}
-	choose_programs(progs->skel->obj, set);
+	err = choose_programs(progs->skel->obj, set);
+	if (err) {
+		log_warnx("bpf: cannot choose the LSM programs for this kernel: %s", strerror(-err));
+		goto out_destroy_skel;
+	}
 	if (set == WD_PROGS_LSM) {
 		err = bpf_hook_ret_arg(&progs->skel->rodata->wd_bpf_ret_arg);
 		if (err) {
@@ -188,13 +258,18 @@ void wd_progs_stop(struct wd_progs *progs)
 		close(gone);
 	free(progs->inodes);
 	free(progs->denies);
+	free(progs->protects);
 	free(progs);
 }
 
-int wd_progs_protect_inode(struct wd_progs *progs, uint64_t sandbox, const char *path,
-			   uint32_t deny, uint32_t rule)
+/*
+ * Put @add into the wd_inodes entry of the object at @path, keeping what an earlier rule put
+ * there (an fs.deny and an fs.protect can name the same object).
+ */
+static int inode_put(struct wd_progs *progs, uint64_t sandbox, const char *path,
+		     const struct wd_inode_rule *add)
 {
-	struct wd_inode_rule val = { .deny = deny, .rule = rule };
+	struct wd_inode_rule val = *add, old;
 	struct wd_inode_key key = { .sandbox = sandbox };
 	struct wd_inode_key *grown;
 	struct stat st;
@@ -212,6 +287,16 @@ int wd_progs_protect_inode(struct wd_progs *progs, uint64_t sandbox, const char 
 	if (!grown)
 		return -ENOMEM;
 	progs->inodes = grown;
+	if (bpf_map_lookup_elem(bpf_map__fd(progs->skel->maps.wd_inodes), &key, &old) == 0) {
+		if (!val.deny) {
+			val.deny = old.deny;
+			val.rule = old.rule;
+		}
+		if (!val.protect) {
+			val.protect = old.protect;
+			val.protect_rule = old.protect_rule;
+		}
+	}
 	err = bpf_map_update_elem(bpf_map__fd(progs->skel->maps.wd_inodes), &key, &val, BPF_ANY);
 	if (err) {
 		log_warnx("bpf: cannot protect %s: %s", path, strerror(-err));
@@ -219,6 +304,14 @@ int wd_progs_protect_inode(struct wd_progs *progs, uint64_t sandbox, const char 
 	}
 	progs->inodes[progs->n_inodes++] = key;
 	return 0;
+}
+
+int wd_progs_protect_inode(struct wd_progs *progs, uint64_t sandbox, const char *path,
+			   uint32_t deny, uint32_t rule)
+{
+	struct wd_inode_rule val = { .deny = deny, .rule = rule };
+
+	return inode_put(progs, sandbox, path, &val);
 }
 
 static void inodes_remove(struct wd_progs *progs, uint64_t sandbox)
@@ -393,6 +486,205 @@ static int denies_protect(struct wd_progs *progs, uint64_t sandbox, const struct
 	return err;
 }
 
+/* Is the stored prefix @c (@clen bytes, its '/' or NUL included) at or under @tree? */
+static bool prefix_in_tree(const char *c, size_t clen, const char *tree)
+{
+	size_t n = strlen(tree);
+
+	if (n == 1)
+		return true;
+	return clen > n && memcmp(c, tree, n) == 0 && (c[n] == '/' || !c[n]);
+}
+
+/* Is the stored prefix @c the exact name ("dir\0") of a directory strictly above @tree? */
+static bool prefix_above_tree(const char *c, size_t clen, const char *tree)
+{
+	size_t n = clen - 1;
+
+	return !c[n] && n > 1 && strlen(tree) > n && memcmp(c, tree, n) == 0 && tree[n] == '/';
+}
+
+/*
+ * The wd_protect value of the stored prefix @c: every fs.protect tree that holds it gives its
+ * ops (the longest names each), and a tree below an exact directory name makes renaming that
+ * directory refused too.
+ */
+static void protect_value(const struct wd_ruleset *rs, char **trees, const char *c, size_t clen,
+			  struct wd_protect_val *val)
+{
+	size_t best[WD_PROT_IDX_NR] = { 0 };
+
+	memset(val, 0, sizeof(*val));
+	for (size_t j = 0; j < rs->n_protect; j++) {
+		size_t n = strlen(trees[j]);
+
+		if (!prefix_in_tree(c, clen, trees[j]))
+			continue;
+		val->ops |= rs->protect[j].ops;
+		for (int i = 0; i < WD_PROT_IDX_NR; i++) {
+			if ((rs->protect[j].ops & (1u << i)) && (!val->rule[i] || n > best[i])) {
+				val->rule[i] = rs->protect[j].id;
+				best[i] = n;
+			}
+		}
+	}
+	for (size_t j = 0; j < rs->n_protect && !(val->ops & WD_PROT_RENAME); j++) {
+		if ((rs->protect[j].ops & WD_PROT_RENAME) && prefix_above_tree(c, clen, trees[j])) {
+			val->ops |= WD_PROT_RENAME;
+			val->rule[WD_PROT_IDX_RENAME] = rs->protect[j].id;
+		}
+	}
+}
+
+/* Store the prefix @c (@clen bytes) in wd_protect once, with its value. */
+static int protect_put(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
+		       char **trees, const char *c, size_t clen)
+{
+	struct wd_rule_entry e = { 0 };
+	struct wd_path_key key, *grown;
+	struct wd_protect_val val;
+	int err;
+
+	if (clen > sizeof(e.path))
+		return -ENAMETOOLONG;
+	memcpy(e.path, c, clen);
+	e.len = (__u32)clen;
+	wd_rule_entry_key(&e, sandbox, &key);
+	for (size_t i = 0; i < progs->n_protects; i++)
+		if (memcmp(&progs->protects[i], &key, sizeof(key)) == 0)
+			return 0;
+	protect_value(rs, trees, c, clen, &val);
+	if (!val.ops)
+		return 0;
+	grown = realloc(progs->protects, (progs->n_protects + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	progs->protects = grown;
+	err = bpf_map_update_elem(bpf_map__fd(progs->skel->maps.wd_protect), &key, &val, BPF_ANY);
+	if (err) {
+		log_warnx("bpf: cannot add the fs.protect rule for %.*s: %s", (int)clen, c,
+			  strerror(-err));
+		return err;
+	}
+	progs->protects[progs->n_protects++] = key;
+	return 0;
+}
+
+/* The nftw walk of one protected tree: files with another name, protected from truncation. */
+static struct {
+	struct wd_progs *progs;
+	uint64_t sandbox;
+	uint32_t rule;
+	size_t linked;
+	int err;
+} protect_walk;
+
+static int protect_walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	struct wd_inode_rule val = { .protect = WD_PROT_TRUNCATE };
+
+	(void)type;
+	(void)ftw;
+	/* another name outside the tree would truncate the same file; deleting it deletes a name */
+	if (!S_ISREG(st->st_mode) || st->st_nlink < 2)
+		return 0;
+	if (++protect_walk.linked > WD_DENY_LINKED_MAX) {
+		log_warnx("bpf: more than %d multiply-linked files under an fs.protect path",
+			  WD_DENY_LINKED_MAX);
+		protect_walk.err = -E2BIG;
+		return 1;
+	}
+	val.protect_rule = protect_walk.rule;
+	protect_walk.err = inode_put(protect_walk.progs, protect_walk.sandbox, path, &val);
+	return protect_walk.err ? 1 : 0;
+}
+
+/*
+ * fs.protect in the kernel: each tree as "tree/" and "tree\0" (or "/"), each directory above
+ * it as "dir\0" (renaming it would carry the tree away), the tree's own object by (dev, ino)
+ * with its ops, and, where truncation is protected, each file under it with another name.
+ */
+static int protects_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
+			char **trees)
+{
+	char buf[WD_LPM_PATH_BYTES];
+	struct stat st;
+	int err = 0;
+
+	for (size_t i = 0; i < rs->n_protect && !err; i++) {
+		size_t n = strlen(trees[i]);
+
+		if (n + 1 > sizeof(buf))
+			return -ENAMETOOLONG;
+		memcpy(buf, trees[i], n + 1);
+		if (n == 1) {
+			err = protect_put(progs, sandbox, rs, trees, "/", 1);
+		} else {
+			buf[n] = '/';
+			err = protect_put(progs, sandbox, rs, trees, buf, n + 1);
+			buf[n] = 0;
+			err = err ?: protect_put(progs, sandbox, rs, trees, buf, n + 1);
+		}
+		for (size_t k = n - 1; k > 0 && !err; k--) {
+			if (trees[i][k] != '/')
+				continue;
+			memcpy(buf, trees[i], k);
+			buf[k] = 0;
+			err = protect_put(progs, sandbox, rs, trees, buf, k + 1);
+		}
+		if (err || lstat(trees[i], &st))
+			continue; /* nothing there yet: the path rule covers what appears */
+		err = inode_put(progs, sandbox, trees[i],
+				&(struct wd_inode_rule){ .protect = rs->protect[i].ops,
+							 .protect_rule = rs->protect[i].id });
+		if (err || !S_ISDIR(st.st_mode) || !(rs->protect[i].ops & WD_PROT_TRUNCATE))
+			continue;
+		protect_walk.progs = progs;
+		protect_walk.sandbox = sandbox;
+		protect_walk.rule = rs->protect[i].id;
+		protect_walk.linked = 0;
+		protect_walk.err = 0;
+		if (nftw(trees[i], protect_walk_one, 32, FTW_PHYS | FTW_MOUNT) < 0 &&
+		    !protect_walk.err)
+			log_warn("bpf: cannot walk the fs.protect tree %s", trees[i]);
+		err = protect_walk.err;
+	}
+	return err;
+}
+
+static void protects_remove(struct wd_progs *progs, uint64_t sandbox)
+{
+	int fd = bpf_map__fd(progs->skel->maps.wd_protect);
+	size_t kept = 0;
+
+	for (size_t i = 0; i < progs->n_protects; i++) {
+		struct wd_path_key *k = &progs->protects[i];
+
+		if (k->sandbox[0] == (__u32)sandbox && k->sandbox[1] == (__u32)(sandbox >> 32))
+			bpf_map_delete_elem(fd, k);
+		else
+			progs->protects[kept++] = *k;
+	}
+	progs->n_protects = kept;
+}
+
+/* fs.protect paths as the kernel will name them: symlinks in them followed where they exist. */
+static char **protect_paths(const struct wd_ruleset *rs)
+{
+	char **out = calloc(rs->n_protect + 1, sizeof(*out));
+
+	for (size_t i = 0; out && i < rs->n_protect; i++) {
+		out[i] = realpath(rs->protect[i].path, NULL);
+		if (!out[i])
+			out[i] = strdup(rs->protect[i].path);
+		if (!out[i]) {
+			deny_paths_free(out, i);
+			out = NULL;
+		}
+	}
+	return out;
+}
+
 static int paths_update(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
 			char **deny, bool add)
 {
@@ -427,21 +719,31 @@ static int paths_update(struct wd_progs *progs, uint64_t sandbox, const struct w
 int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs)
 {
 	struct wd_sandbox sb = { .flags = rs->sandbox_flags };
-	char **deny = NULL;
+	char **deny = NULL, **trees = NULL;
 	int err;
 
-	/* fs.deny is the LSM programs' to enforce; the recorders only name rules */
+	/* fs.deny and fs.protect are the LSM programs' to enforce; the recorders only name rules */
 	if (progs->set == WD_PROGS_LSM && rs->n_fs_deny) {
 		deny = deny_paths(rs);
 		if (!deny)
 			return -ENOMEM;
+	}
+	if (progs->set == WD_PROGS_LSM && rs->n_protect) {
+		trees = protect_paths(rs);
+		if (!trees) {
+			deny_paths_free(deny, rs->n_fs_deny);
+			return -ENOMEM;
+		}
 	}
 	err = paths_update(progs, sandbox, rs, deny, true);
 	if (!err && deny)
 		err = denies_add(progs, sandbox, rs, deny);
 	if (!err && deny)
 		err = denies_protect(progs, sandbox, rs, deny);
+	if (!err && trees)
+		err = protects_add(progs, sandbox, rs, trees);
 	deny_paths_free(deny, rs->n_fs_deny);
+	deny_paths_free(trees, rs->n_protect);
 	if (err)
 		goto out_remove_paths;
 	err = bpf_map_update_elem(bpf_map__fd(progs->skel->maps.wd_sandboxes), &sandbox, &sb,
@@ -456,6 +758,7 @@ int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct 
 out_remove_paths:
 	paths_update(progs, sandbox, rs, NULL, false);
 	denies_remove(progs, sandbox);
+	protects_remove(progs, sandbox);
 	inodes_remove(progs, sandbox);
 	return err;
 }
@@ -475,6 +778,7 @@ int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const stru
 	if (paths_update(progs, sandbox, rs, NULL, false) && !err)
 		err = -EIO;
 	denies_remove(progs, sandbox);
+	protects_remove(progs, sandbox);
 	inodes_remove(progs, sandbox);
 	return err;
 }

@@ -60,7 +60,7 @@ test_truncate_needs_fs_write() {
 }
 
 test_chmod_needs_fs_write() {
-	claims fs.write.attr partly no
+	claims fs.write.attr yes no
 	setup
 	control chmod ok "$E" chmod "$T/secret"
 	chmod 644 "$T/secret"
@@ -74,4 +74,50 @@ test_chmod_needs_fs_write() {
 		# not covered by Landlock: the table says no
 		expect_eq "chmod under landlock" "$out" ok
 	fi
+}
+
+# utimensat(2) reaches no path hook: inode_setattr finds the object's name through its mounts.
+test_utimes_needs_fs_write() {
+	claims fs.write.attr yes no
+	setup
+	echo x > "$T/copy"
+	control utimes ok "$E" utimes "$T/copy"
+	touch -d @1000000000 "$T/allowed/file"
+	out=$(inside "$E" utimes "$T/allowed/file")
+	if on_bpf_lsm; then
+		expect_denied "utimes of a read-only file" "$out"
+		expect_eq "mtime" "$(stat -c %Y "$T/allowed/file")" 1000000000
+		expect_line "$T/audit" '"op":"setattr"' "\"target\":\"$T/allowed/file\"" \
+			'"verdict":"deny"' '"errno":"EPERM"'
+	else
+		# not covered by Landlock: the table says no
+		expect_eq "utimes under landlock" "$out" ok
+	fi
+	expect_eq "utimes under fs.write" "$(echo x > "$T/rw/f"; inside "$E" utimes "$T/rw/f")" ok
+}
+
+test_xattr_needs_fs_write() {
+	claims fs.write.xattr yes no
+	setup
+	echo x > "$T/copy"
+	control setxattr ok "$E" setxattr "$T/copy"
+	control removexattr ok "$E" removexattr "$T/copy"
+	"$E" setxattr "$T/allowed/file" > /dev/null || fail "cannot set an xattr on $T/allowed/file"
+	out_set=$(inside "$E" setxattr "$T/secret")
+	out_rm=$(inside "$E" removexattr "$T/allowed/file")
+	if on_bpf_lsm; then
+		expect_denied "setxattr of a file outside fs.write" "$out_set"
+		expect_denied "removexattr of a read-only file" "$out_rm"
+		expect_eq "xattr kept" "$("$E" removexattr "$T/allowed/file")" ok
+		expect_line "$T/audit" '"op":"xattr"' "\"target\":\"$T/secret\"" \
+			'"verdict":"deny"' '"errno":"EPERM"'
+		expect_line "$T/audit" '"op":"xattr"' "\"target\":\"$T/allowed/file\"" \
+			'"verdict":"deny"'
+	else
+		# not covered by Landlock: the table says no
+		expect_eq "setxattr under landlock" "$out_set" ok
+		expect_eq "removexattr under landlock" "$out_rm" ok
+	fi
+	echo x > "$T/rw/f"
+	expect_eq "setxattr under fs.write" "$(inside "$E" setxattr "$T/rw/f")" ok
 }

@@ -29,6 +29,21 @@
  *   wd-escape tiocsti                 TIOCSTI into a new pty's terminal
  *   wd-escape userns                  unshare(CLONE_NEWUSER)
  *   wd-escape euid                    print the effective uid
+ *   wd-escape via-fd OP DIR NAME [OTHER]
+ *                                     open DIR as fd 900 and do OP on /proc/self/fd/900/NAME:
+ *                                     unlink, truncate, otrunc (open O_WRONLY|O_TRUNC),
+ *                                     rename-away (to OTHER), rename-over (OTHER onto it), or
+ *                                     setxattr (trusted.wd=1). warden's waiting room cannot read
+ *                                     such a path (the supervisor's own /proc/self has no fd
+ *                                     900), so only the kernel decides it
+ *   wd-escape race-unlink LINK DECOY PROT NAME N
+ *                                     a second thread flips the symlink LINK between the
+ *                                     directories DECOY and PROT while this one N times
+ *                                     recreates DECOY/NAME and unlinks LINK/NAME; prints "ok"
+ *                                     and how many unlinks worked
+ *   wd-escape utimes PATH             utimensat(2) to the epoch
+ *   wd-escape setxattr PATH           setxattr(2) trusted.wd=1 (tmpfs has no user.* before 6.6)
+ *   wd-escape removexattr PATH        removexattr(2) trusted.wd
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +61,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 static int fail(void)
@@ -229,6 +247,89 @@ static int tiocsti(void)
 	return done(ioctl(s, TIOCSTI, &c));
 }
 
+#define PARKED_FD 900
+
+static int via_fd(const char *op, const char *dir, const char *name, const char *other)
+{
+	char path[64 + 256];
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || dup2(fd, PARKED_FD) < 0)
+		return fail();
+	close(fd);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", PARKED_FD, name);
+	if (!strcmp(op, "unlink"))
+		return done(unlink(path));
+	if (!strcmp(op, "truncate"))
+		return done(truncate(path, 0));
+	if (!strcmp(op, "otrunc")) {
+		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		return done(fd < 0 ? -1 : close(fd));
+	}
+	if (!strcmp(op, "rename-away") && other)
+		return done(rename(path, other));
+	if (!strcmp(op, "rename-over") && other)
+		return done(rename(other, path));
+	if (!strcmp(op, "setxattr"))
+		return done(setxattr(path, "trusted.wd", "1", 1, 0));
+	fprintf(stderr, "wd-escape: via-fd: unknown operation %s\n", op);
+	return 2;
+}
+
+static struct {
+	const char *link, *decoy, *prot;
+	char tmp[4096];
+	volatile int stop;
+} race;
+
+/* Point race.link at @target atomically (a new symlink renamed over it). */
+static void point(const char *target)
+{
+	unlink(race.tmp);
+	if (symlink(target, race.tmp) == 0)
+		rename(race.tmp, race.link);
+}
+
+static void *flipper(void *arg)
+{
+	(void)arg;
+	while (!race.stop) {
+		point(race.decoy);
+		point(race.prot);
+	}
+	return NULL;
+}
+
+static int race_unlink(const char *link, const char *decoy, const char *prot, const char *name,
+		       int n)
+{
+	char victim[4096], decoy_file[4096];
+	pthread_t t;
+	int worked = 0;
+
+	race.link = link;
+	race.decoy = decoy;
+	race.prot = prot;
+	snprintf(race.tmp, sizeof(race.tmp), "%s.tmp", link);
+	snprintf(victim, sizeof(victim), "%s/%s", link, name);
+	snprintf(decoy_file, sizeof(decoy_file), "%s/%s", decoy, name);
+	point(decoy);
+	if (pthread_create(&t, NULL, flipper, NULL))
+		return fail();
+	for (int i = 0; i < n; i++) {
+		int fd = open(decoy_file, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+		if (fd >= 0)
+			close(fd);
+		if (unlink(victim) == 0)
+			worked++;
+	}
+	race.stop = 1;
+	pthread_join(t, NULL);
+	printf("ok %d\n", worked);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op = argc >= 2 ? argv[1] : "";
@@ -287,6 +388,19 @@ int main(int argc, char **argv)
 		printf("%u\n", (unsigned int)geteuid());
 		return 0;
 	}
+	if (!strcmp(op, "via-fd") && argc >= 5)
+		return via_fd(a, b, argv[4], argc >= 6 ? argv[5] : NULL);
+	if (!strcmp(op, "race-unlink") && argc >= 7)
+		return race_unlink(a, b, argv[4], argv[5], atoi(argv[6]));
+	if (!strcmp(op, "utimes") && a) {
+		struct timespec ts[2] = { { 0, 0 }, { 0, 0 } };
+
+		return done(utimensat(AT_FDCWD, a, ts, 0));
+	}
+	if (!strcmp(op, "setxattr") && a)
+		return done(setxattr(a, "trusted.wd", "1", 1, 0));
+	if (!strcmp(op, "removexattr") && a)
+		return done(removexattr(a, "trusted.wd"));
 	fprintf(stderr, "usage: wd-escape OP [ARGS...] (ops are listed at the top of wd-escape.c)\n");
 	return 2;
 }

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "bpf/wd_abi.h"
+#include "policy/policy.h"
 #include "supervisor/carve.h"
 
 /* A made-up tree: every path, directories ending in "/". */
@@ -106,7 +107,7 @@ static void carve_ok(const struct wd_carve_rule *allow, size_t n_allow, char *co
 
 static void test_no_deny_keeps_rules(void **state)
 {
-	struct wd_carve_rule allow[] = { { "/w", WD_ACC_READ, 0 } };
+	struct wd_carve_rule allow[] = { { "/w", WD_ACC_READ, 0, 0 } };
 
 	(void)state;
 	carve_ok(allow, 1, NULL, 0, "/w:1\n");
@@ -114,7 +115,7 @@ static void test_no_deny_keeps_rules(void **state)
 
 static void test_file_denied_siblings_allowed(void **state)
 {
-	struct wd_carve_rule allow[] = { { "/w", WD_ACC_READ | WD_ACC_WRITE, 0 } };
+	struct wd_carve_rule allow[] = { { "/w", WD_ACC_READ | WD_ACC_WRITE, 0, 0 } };
 	char *deny[] = { "/w/.env" };
 
 	(void)state;
@@ -124,7 +125,7 @@ static void test_file_denied_siblings_allowed(void **state)
 
 static void test_nested_directory_denied(void **state)
 {
-	struct wd_carve_rule allow[] = { { "/w", WD_ACC_READ, 0 } };
+	struct wd_carve_rule allow[] = { { "/w", WD_ACC_READ, 0, 0 } };
 	char *deny[] = { "/w/src/keys" };
 
 	(void)state;
@@ -137,7 +138,7 @@ static void test_nested_directory_denied(void **state)
 
 static void test_deny_covering_allow_drops_it(void **state)
 {
-	struct wd_carve_rule allow[] = { { "/w/src", WD_ACC_READ, 0 }, { "/other", WD_ACC_READ, 0 } };
+	struct wd_carve_rule allow[] = { { "/w/src", WD_ACC_READ, 0, 0 }, { "/other", WD_ACC_READ, 0, 0 } };
 	char *deny[] = { "/w" };
 
 	(void)state;
@@ -146,7 +147,7 @@ static void test_deny_covering_allow_drops_it(void **state)
 
 static void test_missing_deny_inside_allow_refused(void **state)
 {
-	struct wd_carve_rule allow[] = { { "/w", WD_ACC_READ, 0 } };
+	struct wd_carve_rule allow[] = { { "/w", WD_ACC_READ, 0, 0 } };
 	char *deny[] = { "/w/not-there" };
 	struct wd_carve_rule *out;
 	size_t n;
@@ -161,6 +162,48 @@ static void test_missing_deny_inside_allow_refused(void **state)
 	wd_carve_free(out, n);
 }
 
+/* A protected tree that is itself a writable root loses removal and truncation, nothing else. */
+static void test_protect_carved_at_a_writable_root(void **state)
+{
+	struct wd_carve_rule rules[] = {
+		{ .path = "/w", .access = WD_ACC_READ | WD_ACC_WRITE },
+		{ .path = "/w/src/keys", .access = WD_ACC_READ | WD_ACC_WRITE },
+		{ .path = "/other", .access = WD_ACC_READ | WD_ACC_WRITE },
+		{ .path = "/", .access = WD_ACC_READ },
+	};
+	char *trees[] = { "/w" };
+	unsigned int ops[] = { WD_PROTECT_ALL };
+
+	(void)state;
+	assert_int_equal(wd_carve_protect(rules, 4, trees, ops, 1), 1);
+	assert_int_equal(rules[0].protect, WD_PROTECT_ALL);
+	assert_int_equal(rules[1].protect, WD_PROTECT_ALL);
+	assert_int_equal(rules[2].protect, 0);
+	assert_int_equal(rules[3].protect, 0);
+}
+
+/*
+ * Inside a writable tree the directories between would lose removal of their own entries: not
+ * carved. Delete without rename cannot take Landlock's one removal right either.
+ */
+static void test_protect_inside_a_writable_tree_not_carved(void **state)
+{
+	struct wd_carve_rule rules[] = {
+		{ .path = "/w", .access = WD_ACC_READ | WD_ACC_WRITE },
+		{ .path = "/other", .access = WD_ACC_READ | WD_ACC_WRITE },
+	};
+	char *trees[] = { "/w/src", "/other" };
+	unsigned int ops[] = { WD_PROTECT_ALL, WD_PROTECT_DELETE };
+
+	(void)state;
+	assert_int_equal(wd_carve_protect(rules, 2, trees, ops, 2), 0);
+	assert_int_equal(rules[0].protect, 0);
+	assert_int_equal(rules[1].protect, 0);
+	ops[1] = WD_PROTECT_DELETE | WD_PROTECT_TRUNCATE;
+	assert_int_equal(wd_carve_protect(rules, 2, trees, ops, 2), 1);
+	assert_int_equal(rules[1].protect, WD_PROTECT_TRUNCATE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +212,8 @@ int main(void)
 		cmocka_unit_test(test_nested_directory_denied),
 		cmocka_unit_test(test_deny_covering_allow_drops_it),
 		cmocka_unit_test(test_missing_deny_inside_allow_refused),
+		cmocka_unit_test(test_protect_carved_at_a_writable_root),
+		cmocka_unit_test(test_protect_inside_a_writable_tree_not_carved),
 	};
 
 	return cmocka_run_group_tests_name("carve", tests, NULL, NULL);
