@@ -263,6 +263,9 @@ int wd_policy_merge(struct wd_policy *dst, const struct wd_policy *src)
 	if (src->hold_on_timeout_set.set)
 		dst->hold_on_timeout = src->hold_on_timeout;
 	err = err ?: merge_paths(dst, &dst->hold_approvers, src, &src->hold_approvers);
+	err = err ?: take_setting(dst, &dst->hold_io_uring_set, src, &src->hold_io_uring_set);
+	if (src->hold_io_uring_set.set)
+		dst->hold_io_uring = src->hold_io_uring;
 	return err;
 }
 

@@ -222,7 +222,7 @@ static bool to_json(const struct wd_policy *p, cJSON *doc)
 	ok = ok && (!p->ns_bind_ro.n || (ns && add_strings(ns, "bind_ro", &p->ns_bind_ro)));
 	hold = section(doc, "hold",
 		       ok && (p->hold_timeout_set.set || p->hold_on_timeout_set.set ||
-			      p->hold_approvers.n));
+			      p->hold_approvers.n || p->hold_io_uring_set.set));
 	if (hold) {
 		if (p->hold_timeout_set.set) {
 			wd_format_duration(p->hold_timeout_ms, buf, sizeof(buf));
@@ -232,6 +232,9 @@ static bool to_json(const struct wd_policy *p, cJSON *doc)
 			ok = cJSON_AddStringToObject(hold, "on_timeout",
 						     action_word(p->hold_on_timeout));
 		ok = ok && add_strings(hold, "approvers", &p->hold_approvers);
+		if (ok && p->hold_io_uring_set.set)
+			ok = cJSON_AddStringToObject(hold, "io_uring",
+						     p->hold_io_uring ? "allow" : "refuse");
 	}
 	return ok;
 }
@@ -667,6 +670,11 @@ static void explain_rest(const struct wd_policy *p, struct lines *ls)
 		say(ls, S_HOLDS, p->hold_approvers.origin[i], ptr, "%s %s may approve or deny",
 		    strncmp(a, "user:", 5) == 0 ? "user" : "members of group", strchr(a, ':') + 1);
 	}
+	say(ls, S_HOLDS, p->hold_io_uring_set.set ? p->hold_io_uring_set.origin : -1,
+	    p->hold_io_uring_set.set ? "/hold/io_uring" : NULL, "%s",
+	    p->hold_io_uring ? "io_uring allowed: its operations are never held (the kernel's rules "
+			       "still apply)"
+			     : "io_uring refused (its operations would not pass the waiting room)");
 }
 
 static void build_lines(const struct wd_policy *p, struct lines *ls)

@@ -1436,10 +1436,23 @@ static void parse_hold_approvers(struct pctx *c, const cJSON *v, const char *ptr
 	}
 }
 
+static void parse_hold_io_uring(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+{
+	static const char *const vals[] = { "refuse", "allow", NULL };
+	int i = pick(c, v, ptr, vals);
+
+	(void)name;
+	if (i < 0)
+		return;
+	c->p->hold_io_uring = i == 1;
+	c->p->hold_io_uring_set.set = true;
+}
+
 static const struct key hold_keys[] = {
 	{ .name = "timeout", .parse = parse_hold_timeout },
 	{ .name = "on_timeout", .parse = parse_hold_on_timeout },
 	{ .name = "approvers", .parse = parse_hold_approvers },
+	{ .name = "io_uring", .parse = parse_hold_io_uring },
 	{ 0 },
 };
 
@@ -1447,8 +1460,8 @@ static void parse_hold(struct pctx *c, const cJSON *v, const char *ptr, const ch
 {
 	(void)name;
 	parse_members(c, v, ptr, hold_keys,
-		      "an object with \"timeout\", \"on_timeout\" or "
-		      "\"approvers\"");
+		      "an object with \"timeout\", \"on_timeout\", \"approvers\" or "
+		      "\"io_uring\"");
 }
 
 static const struct key top_keys[] = {
@@ -1809,7 +1822,7 @@ unsigned int wd_policy_features(const struct wd_policy *p)
 		f |= WD_FEAT_NAMESPACES;
 	if (p->ns_set[WD_NS_NET].set && p->ns[WD_NS_NET] == WD_NS_VETH)
 		f |= WD_FEAT_NET_VETH;
-	if (p->hold_timeout_set.set || p->hold_on_timeout_set.set)
+	if (p->hold_timeout_set.set || p->hold_on_timeout_set.set || p->hold_io_uring_set.set)
 		f |= WD_FEAT_HOLD;
 	if (p->hold_approvers.n)
 		f |= WD_FEAT_HOLD_APPROVERS;
@@ -1903,6 +1916,9 @@ static void feature_where(const struct wd_policy *p, unsigned int feat, char *pt
 		if (p->hold_timeout_set.set) {
 			snprintf(ptr, ptrsz, "/hold/timeout");
 			*origin = p->hold_timeout_set.origin;
+		} else if (p->hold_io_uring_set.set) {
+			snprintf(ptr, ptrsz, "/hold/io_uring");
+			*origin = p->hold_io_uring_set.origin;
 		} else {
 			snprintf(ptr, ptrsz, "/hold/on_timeout");
 			*origin = p->hold_on_timeout_set.origin;

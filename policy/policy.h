@@ -182,6 +182,8 @@ struct wd_policy {
 	struct wd_setting hold_on_timeout_set;
 	enum wd_action hold_on_timeout;	    /* deny (default) or allow */
 	struct wd_path_list hold_approvers; /* "user:NAME", "group:NAME" */
+	struct wd_setting hold_io_uring_set;
+	bool hold_io_uring; /* io_uring allowed where the policy holds anything (it bypasses holds) */
 
 	/* What this document extends, as written; resolved by policy/effective.c. */
 	struct wd_path_list extends;

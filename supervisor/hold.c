@@ -308,6 +308,42 @@ static int read_string(uint32_t pid, uint64_t addr, char *buf, size_t bufsz)
 }
 
 /*
+ * Open directory @rel under @base as the task would: an absolute path (@in_root) from @base as
+ * its root, so neither ".." nor an absolute symlink leaves it. -EXDEV when the way passes a magic
+ * link (/proc/self/fd/N, /proc/PID/cwd, /dev/fd/N): such a link names something of whoever
+ * resolves it, and warden is not the task, so what it would find is not what the kernel will.
+ */
+static int open_dir(int base, const char *rel, bool in_root)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_MAGICLINKS | (in_root ? RESOLVE_IN_ROOT : 0),
+	};
+	int fd;
+
+	while (in_root && *rel == '/')
+		rel++;
+	if (!*rel)
+		rel = ".";
+	fd = (int)syscall(SYS_openat2, base, rel, &how, sizeof(how));
+	if (fd >= 0)
+		return fd;
+	if (errno != ELOOP)
+		return -errno;
+	/*
+	 * A real symlink loop fails the same way without the flag (the kernel will say ELOOP
+	 * too); anything else means a magic link was on the way, whatever it led to here.
+	 */
+	how.resolve &= ~(__u64)RESOLVE_NO_MAGICLINKS;
+	fd = (int)syscall(SYS_openat2, base, rel, &how, sizeof(how));
+	if (fd < 0 && errno == ELOOP)
+		return -ELOOP;
+	if (fd >= 0)
+		close(fd);
+	return -EXDEV;
+}
+
+/*
  * Resolve @path as task @pid would, relative to @dirfd: pin its parent directory (following
  * symlinks on the way, as the kernel does) and split off the last component, which the held
  * syscalls do not follow. Returns 0 with *parent (O_PATH fd), *name and *full set.
@@ -351,20 +387,19 @@ static int resolve(int root, uint32_t pid, int dirfd, const char *path, int *par
 			return -errno;
 	}
 	if (slash == dir) {
-		pfd = openat(bfd, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		pfd = open_dir(bfd, ".", path[0] == '/');
 	} else if (slash) {
 		*(char *)slash = 0;
-		/* absolute paths resolve from the task's root: drop the leading "/" */
-		pfd = openat(bfd, dir[0] == '/' ? dir + 1 : dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		pfd = open_dir(bfd, dir, path[0] == '/');
 	} else if (bfd != root) {
 		/* a bare name (rm -rf's unlinkat(dirfd, name)): the base is the parent */
 		pfd = bfd;
 		bfd = -1;
 	} else {
-		pfd = openat(bfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		pfd = open_dir(bfd, ".", false);
 	}
 	if (pfd < 0) {
-		err = -errno;
+		err = pfd;
 		goto out_close_base;
 	}
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
@@ -640,6 +675,8 @@ static int decode(struct hold *h, int root)
 		return err;
 	}
 	err = resolve(root, h->pid, dirfd, path, &h->dirfd, &h->name, &h->target);
+	if (err == -EXDEV)
+		h->target = strdup(path); /* as the task wrote it, for the record */
 	if (err)
 		return err;
 	h->op.target = h->target;
@@ -648,6 +685,8 @@ static int decode(struct hold *h, int root)
 		if (!err)
 			err = resolve(root, h->pid, dirfd2, path2, &h->dirfd2, &h->name2,
 				      &h->target2);
+		if (err == -EXDEV)
+			h->target2 = strdup(path2);
 		if (err)
 			return err;
 		h->op.target2 = h->target2;
@@ -969,12 +1008,33 @@ static int receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t
 		e->root = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
 	err = decode(h, e->root);
-	if (err) {
+	if (err == -EXDEV) {
 		/*
-		 * Unreadable arguments, a path that does not resolve, a name like "..": the call
-		 * goes on and the kernel (and the backend's rules) answer it as they would.
+		 * Through a magic link warden cannot follow as the task would: refused, never let
+		 * through on a guess (a CONTINUE here would let the kernel find what was not checked).
+		 */
+		act = WD_HOLD_ACT_DENY;
+		h->rule = "/hold/magic-link";
+		goto matched;
+	}
+	if (err && (err == -ENOSYS || err == -EINVAL || h->op.class == WD_HOLD_EXEC)) {
+		/*
+		 * A call this engine does not decode, a last component "." or ".." (which no
+		 * delete, rename or truncate accepts), or an exec (advisory): the call goes on and
+		 * the kernel and the backend's rules answer it as they would.
 		 */
 		respond(e, h->notif_id, 0, 0, true);
+		hold_free(h);
+		return 0;
+	}
+	if (err) {
+		/*
+		 * Unreadable arguments, a directory that does not resolve: the task gets that
+		 * error from here. Never CONTINUE on a path warden could not follow: where its
+		 * walk differs from the task's (a /proc/self that is warden's, or none at all in
+		 * the sandbox's pid namespace), the kernel would find what was never checked.
+		 */
+		respond(e, h->notif_id, err, 0, false);
 		hold_free(h);
 		return 0;
 	}
@@ -992,6 +1052,7 @@ static int receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t
 		hold_free(h);
 		return 0;
 	}
+matched:
 	/* What was read is only good if the task is still the one that asked. */
 	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->notif_id)) {
 		hold_free(h);

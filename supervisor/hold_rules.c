@@ -56,6 +56,10 @@ enum wd_hold_action wd_hold_match(const struct wd_hold_rules *r, const struct wd
 			continue;
 		hit = wd_path_within(op->target, p->path) ||
 		      (op->target2 && wd_path_within(op->target2, p->path));
+		/* renaming a directory above the tree would carry the tree away from its rule */
+		if (op->class == WD_HOLD_RENAME)
+			hit = hit || wd_path_within(p->path, op->target) ||
+			      (op->target2 && wd_path_within(p->path, op->target2));
 		if (!hit || p->action <= best)
 			continue;
 		best = p->action;

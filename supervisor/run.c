@@ -246,13 +246,13 @@ static pid_t start_prompt(const char *sandbox)
 }
 
 /* The engine and its socket exist before the child: its own exec may be held. */
-static int start_holds(struct run_holds *h, const char *sandbox)
+static int start_holds(struct run_holds *h, const char *sandbox, bool allow_io_uring)
 {
 	struct wd_hold_events ev = { .held = on_held, .decided = on_decided,
 				     .may_write = holds_may_write, .ctx = h };
 	int err;
 
-	err = wd_notify_prepare(&h->plan, wd_hold_rules_classes(&h->rules), false);
+	err = wd_notify_prepare(&h->plan, wd_hold_rules_classes(&h->rules), allow_io_uring);
 	if (!err)
 		err = wd_hold_engine_new(&h->engine, &h->rules, -1, &ev);
 	if (!err)
@@ -514,7 +514,7 @@ int wd_run(const struct wd_run_opts *o)
 	holds.keeper = &keeper;
 	/* Landlock answers a denied change EACCES; the LSM hooks answer EPERM. */
 	holds.deny_errno = strcmp(ops->name, "landlock") == 0 ? EACCES : EPERM;
-	if (wd_hold_rules_classes(&holds.rules) && start_holds(&holds, cg.name))
+	if (wd_hold_rules_classes(&holds.rules) && start_holds(&holds, cg.name, pol.hold_io_uring))
 		goto out_destroy_cgroup;
 	if (o->prompt && holds.engine)
 		prompter = start_prompt(cg.name);

@@ -21,6 +21,8 @@
  *   wd-escape bind SRC DST            mount --bind SRC DST
  *   wd-escape uring-cat PATH          openat through io_uring (raw syscalls), then print
  *   wd-escape uring-unlink PATH       unlinkat through io_uring
+ *   wd-escape uring-otrunc PATH       openat O_WRONLY|O_TRUNC through io_uring
+ *   wd-escape uring-rename OLD NEW    renameat through io_uring
  *   wd-escape mmap-exec PATH          map PATH with PROT_READ|PROT_EXEC
  *   wd-escape mprotect-exec PATH      map PATH with PROT_READ, then mprotect PROT_EXEC
  *   wd-escape ptrace PID              PTRACE_ATTACH (then detach)
@@ -182,20 +184,47 @@ static void prep_unlinkat(struct io_uring_sqe *sqe, const char *path)
 	sqe->addr = (unsigned long)path;
 }
 
-static int uring(const char *path, bool unlink_it)
+/* IORING_OP_RENAMEAT's destination (prep functions take one path) */
+static const char *uring_to;
+
+static void prep_renameat(struct io_uring_sqe *sqe, const char *path)
 {
+	sqe->opcode = IORING_OP_RENAMEAT;
+	sqe->fd = AT_FDCWD;
+	sqe->addr = (unsigned long)path;
+	sqe->len = (unsigned int)AT_FDCWD;
+	sqe->addr2 = (unsigned long)uring_to;
+}
+
+static void prep_otrunc(struct io_uring_sqe *sqe, const char *path)
+{
+	prep_openat(sqe, path);
+	sqe->open_flags = O_WRONLY | O_TRUNC | O_CLOEXEC;
+}
+
+enum uring_op { URING_CAT, URING_UNLINK, URING_RENAME, URING_OTRUNC };
+
+static int uring(const char *path, enum uring_op op)
+{
+	static void (*const prep[])(struct io_uring_sqe *, const char *) = {
+		[URING_CAT] = prep_openat,
+		[URING_UNLINK] = prep_unlinkat,
+		[URING_RENAME] = prep_renameat,
+		[URING_OTRUNC] = prep_otrunc,
+	};
 	int res = 0, err;
 
-	err = uring_one(unlink_it ? prep_unlinkat : prep_openat, path, &res);
+	err = uring_one(prep[op], path, &res);
 	if (err || res < 0) {
 		errno = err ? -err : -res;
 		return fail();
 	}
-	if (unlink_it) {
-		puts("ok");
-		return 0;
-	}
-	return print_fd(res);
+	if (op == URING_CAT)
+		return print_fd(res);
+	if (op == URING_OTRUNC)
+		close(res);
+	puts("ok");
+	return 0;
 }
 
 static int map_exec(const char *path, bool later)
@@ -367,9 +396,15 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "bind") && b)
 		return done(mount(a, b, NULL, MS_BIND, NULL));
 	if (!strcmp(op, "uring-cat") && a)
-		return uring(a, false);
+		return uring(a, URING_CAT);
 	if (!strcmp(op, "uring-unlink") && a)
-		return uring(a, true);
+		return uring(a, URING_UNLINK);
+	if (!strcmp(op, "uring-otrunc") && a)
+		return uring(a, URING_OTRUNC);
+	if (!strcmp(op, "uring-rename") && a && b) {
+		uring_to = b;
+		return uring(a, URING_RENAME);
+	}
 	if (!strcmp(op, "mmap-exec") && a)
 		return map_exec(a, false);
 	if (!strcmp(op, "mprotect-exec") && a)

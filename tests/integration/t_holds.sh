@@ -247,3 +247,24 @@ test_an_approved_delete_runs_with_the_tasks_own_rights() {
 	expect_line "$T/err" "Permission denied"
 	expect_line "$T/audit" '"type":"decision"' '"verdict":"allow"' '"result":"EACCES"'
 }
+
+# A path through a magic link (/proc/self/fd/N) names what the *resolver* has open: warden cannot
+# follow it as the task would, so the call is refused, never let through on a guess. Here the
+# protected tree lies inside a writable tree, where on landlock nothing else would stop it.
+test_a_path_through_proc_self_fd_is_refused_not_guessed() {
+	mkdir -p "$T/app/src"
+	echo keep > "$T/app/src/f"
+	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]" \
+		'"hold":{"timeout":"2s"}'
+	# control: outside a sandbox the same call removes the file
+	mkdir -p "$T/ctl" && echo x > "$T/ctl/f"
+	expect_eq "control" "$("$BIN/wd-escape" via-fd unlink "$T/ctl" f)" ok
+	out=$(wrun --policy "$T/p.json" --audit "$T/audit" -- \
+		"$BIN/wd-escape" via-fd unlink "$T/app/src" f 2>&1) || true
+	[ -e "$T/app/src/f" ] || fail "a delete through /proc/self/fd reached the protected tree"
+	case $out in
+	EPERM | ENOENT) ;; # refused as a magic link, or not found where warden looked
+	*) fail "the task saw '$out'" ;;
+	esac
+	expect_eq "hold records" "$(grep -c '"type":"hold"' "$T/audit")" 0
+}

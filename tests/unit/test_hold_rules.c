@@ -71,6 +71,14 @@ static void test_protect(void **state)
 			 WD_HOLD_ACT_HOLD);
 	assert_int_equal(match(WD_HOLD_RENAME, "/srv/app/config", "/tmp/x", NULL, &rule),
 			 WD_HOLD_ACT_HOLD);
+	/* renaming a directory above the tree (either end) would carry the tree with it */
+	assert_int_equal(match(WD_HOLD_RENAME, "/srv", "/tmp/srv", NULL, &rule),
+			 WD_HOLD_ACT_HOLD);
+	assert_int_equal(match(WD_HOLD_RENAME, "/tmp/empty", "/srv", NULL, &rule),
+			 WD_HOLD_ACT_HOLD);
+	/* but not a sibling sharing the prefix, nor deleting a directory above it */
+	assert_int_equal(match(WD_HOLD_RENAME, "/srv/application", "/tmp/a", NULL, &rule),
+			 WD_HOLD_ACT_NONE);
 	assert_int_equal(match(WD_HOLD_TRUNCATE, "/etc/passwd", NULL, NULL, &rule),
 			 WD_HOLD_ACT_DENY);
 	/* a class the rule does not name */
