@@ -5,6 +5,8 @@
 #   hold waiting room: unlink of files that no hold rule matches, in a sandbox whose policy holds
 #   deletes elsewhere (each call goes to the supervisor and back, answered CONTINUE), against the
 #   same sandbox without hold rules. Target: the added median under 15 us.
+#   The bare mechanism (notify_floor: a filter and a listener answering CONTINUE, nothing else)
+#   is measured beside them, so what is warden's and what is the kernel's can be told apart.
 #
 #   run.sh --bin DIR (warden and unlink_lat)
 set -eu
@@ -35,11 +37,18 @@ measure() {
 }
 read -r base_med base_p90 <<< "$(measure "$dir/plain.json")"
 read -r hold_med hold_p90 <<< "$(measure "$dir/held.json")"
+# the mechanism alone, no sandbox and no warden: what any seccomp-notify supervisor pays here
+mkdir -p "$dir/floor"
+read -r floor_med floor_p90 <<< "$("$bin/notify_floor" "$dir/floor" "$n")"
 echo "bench: unlink, $n calls, $("$bin/warden" doctor --json | sed -n 's/.*"backend":[^"]*"\([^"]*\)".*/\1/p') backend"
 printf 'bench: baseline (no hold rules)   median %6.1f us  p90 %6.1f us\n' \
 	"$(echo "$base_med / 1000" | bc -l)" "$(echo "$base_p90 / 1000" | bc -l)"
 printf 'bench: through the waiting room   median %6.1f us  p90 %6.1f us\n' \
 	"$(echo "$hold_med / 1000" | bc -l)" "$(echo "$hold_p90 / 1000" | bc -l)"
+printf 'bench: bare notify+CONTINUE      median %6.1f us  p90 %6.1f us  (no sandbox, no warden)\n' \
+	"$(echo "$floor_med / 1000" | bc -l)" "$(echo "$floor_p90 / 1000" | bc -l)"
 added=$(echo "($hold_med - $base_med) / 1000" | bc -l)
 printf 'bench: added median %.1f us (target < 15 us), ratio %.2fx\n' "$added" \
 	"$(echo "$hold_med / $base_med" | bc -l)"
+printf 'bench: warden over the bare mechanism: median %+.1f us\n' \
+	"$(echo "($hold_med - $floor_med) / 1000" | bc -l)"

@@ -344,6 +344,73 @@ static int open_dir(int base, const char *rel, bool in_root)
 }
 
 /*
+ * @dir (absolute) with "." and ".." taken away as the kernel would take them when no symlink is
+ * on the way ("/" for the root). False if it does not fit.
+ */
+static bool lexical(const char *dir, char *out, size_t outsz)
+{
+	size_t len = 0;
+	const char *p = dir;
+
+	while (*p) {
+		const char *end;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		end = strchrnul(p, '/');
+		n = (size_t)(end - p);
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			/* nothing */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (len > 0 && out[len] != '/')
+				len--;
+			out[len] = 0;
+		} else {
+			if (len + 1 + n >= outsz)
+				return false;
+			out[len++] = '/';
+			memcpy(out + len, p, n);
+			len += n;
+			out[len] = 0;
+		}
+		p = end;
+	}
+	if (len == 0) {
+		out[0] = '/';
+		out[1] = 0;
+	}
+	return true;
+}
+
+/*
+ * Open absolute @dir under the root @base refusing every symlink: when that works, @dir's own
+ * text (made lexical) is where it is, and @canon gets it. -ELOOP when a symlink is on the way
+ * (the caller then walks as the task would and asks the kernel where it arrived).
+ */
+static int open_plain(int base, const char *dir, char *canon, size_t canonsz)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_IN_ROOT,
+	};
+	const char *rel = dir;
+	int fd;
+
+	while (*rel == '/')
+		rel++;
+	fd = (int)syscall(SYS_openat2, base, *rel ? rel : ".", &how, sizeof(how));
+	if (fd < 0)
+		return errno == ELOOP ? -ELOOP : -errno;
+	if (!lexical(dir, canon, canonsz)) {
+		close(fd);
+		canon[0] = 0;
+		return -ELOOP; /* the long way handles it */
+	}
+	return fd;
+}
+
+/*
  * Resolve @path as task @pid would, relative to @dirfd: pin its parent directory (following
  * symlinks on the way, as the kernel does) and split off the last component, which the held
  * syscalls do not follow. Returns 0 with *parent (O_PATH fd), *name and *full set.
@@ -386,11 +453,15 @@ static int resolve(int root, uint32_t pid, int dirfd, const char *path, int *par
 		if (bfd < 0)
 			return -errno;
 	}
+	canon[0] = 0;
 	if (slash == dir) {
 		pfd = open_dir(bfd, ".", path[0] == '/');
 	} else if (slash) {
 		*(char *)slash = 0;
-		pfd = open_dir(bfd, dir, path[0] == '/');
+		/* an absolute path without symlinks is its own canonical form: no readlink */
+		pfd = path[0] == '/' ? open_plain(bfd, dir, canon, sizeof(canon)) : -ELOOP;
+		if (pfd == -ELOOP)
+			pfd = open_dir(bfd, dir, path[0] == '/');
 	} else if (bfd != root) {
 		/* a bare name (rm -rf's unlinkat(dirfd, name)): the base is the parent */
 		pfd = bfd;
@@ -402,14 +473,16 @@ static int resolve(int root, uint32_t pid, int dirfd, const char *path, int *par
 		err = pfd;
 		goto out_close_base;
 	}
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
-	n = readlink(link, canon, sizeof(canon) - 1);
-	if (n <= 0) {
-		err = n < 0 ? -errno : -EINVAL;
-		close(pfd);
-		goto out_close_base;
+	if (!canon[0]) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
+		n = readlink(link, canon, sizeof(canon) - 1);
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EINVAL;
+			close(pfd);
+			goto out_close_base;
+		}
+		canon[n] = 0;
 	}
-	canon[n] = 0;
 	*name = strdup(last);
 	if (*name && asprintf(full, "%s/%s", strcmp(canon, "/") ? canon : "", last) < 0)
 		*full = NULL;
