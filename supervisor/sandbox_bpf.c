@@ -411,20 +411,26 @@ static int denies_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_
 	return err;
 }
 
-static void denies_remove(struct wd_progs *progs, uint64_t sandbox)
+/* Delete @sandbox's keys among the @n in @keys from the map @fd; keep the others' in order. */
+static void keys_remove(int fd, struct wd_path_key *keys, size_t *n, uint64_t sandbox)
 {
-	int fd = bpf_map__fd(progs->skel->maps.wd_paths);
 	size_t kept = 0;
 
-	for (size_t i = 0; i < progs->n_denies; i++) {
-		struct wd_path_key *k = &progs->denies[i];
+	for (size_t i = 0; i < *n; i++) {
+		struct wd_path_key *k = &keys[i];
 
 		if (k->sandbox[0] == (__u32)sandbox && k->sandbox[1] == (__u32)(sandbox >> 32))
 			bpf_map_delete_elem(fd, k);
 		else
-			progs->denies[kept++] = *k;
+			keys[kept++] = *k;
 	}
-	progs->n_denies = kept;
+	*n = kept;
+}
+
+static void denies_remove(struct wd_progs *progs, uint64_t sandbox)
+{
+	keys_remove(bpf_map__fd(progs->skel->maps.wd_paths), progs->denies, &progs->n_denies,
+		    sandbox);
 }
 
 /* The nftw walk of one fs.deny tree has no context argument: this is it. */
@@ -654,18 +660,8 @@ static int protects_add(struct wd_progs *progs, uint64_t sandbox, const struct w
 
 static void protects_remove(struct wd_progs *progs, uint64_t sandbox)
 {
-	int fd = bpf_map__fd(progs->skel->maps.wd_protect);
-	size_t kept = 0;
-
-	for (size_t i = 0; i < progs->n_protects; i++) {
-		struct wd_path_key *k = &progs->protects[i];
-
-		if (k->sandbox[0] == (__u32)sandbox && k->sandbox[1] == (__u32)(sandbox >> 32))
-			bpf_map_delete_elem(fd, k);
-		else
-			progs->protects[kept++] = *k;
-	}
-	progs->n_protects = kept;
+	keys_remove(bpf_map__fd(progs->skel->maps.wd_protect), progs->protects,
+		    &progs->n_protects, sandbox);
 }
 
 /* fs.protect paths as the kernel will name them: symlinks in them followed where they exist. */
