@@ -46,14 +46,14 @@ SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/fsutil.c s
 	supervisor/backend.c supervisor/backend_bpf_lsm.c supervisor/backend_landlock.c \
 	supervisor/landlock.c supervisor/seccomp.c supervisor/resolve.c supervisor/carve.c supervisor/notify.c \
 	supervisor/hold_rules.c supervisor/hold.c supervisor/hold_policy.c supervisor/keeper.c supervisor/ctl.c supervisor/capabilities.c \
-	supervisor/doctor.c supervisor/report.c \
+	supervisor/doctor.c supervisor/report.c supervisor/devid.c \
 	supervisor/run.c
 LIB_SRCS := $(POLICY_SRCS) $(AUDIT_SRCS) $(SUPERVISOR_SRCS)
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(TEMPLATES_OBJ)
 
 UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabilities test_carve \
 	test_hold_rules test_units test_net test_json_locate test_effective test_explain test_templates \
-	test_policy_schema test_policy_corpus test_setup
+	test_policy_schema test_policy_corpus test_setup test_devid
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape
 

@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "supervisor/devid.h"
 #include "supervisor/log.h"
 #include "supervisor/sandbox_bpf.h"
 #include "wd_sandbox.skel.h"
@@ -269,40 +269,44 @@ void wd_progs_stop(struct wd_progs *progs)
 static int inode_put(struct wd_progs *progs, uint64_t sandbox, const char *path,
 		     const struct wd_inode_rule *add)
 {
-	struct wd_inode_rule val = *add, old;
+	int fd = bpf_map__fd(progs->skel->maps.wd_inodes);
 	struct wd_inode_key key = { .sandbox = sandbox };
 	struct wd_inode_key *grown;
-	struct stat st;
+	struct wd_devid id;
 	int err;
 
-	if (stat(path, &st)) {
-		err = -errno;
-		log_warn("bpf: cannot protect %s", path);
-		return err;
-	}
-	key.ino = st.st_ino;
-	/* the kernel's own dev_t, as super_block.s_dev holds it */
-	key.dev = (uint32_t)(major(st.st_dev) << 20 | minor(st.st_dev));
-	grown = realloc(progs->inodes, (progs->n_inodes + 1) * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	progs->inodes = grown;
-	if (bpf_map_lookup_elem(bpf_map__fd(progs->skel->maps.wd_inodes), &key, &old) == 0) {
-		if (!val.deny) {
-			val.deny = old.deny;
-			val.rule = old.rule;
-		}
-		if (!val.protect) {
-			val.protect = old.protect;
-			val.protect_rule = old.protect_rule;
-		}
-	}
-	err = bpf_map_update_elem(bpf_map__fd(progs->skel->maps.wd_inodes), &key, &val, BPF_ANY);
+	err = wd_devid_of(path, &id);
 	if (err) {
 		log_warnx("bpf: cannot protect %s: %s", path, strerror(-err));
 		return err;
 	}
-	progs->inodes[progs->n_inodes++] = key;
+	key.ino = id.ino;
+	grown = realloc(progs->inodes, (progs->n_inodes + 2) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	progs->inodes = grown;
+	/* one entry per device number the BPF side may compute (supervisor/devid.h) */
+	for (int i = 0; i < (id.sb_dev != id.stat_dev ? 2 : 1); i++) {
+		struct wd_inode_rule val = *add, old;
+
+		key.dev = i ? id.sb_dev : id.stat_dev;
+		if (bpf_map_lookup_elem(fd, &key, &old) == 0) {
+			if (!val.deny) {
+				val.deny = old.deny;
+				val.rule = old.rule;
+			}
+			if (!val.protect) {
+				val.protect = old.protect;
+				val.protect_rule = old.protect_rule;
+			}
+		}
+		err = bpf_map_update_elem(fd, &key, &val, BPF_ANY);
+		if (err) {
+			log_warnx("bpf: cannot protect %s: %s", path, strerror(-err));
+			return err;
+		}
+		progs->inodes[progs->n_inodes++] = key;
+	}
 	return 0;
 }
 
