@@ -11,6 +11,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "wd_abi.h"
+#include "wd_devid.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -429,7 +430,7 @@ static __always_inline void check_inode(struct wd_scratch *s, __u64 sandbox, __u
 		return;
 	k.sandbox = sandbox;
 	k.ino = BPF_CORE_READ(inode, i_ino);
-	k.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	k.dev = wd_inode_dev(inode);
 	r = bpf_map_lookup_elem(&wd_inodes, &k);
 	if (!r || !(any ? r->deny : r->deny & want))
 		return;
