@@ -120,7 +120,7 @@ $(OUT)/tests/unit/test_templates.o: CPPFLAGS += -DWD_SRCDIR='"$(CURDIR)"'
 # ---- dependencies -------------------------------------------------------------------------------
 DEB_PKGS := make gcc clang llvm bc libbpf-dev bpftool libelf-dev zlib1g-dev libcjson-dev \
 	libcmocka-dev libnl-3-dev libnl-route-3-dev libssl-dev pkg-config qemu-system-x86 busybox-static \
-	cpio gzip iproute2 file
+	cpio gzip iproute2 file btrfs-progs
 
 .PHONY: deps
 deps:
@@ -140,11 +140,16 @@ VM_TIMEOUT ?= 600
 unit: $(UNIT_BINS)
 	$(Q)rc=0; for t in $(UNIT_BINS); do WD_SRCDIR=$(CURDIR) $$t || rc=1; done; exit $$rc
 
+# btrfs-progs for the btrfs tests (tests/escape/t_btrfs.sh), which make their filesystem in the VM
+BTRFS_TOOLS = $(shell command -v mkfs.btrfs || echo /sbin/mkfs.btrfs) \
+	$(shell command -v btrfs || echo /bin/btrfs)
+
 .PHONY: vmstage
 vmstage: all
 	$(Q)rm -rf $(VM_STAGE) && mkdir -p $(VM_STAGE)/bin $(VM_STAGE)/tests
 	$(Q)cp $(OUT)/warden $(OUT)/wardend $(HELPERS) $(VM_STAGE)/bin/
 	$(Q)cp -r tests/integration tests/escape $(VM_STAGE)/tests/
+	$(Q)cp $(BTRFS_TOOLS) $(VM_STAGE)/bin/
 
 .PHONY: vmtest
 vmtest: vmstage

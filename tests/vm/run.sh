@@ -232,7 +232,7 @@ add_mod() { # add_mod NAME: copies it and its deps, appends to load.list in load
 	echo "$name" >>"$ROOT/lib/modules/load.list"
 }
 : >"$ROOT/lib/modules/load.list"
-for m in veth overlay; do add_mod "$m"; done
+for m in veth overlay loop btrfs; do add_mod "$m"; done
 
 # the stage, and the libraries its ELF files need
 cp -RL --preserve=mode,timestamps "$STAGE/." "$ROOT/warden/" ||
