@@ -472,7 +472,7 @@ static __always_inline void check_protect(struct wd_scratch *s, __u64 sandbox, _
 			return;
 		k.sandbox = sandbox;
 		k.ino = BPF_CORE_READ(inode, i_ino);
-		k.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+		k.dev = wd_inode_dev(inode);
 		r = bpf_map_lookup_elem(&wd_inodes, &k);
 		if (!r || !(r->protect & prot))
 			return;
