@@ -488,6 +488,10 @@ static int compile_rest(const struct wd_policy *p, struct wd_ruleset *rs)
 	rs->hold_timeout_ms =
 		p->hold_timeout_set.set ? p->hold_timeout_ms : WD_HOLD_TIMEOUT_DEFAULT_MS;
 	rs->hold_on_timeout = p->hold_on_timeout_set.set ? p->hold_on_timeout : WD_ACTION_DENY;
+	if (p->hold_burst_set.set) {
+		rs->hold_burst_count = p->hold_burst_count;
+		rs->hold_burst_ms = p->hold_burst_window_ms;
+	}
 	for (size_t i = 0; !r && i < p->hold_approvers.n; i++)
 		r = strv_add(&rs->approvers, &rs->n_approvers, p->hold_approvers.paths[i]);
 	return r;
@@ -745,6 +749,9 @@ void wd_ruleset_dump(const struct wd_ruleset *rs, FILE *out)
 	if (holds)
 		fprintf(out, "hold timeout %llu ms on_timeout %s\n",
 			(unsigned long long)rs->hold_timeout_ms, action_name(rs->hold_on_timeout));
+	if (rs->hold_burst_count)
+		fprintf(out, "hold delete_burst %u in %llu ms\n", rs->hold_burst_count,
+			(unsigned long long)rs->hold_burst_ms);
 	for (size_t i = 0; i < rs->n_approvers; i++)
 		fprintf(out, "hold approver %s\n", rs->approvers[i]);
 }

@@ -121,6 +121,8 @@ struct wd_ruleset {
 
 	__u64 hold_timeout_ms;
 	__u32 hold_on_timeout; /* WD_ACTION_DENY or WD_ACTION_ALLOW */
+	__u32 hold_burst_count; /* more deletes than this within hold_burst_ms: hold; 0 off */
+	__u64 hold_burst_ms;
 	char **approvers;
 	size_t n_approvers;
 };

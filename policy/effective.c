@@ -266,6 +266,12 @@ int wd_policy_merge(struct wd_policy *dst, const struct wd_policy *src)
 	err = err ?: take_setting(dst, &dst->hold_io_uring_set, src, &src->hold_io_uring_set);
 	if (src->hold_io_uring_set.set)
 		dst->hold_io_uring = src->hold_io_uring;
+	/* count and window are one setting: a burst of 5 in 1s is not a window of 1s for 100 */
+	err = err ?: take_setting(dst, &dst->hold_burst_set, src, &src->hold_burst_set);
+	if (src->hold_burst_set.set) {
+		dst->hold_burst_count = src->hold_burst_count;
+		dst->hold_burst_window_ms = src->hold_burst_window_ms;
+	}
 	return err;
 }
 

@@ -222,7 +222,8 @@ static bool to_json(const struct wd_policy *p, cJSON *doc)
 	ok = ok && (!p->ns_bind_ro.n || (ns && add_strings(ns, "bind_ro", &p->ns_bind_ro)));
 	hold = section(doc, "hold",
 		       ok && (p->hold_timeout_set.set || p->hold_on_timeout_set.set ||
-			      p->hold_approvers.n || p->hold_io_uring_set.set));
+			      p->hold_approvers.n || p->hold_io_uring_set.set ||
+			      p->hold_burst_set.set));
 	if (hold) {
 		if (p->hold_timeout_set.set) {
 			wd_format_duration(p->hold_timeout_ms, buf, sizeof(buf));
@@ -235,6 +236,13 @@ static bool to_json(const struct wd_policy *p, cJSON *doc)
 		if (ok && p->hold_io_uring_set.set)
 			ok = cJSON_AddStringToObject(hold, "io_uring",
 						     p->hold_io_uring ? "allow" : "refuse");
+		if (ok && p->hold_burst_set.set) {
+			cJSON *b = cJSON_AddObjectToObject(hold, "delete_burst");
+
+			wd_format_duration(p->hold_burst_window_ms, buf, sizeof(buf));
+			ok = b && cJSON_AddNumberToObject(b, "count", p->hold_burst_count) &&
+			     cJSON_AddStringToObject(b, "window", buf);
+		}
 	}
 	return ok;
 }
@@ -660,6 +668,12 @@ static void explain_rest(const struct wd_policy *p, struct lines *ls)
 	    p->hold_timeout_set.set ? "/hold/timeout" : NULL,
 	    "a held call waits at most %s for a decision, then is %s", buf,
 	    p->hold_on_timeout == WD_ACTION_ALLOW ? "allowed" : "denied");
+	if (p->hold_burst_set.set) {
+		wd_format_duration(p->hold_burst_window_ms, buf, sizeof(buf));
+		say(ls, S_HOLDS, p->hold_burst_set.origin, "/hold/delete_burst",
+		    "more than %u deletes within %s, anywhere: the next one waits for an operator",
+		    p->hold_burst_count, buf);
+	}
 	if (!p->hold_approvers.n)
 		say(ls, S_HOLDS, -1, NULL, "root may approve or deny");
 	for (size_t i = 0; i < p->hold_approvers.n; i++) {

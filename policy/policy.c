@@ -1448,11 +1448,68 @@ static void parse_hold_io_uring(struct pctx *c, const cJSON *v, const char *ptr,
 	c->p->hold_io_uring_set.set = true;
 }
 
+static void burst_count(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+{
+	uint64_t n;
+
+	(void)name;
+	if (check_uint(c, v, ptr, 1, WD_HOLD_BURST_COUNT_MAX, "how many deletes may pass", &n))
+		c->p->hold_burst_count = (uint32_t)n;
+}
+
+static void burst_window(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+{
+	char why[300], max[32];
+
+	(void)name;
+	if (!check_string(c, v, ptr, "a duration such as \"1s\""))
+		return;
+	if (wd_parse_duration(v->valuestring, &c->p->hold_burst_window_ms, why, sizeof(why))) {
+		perr(c, ptr, "%s", why);
+		return;
+	}
+	if (c->p->hold_burst_window_ms == 0) {
+		perr(c, ptr, "a burst window must be at least 1ms");
+	} else if (c->p->hold_burst_window_ms > WD_HOLD_BURST_WINDOW_MAX_MS) {
+		wd_format_duration(WD_HOLD_BURST_WINDOW_MAX_MS, max, sizeof(max));
+		perr(c, ptr, "a burst window may be at most %s", max);
+	}
+}
+
+static const struct key burst_keys[] = {
+	{ .name = "count", .parse = burst_count },
+	{ .name = "window", .parse = burst_window },
+	{ 0 },
+};
+
+/* {"count": N, "window": DURATION}: both required, as neither has a sensible default. */
+static void parse_hold_delete_burst(struct pctx *c, const cJSON *v, const char *ptr,
+				    const char *name)
+{
+	size_t before = c->errs->n + c->errs->dropped;
+
+	(void)name;
+	c->p->hold_burst_count = 0;
+	c->p->hold_burst_window_ms = 0;
+	parse_members(c, v, ptr, burst_keys, "an object with \"count\" and \"window\"");
+	if (c->errs->n + c->errs->dropped != before)
+		return;
+	if (!cJSON_GetObjectItemCaseSensitive(v, "count") ||
+	    !cJSON_GetObjectItemCaseSensitive(v, "window")) {
+		perr(c, ptr, "missing \"%s\" (a burst is more than \"count\" deletes within "
+			     "\"window\": {\"count\": 100, \"window\": \"1s\"})",
+		     cJSON_GetObjectItemCaseSensitive(v, "count") ? "window" : "count");
+		return;
+	}
+	c->p->hold_burst_set.set = true;
+}
+
 static const struct key hold_keys[] = {
 	{ .name = "timeout", .parse = parse_hold_timeout },
 	{ .name = "on_timeout", .parse = parse_hold_on_timeout },
 	{ .name = "approvers", .parse = parse_hold_approvers },
 	{ .name = "io_uring", .parse = parse_hold_io_uring },
+	{ .name = "delete_burst", .parse = parse_hold_delete_burst, .sub = burst_keys },
 	{ 0 },
 };
 
@@ -1460,8 +1517,8 @@ static void parse_hold(struct pctx *c, const cJSON *v, const char *ptr, const ch
 {
 	(void)name;
 	parse_members(c, v, ptr, hold_keys,
-		      "an object with \"timeout\", \"on_timeout\", \"approvers\" or "
-		      "\"io_uring\"");
+		      "an object with \"timeout\", \"on_timeout\", \"approvers\", "
+		      "\"io_uring\" or \"delete_burst\"");
 }
 
 static const struct key top_keys[] = {
@@ -1822,7 +1879,8 @@ unsigned int wd_policy_features(const struct wd_policy *p)
 		f |= WD_FEAT_NAMESPACES;
 	if (p->ns_set[WD_NS_NET].set && p->ns[WD_NS_NET] == WD_NS_VETH)
 		f |= WD_FEAT_NET_VETH;
-	if (p->hold_timeout_set.set || p->hold_on_timeout_set.set || p->hold_io_uring_set.set)
+	if (p->hold_timeout_set.set || p->hold_on_timeout_set.set || p->hold_io_uring_set.set ||
+	    p->hold_burst_set.set)
 		f |= WD_FEAT_HOLD;
 	if (p->hold_approvers.n)
 		f |= WD_FEAT_HOLD_APPROVERS;
@@ -1916,12 +1974,15 @@ static void feature_where(const struct wd_policy *p, unsigned int feat, char *pt
 		if (p->hold_timeout_set.set) {
 			snprintf(ptr, ptrsz, "/hold/timeout");
 			*origin = p->hold_timeout_set.origin;
+		} else if (p->hold_on_timeout_set.set) {
+			snprintf(ptr, ptrsz, "/hold/on_timeout");
+			*origin = p->hold_on_timeout_set.origin;
 		} else if (p->hold_io_uring_set.set) {
 			snprintf(ptr, ptrsz, "/hold/io_uring");
 			*origin = p->hold_io_uring_set.origin;
 		} else {
-			snprintf(ptr, ptrsz, "/hold/on_timeout");
-			*origin = p->hold_on_timeout_set.origin;
+			snprintf(ptr, ptrsz, "/hold/delete_burst");
+			*origin = p->hold_burst_set.origin;
 		}
 		break;
 	case WD_FEAT_HOLD_APPROVERS:

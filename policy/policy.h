@@ -16,6 +16,9 @@
 #define WD_POLICY_SCHEMA "warden.policy/1"
 /* Errors kept per document; the rest are counted in wd_policy_errors.dropped. */
 #define WD_POLICY_MAX_ERRORS 100
+/* hold.delete_burst bounds: the supervisor keeps the time of count + 1 deletes */
+#define WD_HOLD_BURST_COUNT_MAX 100000
+#define WD_HOLD_BURST_WINDOW_MAX_MS (60 * 60 * 1000)
 
 enum wd_mode {
 	WD_MODE_ENFORCE = 0,
@@ -184,6 +187,10 @@ struct wd_policy {
 	struct wd_path_list hold_approvers; /* "user:NAME", "group:NAME" */
 	struct wd_setting hold_io_uring_set;
 	bool hold_io_uring; /* io_uring allowed where the policy holds anything (it bypasses holds) */
+	/* hold.delete_burst: more than count deletes within window_ms, anywhere: hold the next */
+	struct wd_setting hold_burst_set;
+	uint32_t hold_burst_count;
+	uint64_t hold_burst_window_ms;
 
 	/* What this document extends, as written; resolved by policy/effective.c. */
 	struct wd_path_list extends;
@@ -277,7 +284,7 @@ enum wd_feature {
 	WD_FEAT_ENV = 1 << 7,
 	WD_FEAT_USER = 1 << 8,
 	WD_FEAT_NAMESPACES = 1 << 9,
-	WD_FEAT_HOLD = 1 << 10, /* hold.timeout, hold.on_timeout */
+	WD_FEAT_HOLD = 1 << 10, /* hold.timeout, hold.on_timeout, hold.delete_burst */
 	WD_FEAT_EXEC_HOLD = 1 << 11, /* exec.hold (WD_FEAT_EXEC is exec.allow and exec.deny) */
 	WD_FEAT_HOLD_APPROVERS = 1 << 12, /* hold.approvers */
 	WD_FEAT_NET_VETH = 1 << 13, /* namespaces.net "veth" (WD_FEAT_NAMESPACES is the rest) */

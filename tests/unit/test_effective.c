@@ -131,7 +131,8 @@ static void test_files_and_merge(void **state)
 	    "\"fs\":{\"read\":[\"/srv\",\"/usr\"]},\"net\":{\"allow\":[\"a.example:443\"]},"
 	    "\"limits\":{\"memory\":\"1GiB\",\"pids\":8},\"env\":{\"set\":{\"A\":\"base\","
 	    "\"B\":\"base\"}},\"user\":\"nobody\",\"namespaces\":{\"pid\":\"private\"},"
-	    "\"hold\":{\"timeout\":\"1m\",\"approvers\":[\"user:a\"]}}");
+	    "\"hold\":{\"timeout\":\"1m\",\"approvers\":[\"user:a\"],"
+	    "\"delete_burst\":{\"count\":50,\"window\":\"2s\"}}}");
 	path = put("p.json",
 		   "{\"schema\":\"warden.policy/1\",\"extends\":\"base/base.json\",\"mode\":"
 		   "\"enforce\","
@@ -170,6 +171,11 @@ static void test_files_and_merge(void **state)
 	assert_int_equal(p.ns[WD_NS_PID], WD_NS_HOST);
 	assert_int_equal(p.hold_timeout_ms, 60000);
 	assert_int_equal(p.hold_approvers.n, 2);
+	/* the upper document says nothing of bursts: the lower one's burst, both parts, stays */
+	assert_true(p.hold_burst_set.set);
+	assert_int_equal(p.hold_burst_set.origin, 1);
+	assert_int_equal(p.hold_burst_count, 50);
+	assert_int_equal(p.hold_burst_window_ms, 2000);
 	/* the pid namespace is back to the host's: the policy asks for no namespace */
 	assert_false(wd_policy_features(&p) & WD_FEAT_NAMESPACES);
 	wd_policy_free(&p);

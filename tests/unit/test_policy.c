@@ -261,6 +261,14 @@ static void test_env_user_ns_hold(void **state)
 	assert_int_equal(wd_policy_features(&p), WD_FEAT_NAMESPACES);
 	wd_policy_free(&p);
 
+	/* a delete burst is a hold setting: both parts, and where it says it */
+	ok(S ",\"hold\":{\"delete_burst\":{\"count\":100,\"window\":\"1m30s\"}}}", &p);
+	assert_true(p.hold_burst_set.set);
+	assert_int_equal(p.hold_burst_count, 100);
+	assert_int_equal(p.hold_burst_window_ms, 90000);
+	assert_int_equal(wd_policy_features(&p), WD_FEAT_HOLD);
+	wd_policy_free(&p);
+
 	/* Namespaces that stay the host's ask for nothing */
 	ok(S ",\"namespaces\":{\"pid\":\"host\",\"net\":\"host\",\"tmp\":\"host\"}}", &p);
 	assert_int_equal(wd_policy_features(&p), 0);
