@@ -969,6 +969,9 @@ static void settle(struct wd_hold_engine *e, struct hold *h, bool allow, const c
 	struct wd_hold_view v;
 	int result = -EPERM;
 
+	/* an approved burst is over: the next deletes are counted afresh */
+	if (allow && h->op.burst)
+		e->burst_n = e->burst_head = 0;
 	if (allow)
 		result = perform(e, h);
 	else
@@ -1114,7 +1117,8 @@ static int receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t
 	act = wd_hold_match(e->rules, &h->op, &h->rule, &h->tree);
 	if (act == WD_HOLD_ACT_NONE && h->op.class == WD_HOLD_DELETE && e->burst && burst(e, now)) {
 		act = WD_HOLD_ACT_HOLD;
-		h->rule = "/hold/burst";
+		h->rule = "/hold/delete_burst";
+		h->op.burst = true;
 	}
 	if (act == WD_HOLD_ACT_NONE) {
 		/*
@@ -1315,6 +1319,7 @@ int wd_hold_decide(struct wd_hold_engine *e, uint64_t id, const char *token,
 			.subtree = (char *)d->subtree,
 			.budget = d->budget,
 			.expires_ms = d->ttl_ms ? now + d->ttl_ms : 0,
+			.burst = h->op.burst,
 		};
 		err = wd_grants_add(&e->grants, &g);
 		/* h is off the list: its followers, and what the grant covers, go first */

@@ -71,7 +71,7 @@ enum wd_hold_action wd_hold_match(const struct wd_hold_rules *r, const struct wd
 
 static bool grant_covers(const struct wd_grant *g, const struct wd_held_op *op, uint32_t pid)
 {
-	if (!(g->classes & op->class))
+	if (!(g->classes & op->class) || g->burst != op->burst)
 		return false;
 	if (g->scope == WD_GRANT_PROCESS && g->pid != pid)
 		return false;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "supervisor/notify.h"
 
@@ -52,6 +53,7 @@ struct wd_held_op {
 	const char *target2; /* rename: where it goes; NULL otherwise */
 	char *const *argv; /* exec: argv[1..] */
 	size_t argc;
+	bool burst; /* held as part of a delete burst, not by a rule about its target */
 };
 
 /* Do @argv[0..@argc) match the patterns @pat[0..@npat) (a last "**" matching any rest)? */
@@ -81,6 +83,11 @@ struct wd_grant {
 	char *subtree; /* NULL: anywhere the rule catches */
 	uint64_t budget; /* operations left; 0 = unlimited */
 	uint64_t expires_ms; /* CLOCK_MONOTONIC ms; 0 = never */
+	/*
+	 * Made by a decision on a burst hold: it answers burst holds only, so "let this sandbox
+	 * delete freely" never answers a delete under a protected tree (and the reverse).
+	 */
+	bool burst;
 };
 
 struct wd_grants {
