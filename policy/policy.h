@@ -296,7 +296,8 @@ enum wd_feature {
  */
 #define WD_FEAT_ENFORCED                                                                         \
 	(WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT | WD_FEAT_HOLD |        \
-	 WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES)
+	 WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |                    \
+	 WD_FEAT_HOLD_APPROVERS)
 
 /*
  * The parts @p states: a non-empty list, a set scalar, a namespace other than "host". An unset

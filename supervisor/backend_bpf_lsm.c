@@ -81,7 +81,7 @@ const struct wd_backend_ops wd_backend_bpf_lsm = {
 	/* holds: the waiting room (supervisor/hold.c) works under either backend */
 	.features = WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT |
 		    WD_FEAT_HOLD | WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER |
-		    WD_FEAT_NAMESPACES,
+		    WD_FEAT_NAMESPACES | WD_FEAT_HOLD_APPROVERS,
 	/* sb_mount and the rest refuse every mount from inside, warden's own set-up included */
 	.refuses_mounts = true,
 	.supported = wd_bpf_lsm_supported,

@@ -279,7 +279,7 @@ const struct wd_backend_ops wd_backend_landlock = {
 	/* mode is stated by most policies; audit mode itself is refused in sandbox_add */
 	.features = WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT |
 		    WD_FEAT_HOLD | WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER |
-		    WD_FEAT_NAMESPACES,
+		    WD_FEAT_NAMESPACES | WD_FEAT_HOLD_APPROVERS,
 	.supported = ll_supported,
 	.start = ll_start,
 	.stop = ll_stop,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@
 
 #define WD_CTL_MAX_CLIENTS 32
 #define WD_CTL_LINE_MAX 65536
+/* Supplementary groups of a peer looked at when approvers are groups (NGROUPS_MAX is 65536). */
+#define WD_CTL_PEER_GROUPS 1024
 
 struct client {
 	int fd;
@@ -31,6 +34,7 @@ struct wd_ctl {
 	char path[108];
 	char sandbox[32];
 	struct wd_hold_engine *holds;
+	const struct wd_hold_rules *rules; /* its approvers say who besides root may connect */
 	struct client clients[WD_CTL_MAX_CLIENTS];
 };
 
@@ -41,10 +45,50 @@ const char *wd_run_dir(void)
 	return d && d[0] == '/' ? d : WD_RUN_DIR;
 }
 
-int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine *holds)
+/*
+ * The run directory holds the sockets the CLI finds by name: it must be a directory that only
+ * root can write, or someone else could put a socket of their own where an approver looks. With
+ * approvers it must also let them in (search and list, never write).
+ */
+static int check_run_dir(const char *dir, bool approvers)
+{
+	struct stat st;
+
+	int err;
+
+	if (mkdir(dir, approvers ? 0755 : 0700) && errno != EEXIST) {
+		err = -errno;
+		log_warn("ctl: cannot create %s", dir);
+		return err;
+	}
+	if (lstat(dir, &st)) {
+		err = -errno;
+		log_warn("ctl: cannot look at %s", dir);
+		return err;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		log_warnx("ctl: %s must be a directory owned by uid %u that no one else may write",
+			  dir, (unsigned int)geteuid());
+		return -EPERM;
+	}
+	if (approvers && (st.st_mode & 055) != 055) {
+		if (chmod(dir, (st.st_mode & 07777) | 055)) {
+			err = -errno;
+			log_warn("ctl: cannot open %s to the approvers", dir);
+			return err;
+		}
+		log_info("ctl: %s is now mode %04o, so the policy's approvers can reach its sockets",
+			 dir, (unsigned int)((st.st_mode & 07777) | 055));
+	}
+	return 0;
+}
+
+int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine *holds,
+		const struct wd_hold_rules *rules)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct wd_ctl *c = calloc(1, sizeof(*c));
+	bool approvers = rules && wd_hold_rules_have_approvers(rules);
 	char tmp[108];
 	int err;
 
@@ -53,6 +97,7 @@ int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine 
 	for (int i = 0; i < WD_CTL_MAX_CLIENTS; i++)
 		c->clients[i].fd = -1;
 	c->holds = holds;
+	c->rules = rules;
 	snprintf(c->sandbox, sizeof(c->sandbox), "%s", sandbox);
 	if ((size_t)snprintf(c->path, sizeof(c->path), "%s/run-%s.sock", wd_run_dir(), sandbox) >=
 	    sizeof(c->path)) {
@@ -60,11 +105,9 @@ int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine 
 		log_warnx("ctl: %s is too long a directory for a socket", wd_run_dir());
 		goto out_free;
 	}
-	if (mkdir(wd_run_dir(), 0700) && errno != EEXIST) {
-		err = -errno;
-		log_warn("ctl: cannot create %s", wd_run_dir());
+	err = check_run_dir(wd_run_dir(), approvers);
+	if (err)
 		goto out_free;
-	}
 	c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (c->listen_fd < 0) {
 		err = -errno;
@@ -72,12 +115,15 @@ int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine 
 	}
 	/*
 	 * Made under a temporary name, root only and listening, then renamed into place: whoever
-	 * sees the name (`warden prompt` watches the directory) can connect at once.
+	 * sees the name (`warden prompt` watches the directory) can connect at once. With
+	 * approvers, anyone may connect (a socket's mode cannot name several users and groups),
+	 * and every request is checked against the peer's credentials (authorised()).
 	 */
 	snprintf(tmp, sizeof(tmp), "%s/.run-%s.sock", wd_run_dir(), sandbox);
 	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
 	unlink(tmp);
-	if (bind(c->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(tmp, 0600) ||
+	if (bind(c->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    chmod(tmp, approvers ? 0666 : 0600) ||
 	    listen(c->listen_fd, 16) || rename(tmp, c->path)) {
 		err = -errno;
 		log_warn("ctl: cannot listen on %s", c->path);
@@ -210,12 +256,42 @@ static const char *scope_error(const char *s, enum wd_grant_scope *scope)
 	return NULL;
 }
 
+/*
+ * May the peer of @cl list and decide? Asked of the kernel on every request, so what decides is
+ * the peer's credentials (uid, primary and supplementary groups, as of its connect), never a
+ * name the request claims.
+ */
+static bool authorised(const struct wd_ctl *c, const struct client *cl)
+{
+	gid_t groups[WD_CTL_PEER_GROUPS];
+	socklen_t len = sizeof(struct ucred), glen = sizeof(groups);
+	struct ucred cred;
+
+	if (getsockopt(cl->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		return false;
+	if (cred.uid == 0)
+		return true;
+	if (!c->rules || !wd_hold_rules_have_approvers(c->rules))
+		return false;
+	if (getsockopt(cl->fd, SOL_SOCKET, SO_PEERGROUPS, groups, &glen))
+		glen = 0; /* more groups than we look at: only uid and primary group count */
+	return wd_approver_may(c->rules, cred.uid, cred.gid, groups, glen / sizeof(gid_t));
+}
+
 static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 {
 	cJSON *req = cJSON_Parse(line), *r;
 	const cJSON *op, *v;
-	char msg[128];
+	char msg[256];
 
+	if (!authorised(c, cl)) {
+		snprintf(msg, sizeof(msg),
+			 "%s may not list or decide the holds of %s (root and the policy's "
+			 "hold.approvers may)",
+			 cl->who, c->sandbox);
+		send_json(cl, reply(false, msg));
+		goto out;
+	}
 	if (!req || !cJSON_IsObject(req)) {
 		send_json(cl, reply(false, "a request is one JSON object a line"));
 		goto out;
@@ -297,8 +373,9 @@ static void accept_one(struct wd_ctl *c)
 	fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != 0) {
-		/* the socket is 0600 already; the credentials say so once more */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    (cred.uid != 0 && !(c->rules && wd_hold_rules_have_approvers(c->rules)))) {
+		/* without approvers the socket is 0600 already; the credentials say so once more */
 		close(fd);
 		return;
 	}

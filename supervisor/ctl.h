@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The control socket of one embedded run: /run/warden/run-<sandbox>.sock, root only, newline-
- * delimited JSON requests and replies (docs/control.md). It serves the run's holds, so
+ * The control socket of one embedded run: /run/warden/run-<sandbox>.sock, for root and the
+ * policy's hold.approvers, newline-delimited JSON requests and replies (docs/control.md). It
+ * serves the run's holds, so
  * `warden holds | approve | deny | prompt` from another terminal can answer them.
  */
 #ifndef WD_CTL_H
@@ -25,7 +26,13 @@ const char *wd_run_dir(void);
 
 struct wd_ctl;
 
-int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine *holds);
+/*
+ * @rules (which must outlive the socket) name the approvers: without any the socket is root's
+ * alone (mode 0600); with some, anyone may connect and each request is checked against the
+ * peer's credentials.
+ */
+int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine *holds,
+		const struct wd_hold_rules *rules);
 void wd_ctl_close(struct wd_ctl *c);
 
 /*

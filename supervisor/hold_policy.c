@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +15,74 @@ static unsigned int classes_of(unsigned int ops)
 	       ((ops & WD_PROTECT_TRUNCATE) ? WD_HOLD_TRUNCATE : 0);
 }
 
-int wd_hold_rules_build(const struct wd_policy *p, struct wd_hold_rules *r)
+/* A decimal id ("1000"), or -1. */
+static long numeric_id(const char *s)
+{
+	char *end;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return *end || errno || v < 0 || v >= (long)UINT32_MAX ? -1 : v;
+}
+
+/*
+ * hold.approvers as ids, looked up now: the run that starts is the one whose users count, and a
+ * name that means nothing here is an error rather than an approver nobody can be.
+ */
+static int resolve_approvers(const struct wd_policy *p, struct wd_hold_rules *r, char *why,
+			     size_t whysz)
+{
+	size_t n = p->hold_approvers.n;
+	uid_t *uids = calloc(n + 1, sizeof(*uids));
+	gid_t *gids = calloc(n + 1, sizeof(*gids));
+	int err = 0;
+
+	r->approver_uids = uids;
+	r->approver_gids = gids;
+	if (!uids || !gids)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *a = p->hold_approvers.paths[i];
+		bool user = strncmp(a, "user:", 5) == 0;
+		const char *name = strchr(a, ':') + 1;
+		long id = numeric_id(name);
+
+		if (user && id < 0) {
+			struct passwd *pw = getpwnam(name);
+
+			id = pw ? (long)pw->pw_uid : -1;
+		} else if (!user && id < 0) {
+			struct group *gr = getgrnam(name);
+
+			id = gr ? (long)gr->gr_gid : -1;
+		}
+		if (id < 0) {
+			snprintf(why, whysz, "/hold/approvers/%zu: there is no %s \"%s\" on this system",
+				 i, user ? "user" : "group", name);
+			err = -EINVAL;
+			break;
+		}
+		if (user)
+			uids[r->n_approver_uids++] = (uid_t)id;
+		else
+			gids[r->n_approver_gids++] = (gid_t)id;
+	}
+	return err;
+}
+
+int wd_hold_rules_build(const struct wd_policy *p, struct wd_hold_rules *r, char *why,
+			size_t whysz)
 {
 	struct wd_protect_rule *protect = NULL;
 	struct wd_exec_hold_rule *exec = NULL;
+	int err;
 
 	memset(r, 0, sizeof(*r));
+	if (why && whysz)
+		why[0] = 0;
 	protect = calloc(p->n_fs_protect + 1, sizeof(*protect));
 	exec = calloc(p->exec_hold.n + 1, sizeof(*exec));
 	if (!protect || !exec)
@@ -53,7 +117,14 @@ int wd_hold_rules_build(const struct wd_policy *p, struct wd_hold_rules *r)
 	/* nobody answering must not hold a sandbox forever: 5 minutes unless the policy says */
 	r->timeout_ms = p->hold_timeout_set.set ? p->hold_timeout_ms : WD_HOLD_DEFAULT_TIMEOUT_MS;
 	r->timeout_allows = p->hold_on_timeout == WD_ACTION_ALLOW;
-	return 0;
+	if (p->hold_burst_set.set) {
+		r->burst_count = p->hold_burst_count;
+		r->burst_ms = (unsigned int)p->hold_burst_window_ms;
+	}
+	err = resolve_approvers(p, r, why, whysz);
+	if (err)
+		wd_hold_rules_free(r);
+	return err;
 
 out_nomem:
 	r->protect = protect;
@@ -70,6 +141,8 @@ void wd_hold_rules_free(struct wd_hold_rules *r)
 		free((char *)r->exec[i].name);
 	free((void *)r->protect);
 	free((void *)r->exec);
+	free((void *)r->approver_uids);
+	free((void *)r->approver_gids);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -8,8 +8,12 @@
 
 #define WD_HOLD_DEFAULT_TIMEOUT_MS (5 * 60 * 1000)
 
-/* Rules that point into @p (which must outlive them). 0 or -ENOMEM. */
-int wd_hold_rules_build(const struct wd_policy *p, struct wd_hold_rules *r);
+/*
+ * Rules that point into @p (which must outlive them). 0, -ENOMEM, or -EINVAL with @why saying
+ * which entry of hold.approvers names no user or group here ("/hold/approvers/1: ...").
+ */
+int wd_hold_rules_build(const struct wd_policy *p, struct wd_hold_rules *r, char *why,
+			size_t whysz);
 void wd_hold_rules_free(struct wd_hold_rules *r);
 /* The syscall classes the rules need sent to the waiting room (0: none, no filter). */
 unsigned int wd_hold_rules_classes(const struct wd_hold_rules *r);

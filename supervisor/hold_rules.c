@@ -69,6 +69,29 @@ enum wd_hold_action wd_hold_match(const struct wd_hold_rules *r, const struct wd
 	return best;
 }
 
+bool wd_hold_rules_have_approvers(const struct wd_hold_rules *r)
+{
+	return r->n_approver_uids || r->n_approver_gids;
+}
+
+bool wd_approver_may(const struct wd_hold_rules *r, uid_t uid, gid_t gid, const gid_t *groups,
+		     size_t ngroups)
+{
+	if (uid == 0)
+		return true;
+	for (size_t i = 0; i < r->n_approver_uids; i++)
+		if (r->approver_uids[i] == uid)
+			return true;
+	for (size_t i = 0; i < r->n_approver_gids; i++) {
+		if (r->approver_gids[i] == gid)
+			return true;
+		for (size_t j = 0; j < ngroups; j++)
+			if (r->approver_gids[i] == groups[j])
+				return true;
+	}
+	return false;
+}
+
 static bool grant_covers(const struct wd_grant *g, const struct wd_held_op *op, uint32_t pid)
 {
 	if (!(g->classes & op->class) || g->burst != op->burst)

@@ -44,7 +44,22 @@ struct wd_hold_rules {
 	unsigned int burst_ms;
 	uint64_t timeout_ms;
 	bool timeout_allows; /* on_timeout: allow (default: deny) */
+	/* hold.approvers, resolved when the run starts; none: root alone decides */
+	const uid_t *approver_uids;
+	size_t n_approver_uids;
+	const gid_t *approver_gids;
+	size_t n_approver_gids;
 };
+
+/* Are approvers besides root listed (so the control socket must let them connect)? */
+bool wd_hold_rules_have_approvers(const struct wd_hold_rules *r);
+
+/*
+ * May a peer with these credentials (its uid, its primary gid and its supplementary @groups)
+ * list and decide holds? Root may; a listed user may; a member of a listed group may.
+ */
+bool wd_approver_may(const struct wd_hold_rules *r, uid_t uid, gid_t gid, const gid_t *groups,
+		     size_t ngroups);
 
 /* One operation in the waiting room, its paths resolved. */
 struct wd_held_op {

@@ -256,7 +256,7 @@ static int start_holds(struct run_holds *h, const char *sandbox, bool allow_io_u
 	if (!err)
 		err = wd_hold_engine_new(&h->engine, &h->rules, -1, &ev);
 	if (!err)
-		err = wd_ctl_open(&h->ctl, sandbox, h->engine);
+		err = wd_ctl_open(&h->ctl, sandbox, h->engine, &h->rules);
 	if (err)
 		log_warnx("holds: cannot set up the waiting room: %s", strerror(-err));
 	return err;
@@ -463,8 +463,11 @@ int wd_run(const struct wd_run_opts *o)
 		rc = err == -EINVAL || err == -EOPNOTSUPP ? WD_EXIT_USAGE : WD_EXIT_INTERNAL;
 		goto out_free_rules;
 	}
-	if (wd_hold_rules_build(&pol, &holds.rules)) {
-		log_warnx("run: out of memory");
+	err = wd_hold_rules_build(&pol, &holds.rules, msg, sizeof(msg));
+	if (err) {
+		log_warnx("%s: %s", o->policy_path, err == -EINVAL ? msg : strerror(-err));
+		rep.error = err == -EINVAL ? msg : NULL;
+		rc = err == -EINVAL ? WD_EXIT_USAGE : rc;
 		goto out_free_rules;
 	}
 	holds.st = &st;

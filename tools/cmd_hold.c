@@ -128,6 +128,8 @@ static cJSON *request(struct conn *c, cJSON *req)
 	return conn_recv(c);
 }
 
+static const char *str(const cJSON *o, const char *k);
+
 /* Every run's holds, as one array of hold objects (each names its sandbox). */
 static cJSON *all_holds(void)
 {
@@ -145,6 +147,9 @@ static cJSON *all_holds(void)
 		req = cJSON_CreateObject();
 		cJSON_AddStringToObject(req, "op", "holds");
 		rep = request(&c, req);
+		/* a run whose policy does not list us says so: tell, rather than show no holds */
+		if (rep && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rep, "ok")))
+			log_warnx("%s: %s", g.gl_pathv[i], str(rep, "error"));
 		holds = rep ? cJSON_GetObjectItemCaseSensitive(rep, "holds") : NULL;
 		cJSON_ArrayForEach(h, holds)
 			cJSON_AddItemToArray(all, cJSON_Duplicate(h, true));

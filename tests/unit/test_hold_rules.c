@@ -145,6 +145,51 @@ static void test_grants(void **state)
 	wd_grants_free(&gs);
 }
 
+/* A grant from a burst hold answers bursts only; one from a tree's hold never answers a burst. */
+static void test_burst_grants_stay_apart(void **state)
+{
+	struct wd_grants gs = { 0 };
+	struct wd_held_op tree = { .class = WD_HOLD_DELETE, .target = "/srv/app/a" };
+	struct wd_held_op burst = { .class = WD_HOLD_DELETE, .target = "/tmp/x", .burst = true };
+	struct wd_grant g = { .scope = WD_GRANT_SANDBOX, .allow = true, .classes = WD_HOLD_DELETE,
+			      .burst = true };
+
+	(void)state;
+	assert_int_equal(wd_grants_add(&gs, &g), 0);
+	assert_int_equal(wd_grants_answer(&gs, &burst, 1, 0), 1);
+	assert_int_equal(wd_grants_answer(&gs, &tree, 1, 0), 0);
+	wd_grants_free(&gs);
+	g.burst = false;
+	assert_int_equal(wd_grants_add(&gs, &g), 0);
+	assert_int_equal(wd_grants_answer(&gs, &tree, 1, 0), 1);
+	assert_int_equal(wd_grants_answer(&gs, &burst, 1, 0), 0);
+	wd_grants_free(&gs);
+}
+
+/* Who may decide: root, a listed user, a member (primary or supplementary) of a listed group. */
+static void test_approvers(void **state)
+{
+	static const uid_t uids[] = { 1000 };
+	static const gid_t gids[] = { 4242 };
+	static const gid_t other[] = { 5, 6 }, member[] = { 5, 4242 };
+	struct wd_hold_rules r = { 0 };
+
+	(void)state;
+	assert_false(wd_hold_rules_have_approvers(&r));
+	assert_true(wd_approver_may(&r, 0, 0, NULL, 0));
+	assert_false(wd_approver_may(&r, 1000, 1000, NULL, 0));
+	r.approver_uids = uids;
+	r.n_approver_uids = 1;
+	r.approver_gids = gids;
+	r.n_approver_gids = 1;
+	assert_true(wd_hold_rules_have_approvers(&r));
+	assert_true(wd_approver_may(&r, 0, 0, NULL, 0));
+	assert_true(wd_approver_may(&r, 1000, 1000, NULL, 0));
+	assert_false(wd_approver_may(&r, 1001, 1001, other, 2));
+	assert_true(wd_approver_may(&r, 1001, 4242, NULL, 0));
+	assert_true(wd_approver_may(&r, 1001, 1001, member, 2));
+}
+
 /* The waiting room's filter sends exactly the held classes' syscalls. */
 static void test_notify_filter(void **state)
 {
@@ -168,6 +213,8 @@ int main(void)
 		cmocka_unit_test(test_protect),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_grants),
+		cmocka_unit_test(test_burst_grants_stay_apart),
+		cmocka_unit_test(test_approvers),
 		cmocka_unit_test(test_notify_filter),
 	};
 

@@ -495,6 +495,25 @@ static void test_errors_env_user_ns_hold(void **state)
 	refused(S ",\"hold\":{\"approvers\":[\"root\"]}}", "/hold/approvers/0", "\"user:NAME\"");
 	refused(S ",\"hold\":{\"approvers\":[2]}}", "/hold/approvers/0", "got a number");
 	refused(S ",\"hold\":{\"approvers\":[\"group:\"]}}", "/hold/approvers/0", "\"group:NAME\"");
+	refused(S ",\"hold\":{\"delete_burst\":5}}", "/hold/delete_burst", "\"count\" and \"window\"");
+	refused(S ",\"hold\":{\"delete_burst\":{\"window\":\"1s\"}}}", "/hold/delete_burst",
+		"missing \"count\"");
+	refused(S ",\"hold\":{\"delete_burst\":{\"count\":5}}}", "/hold/delete_burst",
+		"missing \"window\"");
+	refused(S ",\"hold\":{\"delete_burst\":{\"count\":5,\"windw\":\"1s\"}}}",
+		"/hold/delete_burst/windw", "did you mean \"window\"?");
+	refused(S ",\"hold\":{\"delete_burst\":{\"count\":0,\"window\":\"1s\"}}}",
+		"/hold/delete_burst/count", "from 1 to 100000");
+	refused(S ",\"hold\":{\"delete_burst\":{\"count\":1.5,\"window\":\"1s\"}}}",
+		"/hold/delete_burst/count", "whole number");
+	refused(S ",\"hold\":{\"delete_burst\":{\"count\":\"5\",\"window\":\"1s\"}}}",
+		"/hold/delete_burst/count", "got a string");
+	refused(S ",\"hold\":{\"delete_burst\":{\"count\":5,\"window\":\"1\"}}}",
+		"/hold/delete_burst/window", "\"1s\"");
+	refused(S ",\"hold\":{\"delete_burst\":{\"count\":5,\"window\":\"0s\"}}}",
+		"/hold/delete_burst/window", "at least 1ms");
+	refused(S ",\"hold\":{\"delete_burst\":{\"count\":5,\"window\":\"2h\"}}}",
+		"/hold/delete_burst/window", "at most 1h");
 }
 
 static void test_errors_strings(void **state)
@@ -626,10 +645,9 @@ static void test_unenforced(void **state)
 		{ ",\"limits\":{\"memory\":\"1GiB\",\"pids\":4}}", "/limits/memory: limits are" },
 		{ ",\"namespaces\":{\"pid\":\"private\",\"net\":\"veth\"}}",
 		  "/namespaces/net: namespaces.net \"veth\"" },
-		{ ",\"hold\":{\"approvers\":[\"user:a\"]}}", "/hold/approvers/0: hold.approvers" },
 	};
 	/* enforced on some backend now: fs.deny, fs.protect, exec.hold, hold settings, env, user,
-	 * namespaces but a veth pair */
+	 * namespaces but a veth pair, approvers */
 	static const char *const enforced[] = {
 		",\"fs\":{\"deny\":[\"/x\"]}}",
 		",\"fs\":{\"protect\":[\"/x\"]}}",
@@ -639,6 +657,8 @@ static void test_unenforced(void **state)
 		",\"user\":\"nobody\"}",
 		",\"namespaces\":{\"ipc\":\"host\",\"uts\":\"private\",\"net\":\"none\"}}",
 		",\"namespaces\":{\"tmp\":\"private\",\"bind_ro\":[\"/srv\"]}}",
+		",\"hold\":{\"approvers\":[\"user:a\"]}}",
+		",\"hold\":{\"delete_burst\":{\"count\":5,\"window\":\"1s\"}}}",
 	};
 	struct wd_policy p;
 	char json[512], why[512];
