@@ -26,8 +26,18 @@
  *   wd-try listen ADDR PORT   listen there (PORT 0: any), print "listening PORT", accept and
  *                             close until killed
  *   wd-try shm KEY create|find|remove  a System V shared memory segment by key
+ *   wd-try unlink-signalled PATH  catch SIGINT and SIGTERM, unlink PATH and print the result,
+ *                             then "caught SIGINT" / "caught SIGTERM" for each signal caught
+ *   wd-try swap-unlink PATH LINK TARGET FILE TEXT  unlink PATH in one thread while a second
+ *                             waits for TEXT in FILE, then atomically points symlink LINK at
+ *                             TARGET and prints "swapped"; prints the unlink's result last
+ *   wd-try ctl SOCKET LINE    send LINE to a unix stream socket, print the one-line reply
+ *   wd-try as UID GID GROUPS PROG [ARG...]  drop to UID and GID with the supplementary GROUPS
+ *                             (comma-separated, or "-" for none) and execute PROG (busybox has
+ *                             no setpriv --reuid)
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <linux/bpf.h>
 #include <signal.h>
@@ -47,6 +57,7 @@
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -372,6 +383,127 @@ static int shm(const char *key, const char *op)
 	return 0;
 }
 
+static volatile sig_atomic_t caught_int, caught_term;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGINT)
+		caught_int = 1;
+	else
+		caught_term = 1;
+}
+
+/* A call held while a signal arrives: its result, then the signals caught (after it). */
+static int unlink_signalled(const char *path)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	int rc = 0;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return fail();
+	if (unlink(path))
+		rc = fail();
+	else
+		puts("ok");
+	if (caught_int)
+		puts("caught SIGINT");
+	if (caught_term)
+		puts("caught SIGTERM");
+	return rc;
+}
+
+struct swap {
+	const char *link, *target, *file, *text;
+	int err;
+};
+
+static void *swapper(void *arg)
+{
+	struct swap *sw = arg;
+	char tmp[4096];
+
+	/* the other thread's call is held once its hold is on record */
+	if (wait_line(sw->file, sw->text, 0)) {
+		sw->err = EIO;
+		return NULL;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.swap", sw->link);
+	unlink(tmp);
+	if (symlink(sw->target, tmp) || rename(tmp, sw->link)) {
+		sw->err = errno;
+		return NULL;
+	}
+	puts("swapped");
+	fflush(stdout);
+	return NULL;
+}
+
+static int swap_unlink(char **argv)
+{
+	struct swap sw = { argv[1], argv[2], argv[3], argv[4], 0 };
+	pthread_t t;
+	int err;
+
+	err = pthread_create(&t, NULL, swapper, &sw);
+	if (err) {
+		errno = err;
+		return fail();
+	}
+	err = unlink(argv[0]) ? errno : 0;
+	pthread_join(t, NULL);
+	if (sw.err) {
+		printf("swap: ");
+		errno = sw.err;
+		return fail();
+	}
+	errno = err;
+	if (err)
+		return fail();
+	puts("ok");
+	return 0;
+}
+
+static int ctl(const char *path, const char *line)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char buf[65536];
+	ssize_t n;
+	size_t got = 0;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return fail();
+	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) || write(fd, "\n", 1) != 1)
+		return fail();
+	while (got < sizeof(buf) - 1 && (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0) {
+		got += (size_t)n;
+		if (memchr(buf, '\n', got))
+			break;
+	}
+	buf[got] = 0;
+	fputs(buf, stdout);
+	close(fd);
+	return got ? 0 : 1;
+}
+
+static int run_as(char **argv)
+{
+	gid_t groups[64];
+	size_t n = 0;
+	char *list = argv[2], *tok, *save = NULL;
+
+	for (tok = strtok_r(list, ",", &save); tok && strcmp(tok, "-") && n < 64;
+	     tok = strtok_r(NULL, ",", &save))
+		groups[n++] = (gid_t)strtoul(tok, NULL, 10);
+	if (setgroups(n, groups) || setgid((gid_t)strtoul(argv[1], NULL, 10)) ||
+	    setuid((uid_t)strtoul(argv[0], NULL, 10)))
+		return fail();
+	execv(argv[3], argv + 3);
+	return fail();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "exit") == 0)
@@ -418,11 +550,21 @@ int main(int argc, char **argv)
 		return tcp_listen(argv[2], argv[3]);
 	if (argc >= 4 && strcmp(argv[1], "shm") == 0)
 		return shm(argv[2], argv[3]);
+	if (argc >= 3 && strcmp(argv[1], "unlink-signalled") == 0)
+		return unlink_signalled(argv[2]);
+	if (argc >= 7 && strcmp(argv[1], "swap-unlink") == 0)
+		return swap_unlink(argv + 2);
+	if (argc >= 4 && strcmp(argv[1], "ctl") == 0)
+		return ctl(argv[2], argv[3]);
+	if (argc >= 6 && strcmp(argv[1], "as") == 0)
+		return run_as(argv + 2);
 	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] | gate READY GO |\n"
 			"              exit N | kill-self SIG | fork-locker FILE | trylock FILE |\n"
 			"              memfd-exec SRC ARGV0 [ARG...] | bpf | flood N PATH |\n"
 			"              wait-line FILE TEXT | wait-exit PID | ids | env |\n"
 			"              hostname | ifaces | connect ADDR PORT |\n"
-			"              listen ADDR PORT | shm KEY OP\n");
+			"              listen ADDR PORT | shm KEY OP | unlink-signalled PATH |\n"
+			"              swap-unlink PATH LINK TARGET FILE TEXT | ctl SOCKET LINE |\n"
+			"              as UID GID GROUPS PROG [ARG...]\n");
 	return 2;
 }
