@@ -1,0 +1,292 @@
+# SPDX-License-Identifier: GPL-2.0
+# Holds at their edges: delete bursts outside any protected tree, approvers other than root,
+# signals to a held process, a path swapped while its call waits, and a second name made by a
+# hard link. (Python's shutil.rmtree, which this VM cannot run, is in t_holds_edge_host.sh.)
+WHERE=any
+BACKENDS="bpf-lsm landlock"
+
+# edge_policy FILE PROTECT_JSON [MORE_JSON]: may write $T, execute the usual programs.
+edge_policy() {
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s"],"protect":%s}%s}\n' \
+		"$BIN" "$T" "$BIN" "$LOADER" "$2" "${3:+,$3}" > "$1"
+}
+
+edge_tree() {
+	mkdir -p "$T/app/src" "$T/junk"
+	for f in a b c; do echo "$f" > "$T/app/src/$f"; done
+	for i in 1 2 3 4 5 6 7 8; do echo "$i" > "$T/junk/f$i"; done
+}
+
+# wait_for FILE PATTERN PID: block until a line of FILE holds PATTERN and print it; fail if
+# the run (PID) ends first, or after 120 s, so a run that never holds fails instead of hanging.
+wait_for() {
+	touch "$1"
+	timeout 120 "$BIN/wd-try" wait-line "$1" "$2" "$3" ||
+		fail "no line holding $2 in $1 while run $3 lived (or within 120 s)"
+}
+
+# jfield LINE KEY: a scalar field of one JSON record line.
+jfield() {
+	printf '%s\n' "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^\",}]*\)\"\{0,1\}[,}].*/\1/p"
+}
+
+count_of() {
+	grep -c "$2" "$1" || true
+}
+
+junk_args() {
+	local i
+	for i in 1 2 3 4 5 6 7 8; do printf '%s ' "$T/junk/f$i"; done
+}
+
+BURST='"hold":{"delete_burst":{"count":5,"window":"1m"}}'
+
+# ---- delete bursts ------------------------------------------------------------------------
+
+test_delete_burst_within_count_is_not_held() {
+	edge_tree
+	edge_policy "$T/p.json" "[]" "$BURST"
+	wrun --policy "$T/p.json" --audit "$T/audit" -- \
+		rm -f "$T/junk/f1" "$T/junk/f2" "$T/junk/f3" "$T/junk/f4" "$T/junk/f5"
+	expect_eq "files left" "$(ls "$T/junk" | wc -l)" 3
+	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 0
+}
+
+test_delete_burst_holds_the_next_delete_once_then_approved() {
+	edge_tree
+	edge_policy "$T/p.json" "[]" "$BURST"
+	# shellcheck disable=SC2046
+	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f $(junk_args) 2> "$T/err" &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_for "$T/audit" '"type":"hold"' $run)
+	expect_eq "held target" "$(jfield "$line" target)" "$T/junk/f6"
+	expect_eq "rule" "$(jfield "$line" rule)" "/hold/delete_burst"
+	[ ! -e "$T/junk/f5" ] || fail "the first five deletes did not go on"
+	[ -e "$T/junk/f6" ] && [ -e "$T/junk/f8" ] || fail "a delete past the burst went on unheld"
+	"$WARDEN" approve "$(jfield "$line" sandbox)/$(jfield "$line" hold)"
+	rc=0
+	wait $run || rc=$?
+	expect_eq "rm exit status" "$rc" 0
+	expect_eq "files left" "$(ls "$T/junk" | wc -l)" 0
+	# one prompt: the approval restarts the count, so the last two go on unasked
+	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 1
+	expect_line "$T/audit" '"type":"decision"' '"verdict":"allow"' '"by":"uid 0 (root)"' \
+		"\"target\":\"$T/junk/f6\"" '"result":"ok"'
+}
+
+test_delete_burst_denied_for_the_sandbox_keeps_the_rest() {
+	edge_tree
+	edge_policy "$T/p.json" "[]" "$BURST"
+	# shellcheck disable=SC2046
+	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f $(junk_args) 2> "$T/err" &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_for "$T/audit" '"type":"hold"' $run)
+	"$WARDEN" deny --all-like-this "$(jfield "$line" sandbox)/$(jfield "$line" hold)"
+	rc=0
+	wait $run || rc=$?
+	expect_eq "rm exit status" "$rc" 1
+	expect_line "$T/err" "$T/junk/f6" "Operation not permitted"
+	expect_line "$T/err" "$T/junk/f8" "Operation not permitted"
+	expect_eq "files left" "$(ls "$T/junk" | tr '\n' ' ')" "f6 f7 f8 "
+	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 1
+	# the rest of the burst is refused by the standing denial, each on record
+	expect_eq "denied by grant" "$(count_of "$T/audit" '"by":"grant"')" 2
+}
+
+# ---- approvers ------------------------------------------------------------------------------
+
+# An approver listed by name, and a group listed by number: uid 65534 (nobody) and members of
+# group 4242 may decide; uid 65533, in neither, may not. No account is made (wd-try as).
+test_approvers_decide_others_are_refused() {
+	edge_tree
+	edge_policy "$T/p.json" \
+		"[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]" \
+		'"hold":{"approvers":["user:nobody","group:4242"]}'
+	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/src/a" 2> "$T/err" &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_for "$T/audit" '"type":"hold"' $run)
+	sb=$(jfield "$line" sandbox)
+	id=$(jfield "$line" hold)
+	tok=$(jfield "$line" token)
+	sock="$WARDEN_RUN_DIR/run-$sb.sock"
+	# anyone may connect: every request is checked against the peer's credentials
+	expect_eq "socket mode" "$(stat -c %a "$sock")" 666
+	expect_eq "run directory mode" "$(stat -c %a "$WARDEN_RUN_DIR")" 755
+	# uid 65533: refused, even with the hold's token, and nothing is decided
+	"$BIN/wd-try" as 65533 65533 - "$BIN/wd-try" ctl "$sock" \
+		"{\"op\":\"decide\",\"id\":$id,\"token\":\"$tok\",\"allow\":true}" > "$T/refused"
+	expect_line "$T/refused" '"ok":false' "uid 65533" "may not list or decide"
+	rc=0
+	"$BIN/wd-try" as 65533 65533 - "$WARDEN" approve "$sb/$id" 2> "$T/refused2" || rc=$?
+	expect_eq "approve by an unlisted user" "$rc" 1
+	expect_line "$T/refused2" "may not list or decide"
+	"$WARDEN" holds > "$T/holds"
+	expect_line "$T/holds" "$sb/$id" "$T/app/src/a"
+	[ -e "$T/app/src/a" ] || fail "the refused approval deleted the file"
+	# a member of group 4242 (supplementary) may list
+	"$BIN/wd-try" as 65533 65533 4242 "$WARDEN" holds > "$T/holds2"
+	expect_line "$T/holds2" "$sb/$id" "$T/app/src/a"
+	# nobody, listed by name, approves; the record names who
+	"$BIN/wd-try" as 65534 65534 - "$WARDEN" approve "$sb/$id"
+	wait $run
+	[ ! -e "$T/app/src/a" ] || fail "the approved delete did not happen"
+	expect_line "$T/audit" '"type":"decision"' '"verdict":"allow"' '"by":"uid 65534 (nobody)"'
+}
+
+test_unknown_approver_is_refused_at_start() {
+	edge_tree
+	edge_policy "$T/p.json" \
+		"[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]" \
+		'"hold":{"approvers":["user:nobody","user:wd-no-such-user"]}'
+	rc=0
+	wrun --policy "$T/p.json" -- touch "$T/ran" 2> "$T/err" || rc=$?
+	expect_eq "exit status" "$rc" 2
+	expect_line "$T/err" "/hold/approvers/1" "no user \"wd-no-such-user\""
+	[ ! -e "$T/ran" ] || fail "the command ran"
+}
+
+# Without approvers the socket stays root's alone.
+test_no_approvers_socket_is_root_only() {
+	edge_tree
+	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
+	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/src/a" 2> "$T/err" &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_for "$T/audit" '"type":"hold"' $run)
+	sb=$(jfield "$line" sandbox)
+	expect_eq "socket mode" "$(stat -c %a "$WARDEN_RUN_DIR/run-$sb.sock")" 600
+	rc=0
+	"$BIN/wd-try" as 65534 65534 - "$BIN/wd-try" ctl "$WARDEN_RUN_DIR/run-$sb.sock" \
+		'{"op":"holds"}' > "$T/out" || rc=$?
+	expect_eq "connect as nobody" "$(cat "$T/out")" EACCES
+	"$WARDEN" deny "$sb/$(jfield "$line" hold)"
+	wait $run || true
+	[ -e "$T/app/src/a" ] || fail "the denied delete happened"
+}
+
+# ---- signals to a held process --------------------------------------------------------------
+
+# pending PID SIGNO: is the signal pending on the process (queued, not yet delivered)?
+pending() {
+	local mask
+	mask=$(sed -n 's/^ShdPnd:[[:space:]]*//p' "/proc/$1/status")
+	[ $(( (16#$mask >> ($2 - 1)) & 1 )) = 1 ]
+}
+
+# A process that handles the signal: the held call is not interrupted or asked again; after the
+# decision it completes once, and then the handler runs.
+test_handled_signal_waits_for_the_decision() {
+	edge_tree
+	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
+	for sig in INT TERM; do
+		echo x > "$T/app/src/a"
+		wrun --policy "$T/p.json" --audit "$T/audit.$sig" -- \
+			"$BIN/wd-try" unlink-signalled "$T/app/src/a" > "$T/out.$sig" 2>&1 &
+		run=$!
+		trap 'kill $run 2>/dev/null || true' EXIT
+		line=$(wait_for "$T/audit.$sig" '"type":"hold"' $run)
+		pid=$(jfield "$line" pid)
+		kill -"$sig" "$pid"
+		# kill queues the signal at once; while the call is held it stays queued
+		signo=$(kill -l "$sig")
+		pending "$pid" "$signo" || fail "SIG$sig was not pending on the held process"
+		[ -e "$T/app/src/a" ] || fail "the file went before the decision"
+		"$WARDEN" approve "$(jfield "$line" sandbox)/$(jfield "$line" hold)"
+		rc=0
+		wait $run || rc=$?
+		expect_eq "SIG$sig: exit status" "$rc" 0
+		expect_eq "SIG$sig: output" "$(tr '\n' ' ' < "$T/out.$sig")" "ok caught SIG$sig "
+		[ ! -e "$T/app/src/a" ] || fail "SIG$sig: the approved delete did not happen"
+		expect_eq "SIG$sig: hold records" \
+			"$(count_of "$T/audit.$sig" '"type":"hold"')" 1
+		expect_eq "SIG$sig: decisions" "$(count_of "$T/audit.$sig" '"type":"decision"')" 1
+	done
+}
+
+# A process that does not handle it dies of it at once (the signal is fatal, and a held task is
+# killable): the held call is not performed, and was asked about once.
+test_fatal_signal_ends_the_held_call_unperformed() {
+	edge_tree
+	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
+	for sig in INT TERM; do
+		wrun --policy "$T/p.json" --audit "$T/audit.$sig" --report "$T/r.$sig" \
+			-- rm -f "$T/app/src/a" > /dev/null 2>&1 &
+		run=$!
+		trap 'kill $run 2>/dev/null || true' EXIT
+		line=$(wait_for "$T/audit.$sig" '"type":"hold"' $run)
+		kill -"$sig" "$(jfield "$line" pid)"
+		wait $run || true
+		expect_eq "SIG$sig: status" "$(report_field "$T/r.$sig" status)" killed
+		expect_eq "SIG$sig: signal" "$(report_field "$T/r.$sig" signal)" "$(kill -l "$sig")"
+		[ -e "$T/app/src/a" ] || fail "SIG$sig: the held delete happened"
+		expect_eq "SIG$sig: hold records" \
+			"$(count_of "$T/audit.$sig" '"type":"hold"')" 1
+	done
+}
+
+# ---- a path swapped while held --------------------------------------------------------------
+
+# The call names the protected file through a symlink; while it waits, a second thread points
+# the symlink at a decoy. The approved delete is done on the directory the supervisor pinned
+# (what the operator was shown), not on what the path names now.
+test_path_swapped_while_held_changes_nothing() {
+	edge_tree
+	mkdir -p "$T/decoy/src"
+	echo decoy > "$T/decoy/src/a"
+	ln -s "$T/app" "$T/link"
+	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
+	wrun --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" swap-unlink \
+		"$T/link/src/a" "$T/link" "$T/decoy" "$T/audit" '"type":"hold"' > "$T/out" 2>&1 &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_for "$T/audit" '"type":"hold"' $run)
+	expect_eq "held target" "$(jfield "$line" target)" "$T/app/src/a"
+	wait_for "$T/out" swapped $run > /dev/null
+	expect_eq "the symlink now" "$(readlink "$T/link")" "$T/decoy"
+	"$WARDEN" approve "$(jfield "$line" sandbox)/$(jfield "$line" hold)"
+	rc=0
+	wait $run || rc=$?
+	expect_eq "exit status" "$rc" 0
+	expect_eq "result" "$(tail -n1 "$T/out")" ok
+	[ ! -e "$T/app/src/a" ] || fail "the object that was checked and approved is still there"
+	expect_eq "decoy" "$(cat "$T/decoy/src/a")" decoy
+	expect_line "$T/audit" '"type":"decision"' "\"target\":\"$T/app/src/a\"" '"result":"ok"'
+}
+
+# ---- link-then-unlink -----------------------------------------------------------------------
+
+# fs.protect matches names, on both backends (bpf-lsm's (dev, ino) entries are fs.deny's, not
+# fs.protect's): a hard link made inside gives a protected file a second name outside the
+# tree. Deleting the protected name is still held; deleting the second name is not (and removes
+# only that name); truncating through the second name is not held either (docs/holds.md).
+test_link_then_unlink() {
+	edge_tree
+	mkdir "$T/free"
+	expect_table hold.protect "$EXPECT_BACKEND" partly
+	edge_policy "$T/p.json" \
+		"[{\"path\":\"$T/app\",\"ops\":[\"delete\",\"truncate\"],\"action\":\"hold\"}]"
+	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		"ln $T/app/src/a $T/free/a && rm -f $T/app/src/a; echo rm=\$?; rm -f $T/free/a && echo second=ok" \
+		> "$T/out" 2>&1 &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_for "$T/audit" '"type":"hold"' $run)
+	expect_eq "held target" "$(jfield "$line" target)" "$T/app/src/a"
+	"$WARDEN" deny "$(jfield "$line" sandbox)/$(jfield "$line" hold)"
+	wait $run
+	expect_line "$T/out" "rm=1"
+	expect_line "$T/out" "second=ok"
+	expect_eq "protected content" "$(cat "$T/app/src/a")" a
+	[ ! -e "$T/free/a" ] || fail "the second name was not removed"
+	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 1
+	# truncation through a second name is not held: the name is outside the tree
+	wrun --policy "$T/p.json" --audit "$T/audit2" -- sh -c \
+		"ln $T/app/src/b $T/free/b && : > $T/free/b"
+	expect_eq "hold records (truncate via the link)" \
+		"$(count_of "$T/audit2" '"type":"hold"')" 0
+	expect_eq "protected content after truncating its other name" \
+		"$(wc -c < "$T/app/src/b")" 0
+}
