@@ -23,7 +23,7 @@ test_python_rmtree_held_and_approved_for_a_subtree() {
 	    print("keep: EPERM")
 	    sys.exit(3)
 	EOF
-	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s"],"protect":[{"path":"%s","ops":["delete"],"action":"hold"}]}}\n' \
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","/usr/lib","/lib","%s","%s"],"protect":[{"path":"%s","ops":["delete"],"action":"hold"}]}}\n' \
 		"$BIN" "$T" "$BIN" "$LOADER" "$T/data" > "$T/p.json"
 	wrun --policy "$T/p.json" --audit "$T/audit" -- \
 		"$PY" "$T/rm.py" "$T/data/app" "$T/data/keep/k" > "$T/out" 2>&1 &
