@@ -98,6 +98,7 @@ struct wd_hold_engine {
 	/* delete burst (the receiver's alone): times (ms) of the recent deletes, a ring */
 	uint64_t *burst;
 	unsigned int burst_head, burst_n;
+	atomic_bool burst_restart; /* the main loop approved a burst: the receiver starts over */
 };
 
 
@@ -969,9 +970,9 @@ static void settle(struct wd_hold_engine *e, struct hold *h, bool allow, const c
 	struct wd_hold_view v;
 	int result = -EPERM;
 
-	/* an approved burst is over: the next deletes are counted afresh */
+	/* an approved burst is over: the next deletes are counted afresh (set before the answer) */
 	if (allow && h->op.burst)
-		e->burst_n = e->burst_head = 0;
+		atomic_store(&e->burst_restart, true);
 	if (allow)
 		result = perform(e, h);
 	else
@@ -1038,6 +1039,8 @@ static bool burst(struct wd_hold_engine *e, uint64_t now)
 	unsigned int cap = e->rules->burst_count + 1;
 	unsigned int recent = 0;
 
+	if (atomic_exchange(&e->burst_restart, false))
+		e->burst_n = e->burst_head = 0;
 	e->burst[e->burst_head] = now;
 	e->burst_head = (e->burst_head + 1) % cap;
 	if (e->burst_n < cap)
