@@ -503,9 +503,11 @@ static bool ask(struct prompt *p, const cJSON *h)
 	for (;;) {
 		int ch;
 
-		printf("[a]pprove once, approve for this [p]rocess, [s]andbox-wide under %s, "
+		/* only a delete burst has no tree: its sandbox-wide answer is for bursts anywhere */
+		printf("[a]pprove once, approve for this [p]rocess, [s]andbox-wide %s%s, "
 		       "[d]eny, deny [D]all like this, [i]nfo, [q]uit? ",
-		       *str(h, "tree") ? str(h, "tree") : str(h, "target"));
+		       *str(h, "tree") ? "under " : "for delete bursts anywhere",
+		       str(h, "tree"));
 		fflush(stdout);
 		ch = read_answer(p);
 		switch (ch) {
@@ -520,8 +522,8 @@ static bool ask(struct prompt *p, const cJSON *h)
 			return true;
 		case 's':
 			/* the whole protected tree: one answer for an rm -rf of it */
-			send_decision(h, true, "sandbox",
-				      *str(h, "tree") ? str(h, "tree") : str(h, "target"), 0, 0);
+			send_decision(h, true, "sandbox", *str(h, "tree") ? str(h, "tree") : NULL,
+				      0, 0);
 			return true;
 		case 'd':
 			send_decision(h, false, "once", NULL, 0, 0);

@@ -99,6 +99,24 @@ test_delete_burst_denied_for_the_sandbox_keeps_the_rest() {
 	expect_eq "denied by grant" "$(count_of "$T/audit" '"by":"grant"')" 2
 }
 
+# The prompt's "sandbox-wide" answer to a burst is a standing grant for bursts anywhere: with
+# a count of 2, eight deletes make two bursts (the approval restarts the count), one prompt.
+test_delete_burst_prompt_sandbox_wide_answers_later_bursts() {
+	edge_tree
+	edge_policy "$T/p.json" "[]" '"hold":{"delete_burst":{"count":2,"window":"1m"}}'
+	printf 's\n' | "$WARDEN" prompt > "$T/prompt.out" 2>&1 &
+	prompt=$!
+	trap 'kill $prompt 2>/dev/null || true' EXIT
+	# shellcheck disable=SC2046
+	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f $(junk_args)
+	kill $prompt 2>/dev/null || true
+	expect_eq "files left" "$(ls "$T/junk" | wc -l)" 0
+	expect_line "$T/prompt.out" "andbox-wide for delete bursts anywhere"
+	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 1
+	expect_line "$T/audit" '"type":"decision"' "\"target\":\"$T/junk/f3\"" '"by":"uid 0 (root)"'
+	expect_line "$T/audit" '"type":"decision"' "\"target\":\"$T/junk/f6\"" '"by":"grant"'
+}
+
 # ---- approvers ------------------------------------------------------------------------------
 
 # An approver listed by name, and a group listed by number: uid 65534 (nobody) and members of
