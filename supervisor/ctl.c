@@ -20,10 +20,16 @@
 #define WD_CTL_LINE_MAX 65536
 /* Supplementary groups of a peer looked at when approvers are groups (NGROUPS_MAX is 65536). */
 #define WD_CTL_PEER_GROUPS 1024
+/*
+ * Connections from others than root and the approvers (who get one refusal each) at once, at
+ * most: an idle crowd of them cannot take the slots the deciders need.
+ */
+#define WD_CTL_MAX_OUTSIDERS 4
 
 struct client {
 	int fd;
 	bool subscribed;
+	bool outsider; /* neither root nor an approver when it connected */
 	char who[64]; /* "uid 0 (root)" from the peer's credentials */
 	char *buf;
 	size_t len;
@@ -290,6 +296,7 @@ static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 			 "hold.approvers may)",
 			 cl->who, c->sandbox);
 		send_json(cl, reply(false, msg));
+		drop(cl);
 		goto out;
 	}
 	if (!req || !cJSON_IsObject(req)) {
@@ -368,7 +375,7 @@ static void accept_one(struct wd_ctl *c)
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	struct passwd *pw;
-	int fd, slot = -1;
+	int fd, slot = -1, outsiders = 0;
 
 	fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
@@ -379,16 +386,21 @@ static void accept_one(struct wd_ctl *c)
 		close(fd);
 		return;
 	}
-	for (int i = 0; i < WD_CTL_MAX_CLIENTS; i++)
-		if (c->clients[i].fd < 0) {
+	for (int i = 0; i < WD_CTL_MAX_CLIENTS; i++) {
+		if (c->clients[i].fd < 0 && slot < 0)
 			slot = i;
-			break;
-		}
+		outsiders += c->clients[i].fd >= 0 && c->clients[i].outsider;
+	}
 	if (slot < 0) {
 		close(fd);
 		return;
 	}
 	c->clients[slot].fd = fd;
+	c->clients[slot].outsider = !authorised(c, &c->clients[slot]);
+	if (c->clients[slot].outsider && outsiders >= WD_CTL_MAX_OUTSIDERS) {
+		drop(&c->clients[slot]);
+		return;
+	}
 	pw = getpwuid(cred.uid);
 	snprintf(c->clients[slot].who, sizeof(c->clients[slot].who), "uid %u (%s)", cred.uid,
 		 pw ? pw->pw_name : "?");
