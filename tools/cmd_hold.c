@@ -121,6 +121,12 @@ static cJSON *conn_recv(struct conn *c)
 	}
 }
 
+/* A whole line is already read and waiting: poll() will not say so, so the caller must ask. */
+static bool conn_buffered(const struct conn *c)
+{
+	return c->fd >= 0 && c->buf && memchr(c->buf, '\n', c->len);
+}
+
 static cJSON *request(struct conn *c, cJSON *req)
 {
 	if (conn_send(c, req))
@@ -573,22 +579,29 @@ int cmd_prompt(int argc, char **argv)
 	fflush(stdout);
 	while (go) {
 		struct pollfd pfd[WD_PROMPT_MAX_CONNS + 2];
-		int n = 0;
+		int n = 0, timeout = -1;
 
 		for (int i = 0; i < p.n; i++) {
 			pfd[n].fd = p.conns[i].fd;
 			pfd[n++].events = POLLIN;
+			/*
+			 * One read can bring several lines (a subscription's answer and the hold
+			 * right behind it): what is buffered is handled before waiting again.
+			 */
+			if (conn_buffered(&p.conns[i]))
+				timeout = 0;
 		}
 		if (p.inotify >= 0) {
 			pfd[n].fd = p.inotify;
 			pfd[n++].events = POLLIN;
 		}
-		if (poll(pfd, (nfds_t)n, -1) < 0 && errno != EINTR)
+		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR)
 			break;
 		for (int i = 0; i < n && go; i++) {
 			cJSON *msg, *h, *holds;
 
-			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
+			if (!(pfd[i].revents & (POLLIN | POLLHUP)) &&
+			    !(pfd[i].fd != p.inotify && conn_buffered(&p.conns[i])))
 				continue;
 			if (pfd[i].fd == p.inotify) {
 				char ev[4096];

@@ -268,3 +268,23 @@ test_a_path_through_proc_self_fd_is_refused_not_guessed() {
 	esac
 	expect_eq "hold records" "$(grep -c '"type":"hold"' "$T/audit")" 0
 }
+
+# Holds that come one right behind another (the first decision and the next hold reach the prompt
+# in one read) are each answered by the prompt, none left to the timeout.
+test_back_to_back_holds_are_each_answered_by_the_prompt() {
+	mkdir -p "$T/app"
+	for f in a b c d; do echo "$f" > "$T/app/$f"; done
+	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]" \
+		'"hold":{"timeout":"20s"}'
+	printf 'a\na\na\na\n' | "$WARDEN" prompt > "$T/prompt.out" 2>&1 &
+	prompt=$!
+	trap 'kill $prompt 2>/dev/null || true' EXIT
+	# one process, deletes back to back: each next hold is published as the last is decided
+	wrun --policy "$T/p.json" --audit "$T/audit" -- \
+		rm -f "$T/app/a" "$T/app/b" "$T/app/c" "$T/app/d" ||
+		fail "the run failed: $(cat "$T/prompt.out")"
+	expect_eq "holds" "$(grep -c '"type":"hold"' "$T/audit")" 4
+	expect_eq "answered by the prompt" "$(grep -c '"by":"uid 0 (root)"' "$T/audit")" 4
+	expect_eq "left to the timeout" "$(grep -c '"by":"timeout"' "$T/audit")" 0
+	expect_eq "files left" "$(ls "$T/app" | wc -l)" 0
+}
