@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -418,6 +419,57 @@ static int env_cmp(const void *a, const void *b)
 	return c ? c : (nx > ny) - (nx < ny);
 }
 
+/* "/tmp/..." (not /tmp itself): what a private /tmp hides. */
+static bool under_tmp(const char *path)
+{
+	return strncmp(path, "/tmp/", 5) == 0 && path[5];
+}
+
+/*
+ * With a private /tmp, a rule naming a path under the host's /tmp names something the sandbox
+ * cannot see (its /tmp starts empty): refused, naming the rule, rather than left to fail later.
+ */
+static int check_not_under_tmp(const struct wd_policy *p, struct wd_policy_error *err)
+{
+	static const struct {
+		size_t off;
+		const char *name;
+	} lists[] = {
+		{ offsetof(struct wd_policy, fs_read), "/fs/read" },
+		{ offsetof(struct wd_policy, fs_write), "/fs/write" },
+		{ offsetof(struct wd_policy, fs_exec), "/fs/exec" },
+		{ offsetof(struct wd_policy, fs_deny), "/fs/deny" },
+		{ offsetof(struct wd_policy, ns_bind_ro), "/namespaces/bind_ro" },
+	};
+	char ptr[64];
+	const char *bad = NULL;
+
+	for (size_t l = 0; !bad && l < sizeof(lists) / sizeof(lists[0]); l++) {
+		const struct wd_path_list *pl =
+			(const struct wd_path_list *)((const char *)p + lists[l].off);
+
+		for (size_t i = 0; !bad && i < pl->n; i++) {
+			if (!under_tmp(pl->paths[i]))
+				continue;
+			bad = pl->paths[i];
+			snprintf(ptr, sizeof(ptr), "%s/%zu", lists[l].name, i);
+		}
+	}
+	for (size_t i = 0; !bad && i < p->n_fs_protect; i++) {
+		if (!under_tmp(p->fs_protect[i].path))
+			continue;
+		bad = p->fs_protect[i].path;
+		snprintf(ptr, sizeof(ptr), "/fs/protect/%zu/path", i);
+	}
+	if (!bad)
+		return 0;
+	compile_error(err, ptr,
+		      "%s lies under /tmp, which /namespaces/tmp makes private and empty: the "
+		      "sandbox could never see it (move it out of /tmp, or leave /tmp the host's)",
+		      bad);
+	return -EINVAL;
+}
+
 /* A private /tmp and read-only binds live in a private mount namespace: they imply one. */
 static int compile_mounts(const struct wd_policy *p, struct wd_ruleset *rs,
 			  struct wd_policy_error *err)
@@ -435,6 +487,8 @@ static int compile_mounts(const struct wd_policy *p, struct wd_ruleset *rs,
 		return -EINVAL;
 	}
 	rs->ns[WD_NS_MOUNT] = WD_NS_PRIVATE;
+	if (tmp && check_not_under_tmp(p, err))
+		return -EINVAL;
 	for (size_t i = 0; !r && i < p->ns_bind_ro.n; i++) {
 		char ptr[64];
 
