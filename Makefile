@@ -134,7 +134,7 @@ deps:
 # ---- tests --------------------------------------------------------------------------------------
 VM_CACHE := $(OUT)/vm
 VM_STAGE := $(OUT)/vm/stage
-VM_TIMEOUT ?= 600
+VM_TIMEOUT ?= 900
 
 .PHONY: unit
 unit: $(UNIT_BINS)

@@ -8,7 +8,7 @@
 set -u
 
 out=build
-vm_timeout=600
+vm_timeout=900
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -28,10 +28,11 @@ for t in "$out"/tests/unit/test_*; do
 	cat "$logs/$(basename "$t").log"
 done
 
-# tally NAME LOG: the "NAME: P passed, F failed, S skipped" line of a suite, as "P F S".
+# tally NAME LOG: the "NAME: P passed, F failed, S skipped" lines of a suite, summed, as "P F S"
+# (nothing when there is none: the suite did not finish).
 tally() {
 	sed -n "s/^$1: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped.*/\1 \2 \3/p" "$2" |
-		tail -n 1
+		awk '{ p += $1; f += $2; s += $3; n++ } END { if (n) print p, f, s }'
 }
 
 echo "== integration tests on this host =="
@@ -42,9 +43,15 @@ if [ -z "${hp:-}" ]; then
 	hp=0 hf=1 hs=0
 fi
 
-echo "== integration tests in the VM (bpf-lsm chosen by the probe, then landlock; cgroup v2) =="
+echo "== integration tests in the VM (bpf-lsm chosen by the probe; landlock beside it; cgroup v2) =="
+# Two runners side by side on the VM's two CPUs (each keeps its own cgroup group and run
+# directories): bpf-lsm in full, shown as it goes; landlock's part, shown when it ends.
 "$here/vm/run.sh" --cache "$out/vm" --stage "$out/vm/stage" --timeout "$vm_timeout" \
-	--cmd "tests/integration/run.sh --where vm --bin /warden/bin --backend auto --backend landlock" \
+	--cmd "tests/integration/run.sh --where vm --bin /warden/bin --backend landlock > /tmp/landlock.log 2>&1 & ll=\$!
+tests/integration/run.sh --where vm --bin /warden/bin --backend auto; rc=\$?
+wait \$ll || rc=1
+cat /tmp/landlock.log
+exit \$rc" \
 	2>&1 | tee "$logs/vm.log"
 read -r vp vf vs <<< "$(tally vm "$logs/vm.log")"
 if [ -z "${vp:-}" ]; then

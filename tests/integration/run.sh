@@ -85,6 +85,13 @@ for file in "$here"/t_*.sh "$here"/../escape/t_*.sh; do
 	[ -f "$file" ] || continue
 	file_where=$(sed -n 's/^WHERE=\([a-z]*\).*/\1/p' "$file" | head -n1)
 	[ "$file_where" = any ] || [ "$file_where" = "$where" ] || continue
+	# In the VM the landlock backend runs what its older kernel can change: the escape suite
+	# (each class against the guarantee table, which depends on the Landlock ABI) and files
+	# that say VM_LANDLOCK=yes. Everything else ran with landlock on the host already.
+	if [ "$where" = vm ] && [ "$expect" = landlock ] && [[ $file != */escape/* ]] &&
+		! grep -q '^VM_LANDLOCK=yes' "$file"; then
+		continue
+	fi
 	file_backends=$(sed -n 's/^BACKENDS="\(.*\)".*/\1/p' "$file" | head -n1)
 	if [ -n "$file_backends" ]; then
 		case " $file_backends " in *" $expect "*) ;; *) continue ;; esac

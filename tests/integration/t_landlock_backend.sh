@@ -3,6 +3,7 @@
 # pid namespace, the seccomp self-protection filter. Each attack is tried once outside any
 # sandbox first, so a test cannot pass because the attack itself is broken.
 WHERE=any
+VM_LANDLOCK=yes
 BACKENDS="landlock"
 
 setup_tree() {
