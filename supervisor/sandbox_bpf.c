@@ -357,21 +357,36 @@ static void deny_paths_free(char **paths, size_t n)
 	free(paths);
 }
 
-/* fs.deny paths as the kernel will name them: symlinks in them followed where they exist. */
-static char **deny_paths(const struct wd_ruleset *rs)
+/*
+ * @n paths (the i-th from @path_at) as the kernel will name them: symlinks in them followed
+ * where they exist, as written where they do not.
+ */
+static char **real_paths(const struct wd_ruleset *rs, size_t n,
+			 const char *(*path_at)(const struct wd_ruleset *rs, size_t i))
 {
-	char **out = calloc(rs->n_fs_deny + 1, sizeof(*out));
+	char **out = calloc(n + 1, sizeof(*out));
 
-	for (size_t i = 0; out && i < rs->n_fs_deny; i++) {
-		out[i] = realpath(rs->fs_deny[i].path, NULL);
+	for (size_t i = 0; out && i < n; i++) {
+		out[i] = realpath(path_at(rs, i), NULL);
 		if (!out[i])
-			out[i] = strdup(rs->fs_deny[i].path);
+			out[i] = strdup(path_at(rs, i));
 		if (!out[i]) {
 			deny_paths_free(out, i);
 			out = NULL;
 		}
 	}
 	return out;
+}
+
+static const char *deny_path_at(const struct wd_ruleset *rs, size_t i)
+{
+	return rs->fs_deny[i].path;
+}
+
+/* fs.deny paths as the kernel will name them. */
+static char **deny_paths(const struct wd_ruleset *rs)
+{
+	return real_paths(rs, rs->n_fs_deny, deny_path_at);
 }
 
 /*
@@ -668,21 +683,15 @@ static void protects_remove(struct wd_progs *progs, uint64_t sandbox)
 		    &progs->n_protects, sandbox);
 }
 
-/* fs.protect paths as the kernel will name them: symlinks in them followed where they exist. */
+static const char *protect_path_at(const struct wd_ruleset *rs, size_t i)
+{
+	return rs->protect[i].path;
+}
+
+/* fs.protect paths as the kernel will name them. */
 static char **protect_paths(const struct wd_ruleset *rs)
 {
-	char **out = calloc(rs->n_protect + 1, sizeof(*out));
-
-	for (size_t i = 0; out && i < rs->n_protect; i++) {
-		out[i] = realpath(rs->protect[i].path, NULL);
-		if (!out[i])
-			out[i] = strdup(rs->protect[i].path);
-		if (!out[i]) {
-			deny_paths_free(out, i);
-			out = NULL;
-		}
-	}
-	return out;
+	return real_paths(rs, rs->n_protect, protect_path_at);
 }
 
 static int paths_update(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,

@@ -96,3 +96,17 @@ table_says() {
 expect_table() {
 	expect_eq "guarantee table: $1 on $2" "$(table_says "$1" "$2")" "$3"
 }
+
+# wait_record FILE PATTERN PID: block until a line holding PATTERN is in FILE (a run flushes each
+# hold and decision record as it is made) and print it; fail if the run (PID) ends first, or
+# after 120 s, so a run that neither holds nor ends fails the test instead of hanging it.
+wait_record() {
+	touch "$1"
+	timeout 120 "$BIN/wd-try" wait-line "$1" "$2" "$3" ||
+		fail "no line holding $2 in $1 while run $3 lived (or within 120 s)"
+}
+
+# record_field LINE KEY: a scalar field of one JSON record line.
+record_field() {
+	printf '%s\n' "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^\",}]*\)\"\{0,1\}[,}].*/\1/p"
+}

@@ -17,20 +17,6 @@ make_tree() {
 	echo deep > "$T/app/src/deep/x"
 }
 
-# wait_record FILE PATTERN PID: block until a line holding PATTERN is in FILE (the run flushes
-# each hold record as it is made) and print it; fail if the run (PID) ends first.
-wait_record() {
-	touch "$1"
-	# bounded, so a run that neither holds nor ends fails the test instead of hanging it
-	timeout 120 "$BIN/wd-try" wait-line "$1" "$2" "$3" ||
-		fail "no line holding $2 while run $3 lived (or within 120 s)"
-}
-
-# field LINE KEY: a scalar field of one JSON record line.
-field() {
-	printf '%s\n' "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^\",}]*\)\"\{0,1\}[,}].*/\1/p"
-}
-
 test_rm_rf_held_then_approved_for_the_tree_with_one_prompt() {
 	make_tree
 	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
@@ -90,9 +76,9 @@ test_approve_from_another_terminal() {
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
-	sb=$(field "$line" sandbox)
-	id=$(field "$line" hold)
-	expect_eq "held target" "$(field "$line" target)" "$T/app/src/b"
+	sb=$(record_field "$line" sandbox)
+	id=$(record_field "$line" hold)
+	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/b"
 	[ -e "$T/app/src/b" ] || fail "the file went before the decision"
 	"$WARDEN" holds > "$T/holds"
 	expect_line "$T/holds" "$sb/$id" "delete" "$T/app/src/b"
@@ -156,7 +142,7 @@ test_sigkill_ends_a_held_process_at_once() {
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
-	kill -KILL "$(field "$line" pid)"
+	kill -KILL "$(record_field "$line" pid)"
 	wait $run || true
 	expect_eq status "$(report_field "$T/r.json" status)" killed
 	expect_eq signal "$(report_field "$T/r.json" signal)" 9
@@ -187,7 +173,7 @@ test_same_target_many_callers_one_prompt() {
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
 	# the other two calls reach the waiting room as well before the decision
 	"$WARDEN" holds --json > "$T/holds.json"
-	"$WARDEN" approve "$(field "$line" sandbox)/$(field "$line" hold)"
+	"$WARDEN" approve "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
 	wait $run
 	[ ! -e "$T/app/src/a" ] || fail "the approved delete did not happen"
 	expect_eq "hold records (prompts)" "$(grep -c '"type":"hold"' "$T/audit")" 1
@@ -207,7 +193,7 @@ test_other_processes_keep_running_while_one_is_held() {
 	timeout 120 "$BIN/wd-try" wait-line "$T/progress" done $run > /dev/null ||
 		fail "the sandbox's other process did not finish while the call was held"
 	[ -e "$T/app/src/a" ] || fail "the held delete happened before a decision"
-	"$WARDEN" deny "$(field "$line" sandbox)/$(field "$line" hold)"
+	"$WARDEN" deny "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
 	wait $run
 	[ -e "$T/app/src/a" ] || fail "the denied delete happened"
 }

@@ -21,19 +21,6 @@ edge_tree() {
 	for i in 1 2 3 4 5 6 7 8; do echo "$i" > "$T/junk/f$i"; done
 }
 
-# wait_for FILE PATTERN PID: block until a line of FILE holds PATTERN and print it; fail if
-# the run (PID) ends first, or after 120 s, so a run that never holds fails instead of hanging.
-wait_for() {
-	touch "$1"
-	timeout 120 "$BIN/wd-try" wait-line "$1" "$2" "$3" ||
-		fail "no line holding $2 in $1 while run $3 lived (or within 120 s)"
-}
-
-# jfield LINE KEY: a scalar field of one JSON record line.
-jfield() {
-	printf '%s\n' "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^\",}]*\)\"\{0,1\}[,}].*/\1/p"
-}
-
 count_of() {
 	grep -c "$2" "$1" || true
 }
@@ -63,12 +50,12 @@ test_delete_burst_holds_the_next_delete_once_then_approved() {
 	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f $(junk_args) 2> "$T/err" &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	line=$(wait_for "$T/audit" '"type":"hold"' $run)
-	expect_eq "held target" "$(jfield "$line" target)" "$T/junk/f6"
-	expect_eq "rule" "$(jfield "$line" rule)" "/hold/delete_burst"
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	expect_eq "held target" "$(record_field "$line" target)" "$T/junk/f6"
+	expect_eq "rule" "$(record_field "$line" rule)" "/hold/delete_burst"
 	[ ! -e "$T/junk/f5" ] || fail "the first five deletes did not go on"
 	[ -e "$T/junk/f6" ] && [ -e "$T/junk/f8" ] || fail "a delete past the burst went on unheld"
-	"$WARDEN" approve "$(jfield "$line" sandbox)/$(jfield "$line" hold)"
+	"$WARDEN" approve "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
 	rc=0
 	wait $run || rc=$?
 	expect_eq "rm exit status" "$rc" 0
@@ -86,8 +73,8 @@ test_delete_burst_denied_for_the_sandbox_keeps_the_rest() {
 	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f $(junk_args) 2> "$T/err" &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	line=$(wait_for "$T/audit" '"type":"hold"' $run)
-	"$WARDEN" deny --all-like-this "$(jfield "$line" sandbox)/$(jfield "$line" hold)"
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	"$WARDEN" deny --all-like-this "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
 	rc=0
 	wait $run || rc=$?
 	expect_eq "rm exit status" "$rc" 1
@@ -129,10 +116,10 @@ test_approvers_decide_others_are_refused() {
 	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/src/a" 2> "$T/err" &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	line=$(wait_for "$T/audit" '"type":"hold"' $run)
-	sb=$(jfield "$line" sandbox)
-	id=$(jfield "$line" hold)
-	tok=$(jfield "$line" token)
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	sb=$(record_field "$line" sandbox)
+	id=$(record_field "$line" hold)
+	tok=$(record_field "$line" token)
 	sock="$WARDEN_RUN_DIR/run-$sb.sock"
 	# anyone may connect: every request is checked against the peer's credentials
 	expect_eq "socket mode" "$(stat -c %a "$sock")" 666
@@ -177,14 +164,14 @@ test_no_approvers_socket_is_root_only() {
 	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/src/a" 2> "$T/err" &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	line=$(wait_for "$T/audit" '"type":"hold"' $run)
-	sb=$(jfield "$line" sandbox)
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	sb=$(record_field "$line" sandbox)
 	expect_eq "socket mode" "$(stat -c %a "$WARDEN_RUN_DIR/run-$sb.sock")" 600
 	rc=0
 	"$BIN/wd-try" as 65534 65534 - "$BIN/wd-try" ctl "$WARDEN_RUN_DIR/run-$sb.sock" \
 		'{"op":"holds"}' > "$T/out" || rc=$?
 	expect_eq "connect as nobody" "$(cat "$T/out")" EACCES
-	"$WARDEN" deny "$sb/$(jfield "$line" hold)"
+	"$WARDEN" deny "$sb/$(record_field "$line" hold)"
 	wait $run || true
 	[ -e "$T/app/src/a" ] || fail "the denied delete happened"
 }
@@ -209,14 +196,14 @@ test_handled_signal_waits_for_the_decision() {
 			"$BIN/wd-try" unlink-signalled "$T/app/src/a" > "$T/out.$sig" 2>&1 &
 		run=$!
 		trap 'kill $run 2>/dev/null || true' EXIT
-		line=$(wait_for "$T/audit.$sig" '"type":"hold"' $run)
-		pid=$(jfield "$line" pid)
+		line=$(wait_record "$T/audit.$sig" '"type":"hold"' $run)
+		pid=$(record_field "$line" pid)
 		kill -"$sig" "$pid"
 		# kill queues the signal at once; while the call is held it stays queued
 		signo=$(kill -l "$sig")
 		pending "$pid" "$signo" || fail "SIG$sig was not pending on the held process"
 		[ -e "$T/app/src/a" ] || fail "the file went before the decision"
-		"$WARDEN" approve "$(jfield "$line" sandbox)/$(jfield "$line" hold)"
+		"$WARDEN" approve "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
 		rc=0
 		wait $run || rc=$?
 		expect_eq "SIG$sig: exit status" "$rc" 0
@@ -238,8 +225,8 @@ test_fatal_signal_ends_the_held_call_unperformed() {
 			-- rm -f "$T/app/src/a" > /dev/null 2>&1 &
 		run=$!
 		trap 'kill $run 2>/dev/null || true' EXIT
-		line=$(wait_for "$T/audit.$sig" '"type":"hold"' $run)
-		kill -"$sig" "$(jfield "$line" pid)"
+		line=$(wait_record "$T/audit.$sig" '"type":"hold"' $run)
+		kill -"$sig" "$(record_field "$line" pid)"
 		wait $run || true
 		expect_eq "SIG$sig: status" "$(report_field "$T/r.$sig" status)" killed
 		expect_eq "SIG$sig: signal" "$(report_field "$T/r.$sig" signal)" "$(kill -l "$sig")"
@@ -264,11 +251,11 @@ test_path_swapped_while_held_changes_nothing() {
 		"$T/link/src/a" "$T/link" "$T/decoy" "$T/audit" '"type":"hold"' > "$T/out" 2>&1 &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	line=$(wait_for "$T/audit" '"type":"hold"' $run)
-	expect_eq "held target" "$(jfield "$line" target)" "$T/app/src/a"
-	wait_for "$T/out" swapped $run > /dev/null
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
+	wait_record "$T/out" swapped $run > /dev/null
 	expect_eq "the symlink now" "$(readlink "$T/link")" "$T/decoy"
-	"$WARDEN" approve "$(jfield "$line" sandbox)/$(jfield "$line" hold)"
+	"$WARDEN" approve "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
 	rc=0
 	wait $run || rc=$?
 	expect_eq "exit status" "$rc" 0
@@ -296,9 +283,9 @@ test_link_then_unlink() {
 		> "$T/out" 2>&1 &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	line=$(wait_for "$T/audit" '"type":"hold"' $run)
-	expect_eq "held target" "$(jfield "$line" target)" "$T/app/src/a"
-	"$WARDEN" deny "$(jfield "$line" sandbox)/$(jfield "$line" hold)"
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
+	"$WARDEN" deny "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
 	wait $run
 	expect_line "$T/out" "rm=1"
 	expect_line "$T/out" "second=ok"
