@@ -279,10 +279,8 @@ char *wd_audit_lost_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t
 	return record_finish(o);
 }
 
-/* The fields a hold and its decision share. */
-static void add_hold(cJSON *o, const struct wd_hold_view *v)
+void wd_hold_view_fields(cJSON *o, const struct wd_hold_view *v)
 {
-	cJSON_AddNumberToObject(o, "hold", (double)v->id);
 	cJSON_AddNumberToObject(o, "pid", v->pid);
 	cJSON_AddStringToObject(o, "comm", v->comm);
 	if (v->exe)
@@ -300,6 +298,13 @@ static void add_hold(cJSON *o, const struct wd_hold_view *v)
 	if (v->exec_argv)
 		cJSON_AddStringToObject(o, "exec_argv", v->exec_argv);
 	cJSON_AddStringToObject(o, "rule", v->rule ? v->rule : "");
+}
+
+/* The fields a hold and its decision share. */
+static void add_hold(cJSON *o, const struct wd_hold_view *v)
+{
+	cJSON_AddNumberToObject(o, "hold", (double)v->id);
+	wd_hold_view_fields(o, v);
 }
 
 char *wd_audit_hold_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,

@@ -46,6 +46,12 @@ char *wd_audit_exit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid,
 char *wd_audit_lost_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t count);
 
 struct wd_hold_view;
+struct cJSON;
+/*
+ * What a hold is, as JSON fields of @o (pid, comm, exe, cmdline, op, target[2], exec_argv,
+ * rule): the same words in the audit stream and on the control socket.
+ */
+void wd_hold_view_fields(struct cJSON *o, const struct wd_hold_view *v);
 /* A hold: the operation waits for a decision. */
 char *wd_audit_hold_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
 			 const struct wd_hold_view *v);

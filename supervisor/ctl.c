@@ -13,6 +13,7 @@
 
 #include <cJSON.h>
 
+#include "audit/jsonl.h"
 #include "supervisor/ctl.h"
 #include "supervisor/log.h"
 
@@ -212,23 +213,7 @@ cJSON *wd_hold_view_json(const char *sandbox, const struct wd_hold_view *v)
 
 	cJSON_AddNumberToObject(o, "id", (double)v->id);
 	cJSON_AddStringToObject(o, "sandbox", sandbox);
-	cJSON_AddNumberToObject(o, "pid", v->pid);
-	cJSON_AddStringToObject(o, "comm", v->comm);
-	if (v->exe)
-		cJSON_AddStringToObject(o, "exe", v->exe);
-	else
-		cJSON_AddNullToObject(o, "exe");
-	if (v->cmdline)
-		cJSON_AddStringToObject(o, "cmdline", v->cmdline);
-	else
-		cJSON_AddNullToObject(o, "cmdline");
-	if (v->exec_argv)
-		cJSON_AddStringToObject(o, "exec_argv", v->exec_argv);
-	cJSON_AddStringToObject(o, "op", v->op);
-	cJSON_AddStringToObject(o, "target", v->target);
-	if (v->target2)
-		cJSON_AddStringToObject(o, "target2", v->target2);
-	cJSON_AddStringToObject(o, "rule", v->rule ? v->rule : "");
+	wd_hold_view_fields(o, v);
 	if (v->tree)
 		cJSON_AddStringToObject(o, "tree", v->tree);
 	cJSON_AddStringToObject(o, "token", v->token);

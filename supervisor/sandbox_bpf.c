@@ -452,32 +452,50 @@ static void denies_remove(struct wd_progs *progs, uint64_t sandbox)
 		    sandbox);
 }
 
-/* The nftw walk of one fs.deny tree has no context argument: this is it. */
+/*
+ * The nftw walk of one tree for its files with another name (a hard link made before the
+ * sandbox started can reach them from anywhere): each gets @val in the inode map. nftw has no
+ * context argument: this is it.
+ */
 static struct {
 	struct wd_progs *progs;
 	uint64_t sandbox;
-	uint32_t rule;
+	struct wd_inode_rule val;
+	const char *what; /* "fs.deny" or "fs.protect", for the message */
 	size_t linked;
 	int err;
-} deny_walk;
+} linked_walk;
 
-static int deny_walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static int linked_walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)type;
 	(void)ftw;
 	/* a file with one name has no other to alias it; link() of it from inside is denied */
 	if (!S_ISREG(st->st_mode) || st->st_nlink < 2)
 		return 0;
-	if (++deny_walk.linked > WD_DENY_LINKED_MAX) {
-		log_warnx("bpf: more than %d multiply-linked files under an fs.deny path",
-			  WD_DENY_LINKED_MAX);
-		deny_walk.err = -E2BIG;
+	if (++linked_walk.linked > WD_DENY_LINKED_MAX) {
+		log_warnx("bpf: more than %d multiply-linked files under an %s path",
+			  WD_DENY_LINKED_MAX, linked_walk.what);
+		linked_walk.err = -E2BIG;
 		return 1;
 	}
-	deny_walk.err = wd_progs_protect_inode(deny_walk.progs, deny_walk.sandbox, path,
-					       WD_ACC_READ | WD_ACC_WRITE | WD_ACC_EXEC,
-					       deny_walk.rule);
-	return deny_walk.err ? 1 : 0;
+	linked_walk.err = inode_put(linked_walk.progs, linked_walk.sandbox, path, &linked_walk.val);
+	return linked_walk.err ? 1 : 0;
+}
+
+/* Walk @tree with linked_walk_one, storing @val for its multiply-linked files. */
+static int protect_linked(struct wd_progs *progs, uint64_t sandbox, const char *tree,
+			  const struct wd_inode_rule *val, const char *what)
+{
+	linked_walk.progs = progs;
+	linked_walk.sandbox = sandbox;
+	linked_walk.val = *val;
+	linked_walk.what = what;
+	linked_walk.linked = 0;
+	linked_walk.err = 0;
+	if (nftw(tree, linked_walk_one, 32, FTW_PHYS | FTW_MOUNT) < 0 && !linked_walk.err)
+		log_warn("bpf: cannot walk the %s tree %s", what, tree);
+	return linked_walk.err;
 }
 
 /*
@@ -499,14 +517,11 @@ static int denies_protect(struct wd_progs *progs, uint64_t sandbox, const struct
 					     rs->fs_deny[i].id);
 		if (err || !S_ISDIR(st.st_mode))
 			continue;
-		deny_walk.progs = progs;
-		deny_walk.sandbox = sandbox;
-		deny_walk.rule = rs->fs_deny[i].id;
-		deny_walk.linked = 0;
-		deny_walk.err = 0;
-		if (nftw(deny[i], deny_walk_one, 32, FTW_PHYS | FTW_MOUNT) < 0 && !deny_walk.err)
-			log_warn("bpf: cannot walk the fs.deny tree %s", deny[i]);
-		err = deny_walk.err;
+		err = protect_linked(progs, sandbox, deny[i],
+				     &(struct wd_inode_rule){ .deny = WD_ACC_READ | WD_ACC_WRITE |
+								      WD_ACC_EXEC,
+							      .rule = rs->fs_deny[i].id },
+				     "fs.deny");
 	}
 	return err;
 }
@@ -595,35 +610,6 @@ static int protect_put(struct wd_progs *progs, uint64_t sandbox, const struct wd
 	return 0;
 }
 
-/* The nftw walk of one protected tree: files with another name, protected from truncation. */
-static struct {
-	struct wd_progs *progs;
-	uint64_t sandbox;
-	uint32_t rule;
-	size_t linked;
-	int err;
-} protect_walk;
-
-static int protect_walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	struct wd_inode_rule val = { .protect = WD_PROT_TRUNCATE };
-
-	(void)type;
-	(void)ftw;
-	/* another name outside the tree would truncate the same file; deleting it deletes a name */
-	if (!S_ISREG(st->st_mode) || st->st_nlink < 2)
-		return 0;
-	if (++protect_walk.linked > WD_DENY_LINKED_MAX) {
-		log_warnx("bpf: more than %d multiply-linked files under an fs.protect path",
-			  WD_DENY_LINKED_MAX);
-		protect_walk.err = -E2BIG;
-		return 1;
-	}
-	val.protect_rule = protect_walk.rule;
-	protect_walk.err = inode_put(protect_walk.progs, protect_walk.sandbox, path, &val);
-	return protect_walk.err ? 1 : 0;
-}
-
 /*
  * fs.protect in the kernel: each tree as "tree/" and "tree\0" (or "/"), each directory above
  * it as "dir\0" (renaming it would carry the tree away), the tree's own object by (dev, ino)
@@ -664,15 +650,11 @@ static int protects_add(struct wd_progs *progs, uint64_t sandbox, const struct w
 							 .protect_rule = rs->protect[i].id });
 		if (err || !S_ISDIR(st.st_mode) || !(rs->protect[i].ops & WD_PROT_TRUNCATE))
 			continue;
-		protect_walk.progs = progs;
-		protect_walk.sandbox = sandbox;
-		protect_walk.rule = rs->protect[i].id;
-		protect_walk.linked = 0;
-		protect_walk.err = 0;
-		if (nftw(trees[i], protect_walk_one, 32, FTW_PHYS | FTW_MOUNT) < 0 &&
-		    !protect_walk.err)
-			log_warn("bpf: cannot walk the fs.protect tree %s", trees[i]);
-		err = protect_walk.err;
+		/* another name outside the tree would truncate the same file */
+		err = protect_linked(progs, sandbox, trees[i],
+				     &(struct wd_inode_rule){ .protect = WD_PROT_TRUNCATE,
+							      .protect_rule = rs->protect[i].id },
+				     "fs.protect");
 	}
 	return err;
 }
