@@ -35,11 +35,16 @@ static const char *sock_glob(void)
 	return g;
 }
 
+#define WD_PROMPT_ASKED_MAX 256
+
 struct conn {
 	int fd;
 	char path[108];
 	char *buf;
 	size_t len;
+	/* ids of this run's holds already put to the operator (a ring: the recent ones) */
+	double asked[WD_PROMPT_ASKED_MAX];
+	unsigned int n_asked;
 };
 
 static int conn_open(struct conn *c, const char *path)
@@ -546,6 +551,22 @@ static bool ask(struct prompt *p, const cJSON *h)
 	}
 }
 
+/*
+ * A hold reaches the prompt twice when it is made between subscribing and asking for the
+ * pending ones (as an event and in the list): it is put to the operator once.
+ */
+static bool ask_once(struct prompt *p, struct conn *c, const cJSON *h)
+{
+	double id = num(h, "id");
+	unsigned int n = c->n_asked < WD_PROMPT_ASKED_MAX ? c->n_asked : WD_PROMPT_ASKED_MAX;
+
+	for (unsigned int k = 0; k < n; k++)
+		if (c->asked[k] == id)
+			return true;
+	c->asked[c->n_asked++ % WD_PROMPT_ASKED_MAX] = id;
+	return ask(p, h);
+}
+
 static const char prompt_usage[] =
 	"usage: warden prompt [--sandbox NAME]\n"
 	"\n"
@@ -617,9 +638,10 @@ int cmd_prompt(int argc, char **argv)
 			}
 			holds = cJSON_GetObjectItemCaseSensitive(msg, "holds");
 			cJSON_ArrayForEach(h, holds)
-				go = go && ask(&p, h);
+				go = go && ask_once(&p, &p.conns[i], h);
 			if (strcmp(str(msg, "event"), "hold") == 0)
-				go = ask(&p, cJSON_GetObjectItemCaseSensitive(msg, "hold"));
+				go = ask_once(&p, &p.conns[i],
+					      cJSON_GetObjectItemCaseSensitive(msg, "hold"));
 			/* what standing grants decide is in the audit stream, not on the screen */
 			else if (strcmp(str(msg, "event"), "decision") == 0 &&
 				 strcmp(str(msg, "by"), "grant") != 0) {

@@ -3,8 +3,9 @@
 # writes what a busy run can: several lines in one send. The prompt must answer each.
 WHERE=host
 
-# fake_run SOCKET LOG: serve one run's control socket: answer "holds" with none and, in the same
-# write, publish a hold; log each decide request (one line each) to LOG and answer it.
+# fake_run SOCKET LOG: serve one run's control socket: answer "holds" with hold 7 and, in the
+# same write, publish it as an event too (it was made in between); publish hold 8 once 7 is
+# decided; log each decide request (one line each) to LOG and answer it.
 fake_run() {
 	python3 - "$1" "$2" <<'PY' &
 import json, os, socket, sys, threading
@@ -17,6 +18,7 @@ tmp = path + ".tmp"
 srv.bind(tmp)
 os.rename(tmp, path)
 srv.listen(8)
+subscriber = []
 def serve(c):
     f = c.makefile("rb")
     for line in f:
@@ -25,20 +27,27 @@ def serve(c):
             c.sendall((json.dumps({"v": 1, "ok": True, "sandbox": hold["sandbox"]}) +
                        "\n").encode())
         elif req.get("op") == "holds":
-            # no hold yet when asked, and one made right after: both lines in one write
+            # made between subscribe and this list: in the list and as an event, and both
+            # lines in one write
+            subscriber.append(c)
             c.sendall((json.dumps({"v": 1, "ok": True, "sandbox": hold["sandbox"],
-                                   "holds": []}) + "\n" +
+                                   "holds": [hold]}) + "\n" +
                        json.dumps({"event": "hold", "hold": hold}) + "\n").encode())
         elif req.get("op") == "decide":
             with open(log, "a") as out:
                 out.write(json.dumps(req) + "\n")
             c.sendall((json.dumps({"v": 1, "ok": True}) + "\n").encode())
+            if req.get("id") == 7:
+                # the next hold, once the first is decided
+                nxt = dict(hold, id=8, target="/srv/app/y")
+                subscriber[0].sendall((json.dumps({"event": "hold", "hold": nxt}) +
+                                       "\n").encode())
 while True:
     threading.Thread(target=serve, args=(srv.accept()[0],), daemon=True).start()
 PY
 }
 
-test_a_hold_sent_in_the_same_write_as_an_answer_is_asked() {
+test_holds_in_one_write_and_seen_twice_are_each_asked_once() {
 	command -v python3 > /dev/null || fail "python3 is needed for the stand-in run"
 	mkdir -p "$WARDEN_RUN_DIR" && chmod 700 "$WARDEN_RUN_DIR"
 	touch "$T/decided"
@@ -46,11 +55,13 @@ test_a_hold_sent_in_the_same_write_as_an_answer_is_asked() {
 	server=$!
 	trap 'kill $server 2>/dev/null || true' EXIT
 	# the prompt comes first and follows the socket as it appears
-	printf 'a\n' | "$WARDEN" prompt > "$T/prompt.out" 2>&1 &
+	# two answers for two holds: one spent on a hold seen twice would leave the second unasked
+	printf 'a\na\n' | "$WARDEN" prompt > "$T/prompt.out" 2>&1 &
 	prompt=$!
 	trap 'kill $server $prompt 2>/dev/null || true' EXIT
-	timeout 30 "$BIN/wd-try" wait-line "$T/decided" '"op": "decide"' "$prompt" > /dev/null ||
-		fail "the prompt never answered the hold: $(cat "$T/prompt.out")"
+	timeout 30 "$BIN/wd-try" wait-line "$T/decided" '"id": 8' "$prompt" > /dev/null ||
+		fail "the prompt did not answer both holds: $(cat "$T/prompt.out")"
 	expect_line "$T/decided" '"id": 7' '"allow": true' '"scope": "once"' \
 		'"token": "0123456789abcdef0123456789abcdef"'
+	expect_eq "decisions sent" "$(wc -l < "$T/decided")" 2
 }
