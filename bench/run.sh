@@ -33,10 +33,14 @@ policy ",\"protect\":[{\"path\":\"$dir/protected\",\"ops\":[\"delete\"],\"action
 	"$dir/held.json"
 
 measure() {
-	"$bin/warden" run --policy "$1" --audit /dev/null -- "$bin/unlink_lat" "$dir/work" "$n"
+	"$bin/warden" run --policy "$1" --audit /dev/null -- "$bin/unlink_lat" "$dir/work" "$n" \
+		${2:+"$2"}
 }
 read -r base_med base_p90 <<< "$(measure "$dir/plain.json")"
 read -r hold_med hold_p90 <<< "$(measure "$dir/held.json")"
+# rm -r's shape: unlinkat(dirfd, name), the directory's path read from /proc
+read -r at_base_med at_base_p90 <<< "$(measure "$dir/plain.json" at)"
+read -r at_hold_med at_hold_p90 <<< "$(measure "$dir/held.json" at)"
 # the mechanism alone, no sandbox and no warden: what any seccomp-notify supervisor pays here
 mkdir -p "$dir/floor"
 read -r floor_med floor_p90 <<< "$("$bin/notify_floor" "$dir/floor" "$n")"
@@ -52,3 +56,11 @@ printf 'bench: added median %.1f us (target < 15 us), ratio %.2fx\n' "$added" \
 	"$(echo "$hold_med / $base_med" | bc -l)"
 printf 'bench: warden over the bare mechanism: median %+.1f us\n' \
 	"$(echo "($hold_med - $floor_med) / 1000" | bc -l)"
+echo "bench: unlinkat(dirfd, name), as rm -r calls it, $n calls"
+printf 'bench: baseline (no hold rules)   median %6.1f us  p90 %6.1f us\n' \
+	"$(echo "$at_base_med / 1000" | bc -l)" "$(echo "$at_base_p90 / 1000" | bc -l)"
+printf 'bench: through the waiting room   median %6.1f us  p90 %6.1f us\n' \
+	"$(echo "$at_hold_med / 1000" | bc -l)" "$(echo "$at_hold_p90 / 1000" | bc -l)"
+printf 'bench: added median %.1f us, ratio %.2fx\n' \
+	"$(echo "($at_hold_med - $at_base_med) / 1000" | bc -l)" \
+	"$(echo "$at_hold_med / $at_base_med" | bc -l)"

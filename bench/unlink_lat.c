@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * unlink_lat DIR N: make N files in DIR, then unlink them one by one, timing each call; print the
- * median and the 90th percentile in nanoseconds ("median_ns p90_ns").
+ * unlink_lat DIR N [at]: make N files in DIR, then unlink them one by one, timing each call; print
+ * the median and the 90th percentile in nanoseconds ("median_ns p90_ns"). Each call names its
+ * file by absolute path (unlink), or with "at" by bare name in an open DIR, as rm -r does
+ * (unlinkat).
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,10 +23,19 @@ int main(int argc, char **argv)
 {
 	char path[4096];
 	long n, *ns;
+	int dfd = -1;
 
-	if (argc != 3 || (n = atol(argv[2])) <= 0) {
-		fprintf(stderr, "usage: unlink_lat DIR N\n");
+	if (argc < 3 || argc > 4 || (n = atol(argv[2])) <= 0 ||
+	    (argc == 4 && strcmp(argv[3], "at") != 0)) {
+		fprintf(stderr, "usage: unlink_lat DIR N [at]\n");
 		return 2;
+	}
+	if (argc == 4) {
+		dfd = open(argv[1], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0) {
+			perror(argv[1]);
+			return 1;
+		}
 	}
 	ns = calloc((size_t)n, sizeof(*ns));
 	if (!ns)
@@ -42,9 +54,12 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++) {
 		struct timespec a, b;
 
-		snprintf(path, sizeof(path), "%s/f%ld", argv[1], i);
+		if (dfd >= 0)
+			snprintf(path, sizeof(path), "f%ld", i);
+		else
+			snprintf(path, sizeof(path), "%s/f%ld", argv[1], i);
 		clock_gettime(CLOCK_MONOTONIC, &a);
-		if (unlink(path)) {
+		if (dfd >= 0 ? unlinkat(dfd, path, 0) : unlink(path)) {
 			perror(path);
 			return 1;
 		}

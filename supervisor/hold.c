@@ -24,10 +24,72 @@
 #include <openssl/rand.h>
 
 #include "supervisor/hold.h"
+#include "supervisor/hold_policy.h"
 #include "supervisor/log.h"
 
 #define WD_ARGV_MAX 4096 /* bytes of a process's command line shown to the operator */
 #define WD_HOLD_GROUPS_MAX 64
+
+/*
+ * Directories (absolute, lexical, as the sandbox names them) that openat2 found with no symlink
+ * on their way. A path under one of them is where its text says, so an unmatched call is decided
+ * without opening anything. Sound only while every call that removes or moves a directory passes
+ * the receiver (the filter's watch_dirs): each one empties the cache before it goes on, and a
+ * directory cannot become a symlink, or move, any other way from inside the sandbox (no mounts,
+ * no io_uring). What it cannot see, a change made from outside the sandbox, it forgets soon: an
+ * entry lives WD_DIRCACHE_MS. Like every call answered CONTINUE, a path a second thread swaps
+ * between the receiver's look and the kernel's walk meets only the kernel (docs/holds.md).
+ * Direct-mapped; a generation number empties it.
+ */
+#define WD_DIRCACHE_SLOTS 256
+#define WD_DIRCACHE_MS 100
+
+struct dircache {
+	bool on;
+	uint32_t gen;
+	uint64_t now; /* ms, of the call being decided */
+	struct {
+		uint32_t gen;
+		uint64_t ms;
+		char *dir;
+	} slot[WD_DIRCACHE_SLOTS];
+};
+
+static unsigned int dircache_slot(const char *dir)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (; *dir; dir++)
+		h = (h ^ (unsigned char)*dir) * 16777619u;
+	return h % WD_DIRCACHE_SLOTS;
+}
+
+static bool dircache_has(const struct dircache *c, const char *dir)
+{
+	unsigned int i = dircache_slot(dir);
+
+	return c && c->on && c->slot[i].dir && c->slot[i].gen == c->gen &&
+	       c->now - c->slot[i].ms < WD_DIRCACHE_MS && !strcmp(c->slot[i].dir, dir);
+}
+
+static void dircache_add(struct dircache *c, const char *dir)
+{
+	unsigned int i = dircache_slot(dir);
+	char *copy;
+
+	if (!c || !c->on || dircache_has(c, dir) || !(copy = strdup(dir)))
+		return;
+	free(c->slot[i].dir);
+	c->slot[i].dir = copy;
+	c->slot[i].gen = c->gen;
+	c->slot[i].ms = c->now;
+}
+
+static void dircache_free(struct dircache *c)
+{
+	for (unsigned int i = 0; i < WD_DIRCACHE_SLOTS; i++)
+		free(c->slot[i].dir);
+}
 
 /* A call the receiver matched, with what matched, on its way to the main loop. */
 struct matched {
@@ -95,6 +157,7 @@ struct wd_hold_engine {
 	pthread_mutex_t qlock;
 	struct hold *qhead, **qtail;
 	int root; /* the sandbox's root directory, O_PATH (the receiver's alone) */
+	struct dircache dirs; /* the receiver's alone */
 	/* delete burst (the receiver's alone): times (ms) of the recent deletes, a ring */
 	uint64_t *burst;
 	unsigned int burst_head, burst_n;
@@ -193,6 +256,7 @@ void wd_hold_engine_free(struct wd_hold_engine *e)
 		close(e->wake);
 	if (e->root >= 0)
 		close(e->root);
+	dircache_free(&e->dirs);
 	pthread_mutex_destroy(&e->qlock);
 	while (e->pending) {
 		struct hold *h = e->pending;
@@ -255,6 +319,11 @@ void wd_hold_attach(struct wd_hold_engine *e, int listener)
 		return;
 	}
 	e->receiving = true;
+}
+
+void wd_hold_dirs_watched(struct wd_hold_engine *e, bool watched)
+{
+	e->dirs.on = watched;
 }
 
 static void stop_receiver(struct wd_hold_engine *e)
@@ -411,21 +480,75 @@ static int open_plain(int base, const char *dir, char *canon, size_t canonsz)
 	return fd;
 }
 
+/* How resolve() goes: from which root, and whether the parent must be pinned. */
+struct resolver {
+	int root; /* the sandbox's root directory (O_PATH), or -1 */
+	struct dircache *dirs; /* or NULL */
+	bool pin;
+};
+
+/* *name and *full for @last under canonical directory @canon. */
+static int name_under(const char *canon, const char *last, char **name, char **full)
+{
+	*name = strdup(last);
+	if (*name && asprintf(full, "%s/%s", strcmp(canon, "/") ? canon : "", last) < 0)
+		*full = NULL;
+	if (!*name || !*full) {
+		free(*name);
+		*name = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /*
- * Resolve @path as task @pid would, relative to @dirfd: pin its parent directory (following
+ * Where @path names, decided without opening anything: an absolute path whose directory the
+ * cache knows, a file in "/", or a bare name in the task's directory @base (/proc/PID/fd/N or
+ * /proc/PID/cwd, whose link text is its canonical path). @dir is @path's copy, @slash its last
+ * '/' (or NULL), @last its last component. 1 when done, 0 when the caller must walk, or -errno.
+ */
+static int resolve_unpinned(const struct resolver *r, const char *base, const char *path,
+			    char *dir, char *slash, const char *last, char **name, char **full)
+{
+	char canon[PATH_MAX];
+	ssize_t n;
+
+	if (path[0] == '/' && r->root >= 0) {
+		bool known;
+
+		if (slash == dir)
+			return name_under("/", last, name, full) ?: 1;
+		*slash = 0;
+		known = lexical(dir, canon, sizeof(canon)) && dircache_has(r->dirs, canon);
+		*slash = '/';
+		return known ? name_under(canon, last, name, full) ?: 1 : 0;
+	}
+	if (slash || path[0] == '/')
+		return 0;
+	n = readlink(base, canon, sizeof(canon) - 1);
+	if (n <= 0 || canon[0] != '/')
+		return 0; /* not a directory's path (a pipe, a socket): the walk says why */
+	canon[n] = 0;
+	return name_under(canon, last, name, full) ?: 1;
+}
+
+/*
+ * Resolve @path as task @pid would, relative to @dirfd: find its parent directory (following
  * symlinks on the way, as the kernel does) and split off the last component, which the held
- * syscalls do not follow. Returns 0 with *parent (O_PATH fd), *name and *full set.
- * @root is the sandbox's root directory (O_PATH), or -1 to go through /proc/@pid/root: tasks in
- * a sandbox cannot chroot, pivot_root or mount, so one root serves them all, and sparing the
+ * syscalls do not follow. Returns 0 with *name and *full set, and *parent (O_PATH fd) when
+ * @r->pin or when the walk opened it anyway (-1 otherwise).
+ * @r->root is the sandbox's root directory (O_PATH), or -1 to go through /proc/@pid/root: tasks
+ * in a sandbox cannot chroot, pivot_root or mount, so one root serves them all, and sparing the
  * procfs lookup is most of what an unmatched call costs.
  */
-static int resolve(int root, uint32_t pid, int dirfd, const char *path, int *parent,
-		   char **name, char **full)
+static int resolve(const struct resolver *r, uint32_t pid, int dirfd, const char *path,
+		   int *parent, char **name, char **full)
 {
 	char base[64], dir[PATH_MAX], canon[PATH_MAX], link[64];
-	const char *slash, *last;
+	const char *last;
+	char *slash;
 	size_t len = strlen(path);
-	int bfd = -1, pfd, err = 0;
+	int root = r->root, bfd = -1, pfd, err = 0;
 	ssize_t n;
 
 	*parent = -1;
@@ -441,15 +564,20 @@ static int resolve(int root, uint32_t pid, int dirfd, const char *path, int *par
 	last = slash ? slash + 1 : dir;
 	if (!*last || strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
 		return -EINVAL;
+	if (path[0] == '/')
+		snprintf(base, sizeof(base), "/proc/%u/root", pid);
+	else if (dirfd == AT_FDCWD)
+		snprintf(base, sizeof(base), "/proc/%u/cwd", pid);
+	else
+		snprintf(base, sizeof(base), "/proc/%u/fd/%d", pid, dirfd);
+	if (!r->pin) {
+		err = resolve_unpinned(r, base, path, dir, slash, last, name, full);
+		if (err)
+			return err < 0 ? err : 0;
+	}
 	if (path[0] == '/' && root >= 0) {
 		bfd = root;
 	} else {
-		if (path[0] == '/')
-			snprintf(base, sizeof(base), "/proc/%u/root", pid);
-		else if (dirfd == AT_FDCWD)
-			snprintf(base, sizeof(base), "/proc/%u/cwd", pid);
-		else
-			snprintf(base, sizeof(base), "/proc/%u/fd/%d", pid, dirfd);
 		bfd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (bfd < 0)
 			return -errno;
@@ -458,9 +586,11 @@ static int resolve(int root, uint32_t pid, int dirfd, const char *path, int *par
 	if (slash == dir) {
 		pfd = open_dir(bfd, ".", path[0] == '/');
 	} else if (slash) {
-		*(char *)slash = 0;
+		*slash = 0;
 		/* an absolute path without symlinks is its own canonical form: no readlink */
 		pfd = path[0] == '/' ? open_plain(bfd, dir, canon, sizeof(canon)) : -ELOOP;
+		if (pfd >= 0 && bfd == root)
+			dircache_add(r->dirs, canon);
 		if (pfd == -ELOOP)
 			pfd = open_dir(bfd, dir, path[0] == '/');
 	} else if (bfd != root) {
@@ -484,14 +614,9 @@ static int resolve(int root, uint32_t pid, int dirfd, const char *path, int *par
 		}
 		canon[n] = 0;
 	}
-	*name = strdup(last);
-	if (*name && asprintf(full, "%s/%s", strcmp(canon, "/") ? canon : "", last) < 0)
-		*full = NULL;
-	if (!*name || !*full) {
-		free(*name);
-		*name = NULL;
+	err = name_under(canon, last, name, full);
+	if (err) {
 		close(pfd);
-		err = -ENOMEM;
 		goto out_close_base;
 	}
 	*parent = pfd;
@@ -636,8 +761,11 @@ static void fill_task(struct hold *h)
 	read_creds(h);
 }
 
-/* ftruncate(fd, len): the target is the task's open file, pinned by reopening it for writing. */
-static int open_fd_target(struct hold *h)
+/*
+ * ftruncate(fd, len): the target is the task's open file, pinned (when @pin) by reopening it for
+ * writing.
+ */
+static int open_fd_target(struct hold *h, bool pin)
 {
 	char link[64], path[PATH_MAX];
 	ssize_t n;
@@ -647,9 +775,11 @@ static int open_fd_target(struct hold *h)
 	if (n <= 0 || path[0] != '/')
 		return n < 0 ? -errno : -EINVAL; /* a pipe, a socket: nothing protected */
 	path[n] = 0;
-	h->dirfd = open(link, O_WRONLY | O_CLOEXEC);
-	if (h->dirfd < 0)
-		return -errno;
+	if (pin) {
+		h->dirfd = open(link, O_WRONLY | O_CLOEXEC);
+		if (h->dirfd < 0)
+			return -errno;
+	}
 	h->target = strdup(path);
 	if (!h->target)
 		return -ENOMEM;
@@ -657,9 +787,13 @@ static int open_fd_target(struct hold *h)
 	return 0;
 }
 
-/* Read what the held syscall names. 0, or -errno (the call then goes on as the kernel decides). */
-static int decode(struct hold *h, int root)
+/*
+ * Read what the held syscall names. 0, or -errno (the call then goes on as the kernel decides).
+ * Unless @r->pin, a target may be left unpinned (h->dirfd -1): enough to match it.
+ */
+static int decode(struct hold *h, const struct resolver *r)
 {
+	const struct resolver pinned = { .root = r->root, .dirs = r->dirs, .pin = true };
 	char path[PATH_MAX], path2[PATH_MAX];
 	int dirfd = AT_FDCWD, dirfd2 = AT_FDCWD, err;
 	uint64_t p1 = 0, p2 = 0;
@@ -695,7 +829,7 @@ static int decode(struct hold *h, int root)
 		/* the file the task has open: its path is what the kernel says it is */
 		h->op.class = WD_HOLD_TRUNCATE;
 		h->opname = "truncate";
-		return open_fd_target(h);
+		return open_fd_target(h, r->pin);
 	case SYS_truncate:
 	case SYS_open:
 	case SYS_creat:
@@ -732,7 +866,7 @@ static int decode(struct hold *h, int root)
 		/* the program is followed, as execve does */
 		if (asprintf(&h->target, "%s", path) < 0)
 			return -ENOMEM;
-		err = resolve(root, h->pid, dirfd, path, &h->dirfd, &h->name, &real);
+		err = resolve(&pinned, h->pid, dirfd, path, &h->dirfd, &h->name, &real);
 		if (!err) {
 			free(h->target);
 			h->target = realpath(real, NULL);
@@ -748,7 +882,7 @@ static int decode(struct hold *h, int root)
 		h->op.argc = h->argc;
 		return err;
 	}
-	err = resolve(root, h->pid, dirfd, path, &h->dirfd, &h->name, &h->target);
+	err = resolve(r, h->pid, dirfd, path, &h->dirfd, &h->name, &h->target);
 	if (err == -EXDEV)
 		h->target = strdup(path); /* as the task wrote it, for the record */
 	if (err)
@@ -757,7 +891,7 @@ static int decode(struct hold *h, int root)
 	if (p2) {
 		err = read_string(h->pid, p2, path2, sizeof(path2));
 		if (!err)
-			err = resolve(root, h->pid, dirfd2, path2, &h->dirfd2, &h->name2,
+			err = resolve(r, h->pid, dirfd2, path2, &h->dirfd2, &h->name2,
 				      &h->target2);
 		if (err == -EXDEV)
 			h->target2 = strdup(path2);
@@ -1051,18 +1185,95 @@ static bool burst(struct wd_hold_engine *e, uint64_t now)
 	return recent > e->rules->burst_count;
 }
 
+/* Forget what decode() found, to decode it again. */
+static void undecode(struct hold *h)
+{
+	if (h->dirfd >= 0)
+		close(h->dirfd);
+	if (h->dirfd2 >= 0)
+		close(h->dirfd2);
+	h->dirfd = h->dirfd2 = -1;
+	free(h->name);
+	free(h->name2);
+	free(h->target);
+	free(h->target2);
+	h->name = h->name2 = h->target = h->target2 = NULL;
+	h->op.target = h->op.target2 = NULL;
+}
+
+/* Does @h carry every object an approved operation acts on? (an exec acts on none) */
+static bool pinned(const struct hold *h)
+{
+	return h->op.class == WD_HOLD_EXEC || (h->dirfd >= 0 && (!h->target2 || h->dirfd2 >= 0));
+}
+
+/*
+ * Decode @h and match it. WD_HOLD_ACT_NONE with *answer 0 lets the call go on; with a negative
+ * *answer the task gets that error from here, without a hold.
+ */
+static enum wd_hold_action classify(struct wd_hold_engine *e, struct hold *h,
+				    const struct resolver *r, int *answer)
+{
+	int err = decode(h, r);
+
+	*answer = 0;
+	if (err == -EXDEV) {
+		/*
+		 * Through a magic link warden cannot follow as the task would: refused, never let
+		 * through on a guess (a CONTINUE here would let the kernel find what was not checked).
+		 */
+		h->rule = "/hold/magic-link";
+		return WD_HOLD_ACT_DENY;
+	}
+	if (err && (err == -ENOSYS || err == -EINVAL || h->op.class == WD_HOLD_EXEC)) {
+		/*
+		 * A call this engine does not decode, a last component "." or ".." (which no
+		 * delete, rename or truncate accepts), or an exec (advisory): the call goes on and
+		 * the kernel and the backend's rules answer it as they would.
+		 */
+		return WD_HOLD_ACT_NONE;
+	}
+	if (err) {
+		/*
+		 * Unreadable arguments, a directory that does not resolve: the task gets that
+		 * error from here. Never CONTINUE on a path warden could not follow: where its
+		 * walk differs from the task's (a /proc/self that is warden's, or none at all in
+		 * the sandbox's pid namespace), the kernel would find what was never checked.
+		 */
+		*answer = err;
+		return WD_HOLD_ACT_NONE;
+	}
+	return wd_hold_match(e->rules, &h->op, &h->rule, &h->tree);
+}
+
+/*
+ * A directory removal or rename: what the cache knew may be false from now on. True when the
+ * call was sent for that alone (watch_dirs), no rule holding its class.
+ */
+static bool dir_changes(struct wd_hold_engine *e, const struct hold *h)
+{
+	unsigned int class = h->nr == SYS_rmdir || h->nr == SYS_unlinkat ? WD_HOLD_DELETE :
+									   WD_HOLD_RENAME;
+
+	if (!wd_notify_dir_change(h->nr, h->nr == SYS_unlinkat ? h->args[2] : 0))
+		return false;
+	e->dirs.gen++;
+	return !(wd_hold_rules_classes(e->rules) & class);
+}
+
 /*
  * Receive one call and answer it if no rule matches (or it cannot be decoded); otherwise return
  * it, decoded, for admit(). Runs on the receiver thread (or the main loop without one); touches
- * nothing of the engine's but the listener, the rules and the burst ring.
+ * nothing of the engine's but the listener, the rules, the burst ring and the directory cache.
  */
 static int receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t nsz,
 		       struct hold **out)
 {
+	struct resolver r = { .dirs = &e->dirs };
 	enum wd_hold_action act;
 	struct hold *h;
 	uint64_t now;
-	int err;
+	int answer;
 
 	*out = NULL;
 	memset(n, 0, nsz);
@@ -1077,8 +1288,14 @@ static int receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t
 	h->notif_id = n->id;
 	h->pid = n->pid;
 	h->nr = (unsigned int)n->data.nr;
+	h->dirfd = h->dirfd2 = -1;
 	memcpy(h->args, n->data.args, sizeof(h->args));
-
+	if (dir_changes(e, h)) {
+		respond(e, h->notif_id, 0, 0, true);
+		hold_free(h);
+		return 0;
+	}
+	e->dirs.now = now;
 	/* The sandbox's root, from the first task that asks (see resolve()). */
 	if (e->root < 0) {
 		char base[64];
@@ -1086,53 +1303,37 @@ static int receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t
 		snprintf(base, sizeof(base), "/proc/%u/root", h->pid);
 		e->root = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
-	err = decode(h, e->root);
-	if (err == -EXDEV) {
-		/*
-		 * Through a magic link warden cannot follow as the task would: refused, never let
-		 * through on a guess (a CONTINUE here would let the kernel find what was not checked).
-		 */
-		act = WD_HOLD_ACT_DENY;
-		h->rule = "/hold/magic-link";
-		goto matched;
-	}
-	if (err && (err == -ENOSYS || err == -EINVAL || h->op.class == WD_HOLD_EXEC)) {
-		/*
-		 * A call this engine does not decode, a last component "." or ".." (which no
-		 * delete, rename or truncate accepts), or an exec (advisory): the call goes on and
-		 * the kernel and the backend's rules answer it as they would.
-		 */
-		respond(e, h->notif_id, 0, 0, true);
-		hold_free(h);
-		return 0;
-	}
-	if (err) {
-		/*
-		 * Unreadable arguments, a directory that does not resolve: the task gets that
-		 * error from here. Never CONTINUE on a path warden could not follow: where its
-		 * walk differs from the task's (a /proc/self that is warden's, or none at all in
-		 * the sandbox's pid namespace), the kernel would find what was never checked.
-		 */
-		respond(e, h->notif_id, err, 0, false);
-		hold_free(h);
-		return 0;
-	}
-	act = wd_hold_match(e->rules, &h->op, &h->rule, &h->tree);
-	if (act == WD_HOLD_ACT_NONE && h->op.class == WD_HOLD_DELETE && e->burst && burst(e, now)) {
+	r.root = e->root;
+	act = classify(e, h, &r, &answer);
+	if (act == WD_HOLD_ACT_NONE && !answer && h->op.class == WD_HOLD_DELETE && e->burst &&
+	    burst(e, now)) {
 		act = WD_HOLD_ACT_HOLD;
 		h->rule = "/hold/delete_burst";
 		h->op.burst = true;
+	}
+	if (act == WD_HOLD_ACT_HOLD && !pinned(h)) {
+		/* decided on the path alone: pin what an approval would act on, and look again */
+		bool was_burst = h->op.burst;
+
+		undecode(h);
+		h->op.burst = false;
+		r.pin = true;
+		act = classify(e, h, &r, &answer);
+		if (act == WD_HOLD_ACT_NONE && !answer && was_burst) {
+			act = WD_HOLD_ACT_HOLD;
+			h->rule = "/hold/delete_burst";
+			h->op.burst = true;
+		}
 	}
 	if (act == WD_HOLD_ACT_NONE) {
 		/*
 		 * No ID_VALID first: a CONTINUE to a task that has gone (or whose memory changed)
 		 * decides nothing the kernel does not decide again itself.
 		 */
-		respond(e, h->notif_id, 0, 0, true);
+		respond(e, h->notif_id, answer, 0, !answer);
 		hold_free(h);
 		return 0;
 	}
-matched:
 	/* What was read is only good if the task is still the one that asked. */
 	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->notif_id)) {
 		hold_free(h);

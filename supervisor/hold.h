@@ -57,6 +57,12 @@ struct wd_hold_events {
 int wd_hold_engine_new(struct wd_hold_engine **out, const struct wd_hold_rules *rules,
 		       int listener, const struct wd_hold_events *ev);
 void wd_hold_attach(struct wd_hold_engine *e, int listener);
+/*
+ * The waiting room's filter sends every directory removal and rename (wd_notify_plan's
+ * watch_dirs): the engine may then decide unmatched paths under directories it has walked
+ * before without walking them again.
+ */
+void wd_hold_dirs_watched(struct wd_hold_engine *e, bool watched);
 void wd_hold_engine_free(struct wd_hold_engine *e);
 
 /* The listener: poll it readable, then call wd_hold_on_notify. */

@@ -45,14 +45,21 @@ static const struct {
 	{ WD_HOLD_EXEC, SYS_execveat },
 };
 
-bool wd_notify_sends(unsigned int classes, unsigned int nr, unsigned long flags)
+static const unsigned int renames[] = { SYS_rename, SYS_renameat, SYS_renameat2 };
+
+bool wd_notify_dir_change(unsigned int nr, unsigned long flags)
 {
-	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++)
-		if ((classes & always[i].class) && always[i].nr == nr)
-			return true;
-	if ((classes & WD_HOLD_TRUNCATE) && (nr == SYS_open || nr == SYS_openat))
-		return flags & O_TRUNC;
-	return false;
+	switch (nr) {
+	case SYS_rmdir:
+	case SYS_rename:
+	case SYS_renameat:
+	case SYS_renameat2:
+		return true;
+	case SYS_unlinkat:
+		return flags & AT_REMOVEDIR;
+	default:
+		return false;
+	}
 }
 
 int wd_notify_prepare(struct wd_notify_plan *p, unsigned int classes, bool allow_io_uring)
@@ -62,6 +69,7 @@ int wd_notify_prepare(struct wd_notify_plan *p, unsigned int classes, bool allow
 
 	p->len = 0;
 	p->classes = classes;
+	p->watch_dirs = (classes & WD_HOLD_PATHS) && !allow_io_uring;
 	LOAD(offsetof(struct seccomp_data, arch));
 	JUMP(BPF_JEQ, AUDIT_ARCH_X86_64, 1, 0);
 	RET(SECCOMP_RET_KILL_PROCESS);
@@ -76,6 +84,24 @@ int wd_notify_prepare(struct wd_notify_plan *p, unsigned int classes, bool allow
 			continue;
 		JUMP(BPF_JEQ, always[i].nr, 0, 1);
 		RET(SECCOMP_RET_USER_NOTIF);
+	}
+	if (p->watch_dirs) {
+		if (!(classes & WD_HOLD_RENAME))
+			for (size_t i = 0; i < sizeof(renames) / sizeof(renames[0]); i++) {
+				JUMP(BPF_JEQ, renames[i], 0, 1);
+				RET(SECCOMP_RET_USER_NOTIF);
+			}
+		if (!(classes & WD_HOLD_DELETE)) {
+			JUMP(BPF_JEQ, SYS_rmdir, 0, 1);
+			RET(SECCOMP_RET_USER_NOTIF);
+			/* unlinkat(dirfd, path, AT_REMOVEDIR) */
+			JUMP(BPF_JEQ, SYS_unlinkat, 0, 3);
+			LOAD(offsetof(struct seccomp_data, args[2]));
+			JUMP(BPF_JSET, AT_REMOVEDIR, 0, 1);
+			RET(SECCOMP_RET_USER_NOTIF);
+			/* the accumulator no longer holds nr: reload it for what follows */
+			LOAD(offsetof(struct seccomp_data, nr));
+		}
 	}
 	if (classes & WD_HOLD_TRUNCATE) {
 		/* open(path, flags) and openat(dirfd, path, flags): only with O_TRUNC */

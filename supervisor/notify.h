@@ -23,13 +23,25 @@ enum wd_hold_class {
 	WD_HOLD_EXEC = 1 << 3, /* execve, execveat */
 };
 
+/* The classes whose targets are paths the supervisor resolves. */
+#define WD_HOLD_PATHS (WD_HOLD_DELETE | WD_HOLD_RENAME | WD_HOLD_TRUNCATE)
+
 struct wd_notify_plan {
 	struct sock_filter insns[WD_NOTIFY_MAX_INSNS];
 	unsigned short len;
 	unsigned int classes;
+	/*
+	 * Every call that removes or moves a directory (rmdir, unlinkat with AT_REMOVEDIR, the
+	 * renames) reaches the waiting room too, whatever the classes, so the supervisor sees each
+	 * way a directory it walked could change. Set for path classes when io_uring is refused.
+	 */
+	bool watch_dirs;
 };
 
-/* Build the filter for @classes; io_uring_setup is refused unless @allow_io_uring. */
+/*
+ * Build the filter for @classes; io_uring_setup is refused unless @allow_io_uring. With path
+ * classes and no io_uring the filter also watches directory changes (see watch_dirs).
+ */
 int wd_notify_prepare(struct wd_notify_plan *p, unsigned int classes, bool allow_io_uring);
 /*
  * In the child: install it with a new listener and send the listener over @sock, then close it.
@@ -39,7 +51,7 @@ int wd_notify_install(const struct wd_notify_plan *p, int sock);
 /* In the parent: the listener fd the child sent over @sock, or -errno. */
 int wd_notify_receive(int sock);
 
-/* Does the filter send syscall @nr (with open flags @flags where they matter) to the waiting room? */
-bool wd_notify_sends(unsigned int classes, unsigned int nr, unsigned long flags);
+/* Is @nr with @flags a directory change the filter sends for watch_dirs alone? */
+bool wd_notify_dir_change(unsigned int nr, unsigned long flags);
 
 #endif

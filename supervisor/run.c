@@ -256,6 +256,8 @@ static int start_holds(struct run_holds *h, const char *sandbox, bool allow_io_u
 	if (!err)
 		err = wd_hold_engine_new(&h->engine, &h->rules, -1, &ev);
 	if (!err)
+		wd_hold_dirs_watched(h->engine, h->plan.watch_dirs);
+	if (!err)
 		err = wd_ctl_open(&h->ctl, sandbox, h->engine, &h->rules);
 	if (err)
 		log_warnx("holds: cannot set up the waiting room: %s", strerror(-err));

@@ -31,12 +31,16 @@
  *   wd-try swap-unlink PATH LINK TARGET FILE TEXT  unlink PATH in one thread while a second
  *                             waits for TEXT in FILE, then atomically points symlink LINK at
  *                             TARGET and prints "swapped"; prints the unlink's result last
+ *   wd-try replace-dir DIR rmdir|rename TARGET NAME  in one process, quickly: make and
+ *                             unlink DIR/seed, take DIR away (rmdir, or rename to DIR.old),
+ *                             make DIR a symlink to TARGET, and print unlink(DIR/NAME)'s result
  *   wd-try ctl SOCKET LINE    send LINE to a unix stream socket, print the one-line reply
  *   wd-try as UID GID GROUPS PROG [ARG...]  drop to UID and GID with the supplementary GROUPS
  *                             (comma-separated, or "-" for none) and execute PROG (busybox has
  *                             no setpriv --reuid)
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <linux/bpf.h>
@@ -464,6 +468,25 @@ static int swap_unlink(char **argv)
 	return 0;
 }
 
+static int replace_dir(const char *dir, const char *how, const char *target, const char *name)
+{
+	char seed[PATH_MAX], old[PATH_MAX], victim[PATH_MAX];
+	int fd;
+
+	snprintf(seed, sizeof(seed), "%s/seed", dir);
+	snprintf(old, sizeof(old), "%s.old", dir);
+	snprintf(victim, sizeof(victim), "%s/%s", dir, name);
+	fd = open(seed, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || close(fd) || unlink(seed))
+		return fail();
+	if (strcmp(how, "rmdir") == 0 ? rmdir(dir) : rename(dir, old))
+		return fail();
+	if (symlink(target, dir) || unlink(victim))
+		return fail();
+	puts("ok");
+	return 0;
+}
+
 static int ctl(const char *path, const char *line)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -554,6 +577,8 @@ int main(int argc, char **argv)
 		return unlink_signalled(argv[2]);
 	if (argc >= 7 && strcmp(argv[1], "swap-unlink") == 0)
 		return swap_unlink(argv + 2);
+	if (argc >= 6 && strcmp(argv[1], "replace-dir") == 0)
+		return replace_dir(argv[2], argv[3], argv[4], argv[5]);
 	if (argc >= 4 && strcmp(argv[1], "ctl") == 0)
 		return ctl(argv[2], argv[3]);
 	if (argc >= 6 && strcmp(argv[1], "as") == 0)
@@ -564,7 +589,8 @@ int main(int argc, char **argv)
 			"              wait-line FILE TEXT | wait-exit PID | ids | env |\n"
 			"              hostname | ifaces | connect ADDR PORT |\n"
 			"              listen ADDR PORT | shm KEY OP | unlink-signalled PATH |\n"
-			"              swap-unlink PATH LINK TARGET FILE TEXT | ctl SOCKET LINE |\n"
+			"              swap-unlink PATH LINK TARGET FILE TEXT |\n"
+			"              replace-dir DIR rmdir|rename TARGET NAME | ctl SOCKET LINE |\n"
 			"              as UID GID GROUPS PROG [ARG...]\n");
 	return 2;
 }

@@ -322,3 +322,34 @@ test_link_then_truncate() {
 		;;
 	esac
 }
+
+# ---- a directory replaced by a symlink ------------------------------------------------------
+
+# The supervisor does not walk again a directory it found free of symlinks a moment ago, unless
+# a directory was removed or renamed since. So: warm that memory of $T/work/d, take d away, make
+# d a symlink into the protected tree, and delete through it, all within a millisecond or so.
+# The delete is still held; a stale memory would let it go on (landlock) or fail unheld (bpf-lsm).
+replace_dir_and_delete() {
+	edge_tree
+	mkdir -p "$T/work/d"
+	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
+	wrun --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" replace-dir "$T/work/d" \
+		"$1" "$T/app/src" a > "$T/out" 2>&1 &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
+	"$WARDEN" deny "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	wait $run || true
+	expect_line "$T/out" "EPERM"
+	expect_eq "protected content" "$(cat "$T/app/src/a")" a
+}
+
+test_directory_removed_then_symlinked_is_walked_again() {
+	replace_dir_and_delete rmdir
+}
+
+# renames are not held by this policy: the waiting room sees them for this alone
+test_directory_renamed_then_symlinked_is_walked_again() {
+	replace_dir_and_delete rename
+}

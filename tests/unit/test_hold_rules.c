@@ -1,9 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -190,21 +200,130 @@ static void test_approvers(void **state)
 	assert_true(wd_approver_may(&r, 1001, 1001, member, 2));
 }
 
-/* The waiting room's filter sends exactly the held classes' syscalls. */
+/* One syscall the child makes, and whether the filter must send it. */
+struct probe_call {
+	long nr;
+	long a0, a1, a2;
+	bool sent;
+};
+
+/*
+ * Install the real filter for @p in a child, which makes @calls (every one fails with ENOENT:
+ * nothing exists under the path they name), and return how many it sent to the waiting room;
+ * each sent call must be the next one @calls marks as sent.
+ */
+static void run_filter(const struct wd_notify_plan *p, const struct probe_call *calls, size_t n)
+{
+	int sv[2], listener, status;
+	size_t want = 0, got = 0;
+	pid_t pid;
+
+	for (size_t i = 0; i < n; i++)
+		want += calls[i].sent;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(sv[0]);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || wd_notify_install(p, sv[1]))
+			_exit(2);
+		for (size_t i = 0; i < n; i++)
+			if (syscall(calls[i].nr, calls[i].a0, calls[i].a1, calls[i].a2) != -1 ||
+			    errno != ENOENT)
+				_exit(3);
+		_exit(0);
+	}
+	close(sv[1]);
+	listener = wd_notify_receive(sv[0]);
+	close(sv[0]);
+	assert_true(listener >= 0);
+	for (;;) {
+		struct seccomp_notif req;
+		struct seccomp_notif_resp resp;
+		struct pollfd pfd = { .fd = listener, .events = POLLIN };
+		size_t next = 0;
+
+		/* a stuck child fails the test rather than hanging it */
+		assert_true(poll(&pfd, 1, 10000) == 1);
+		if (!(pfd.revents & POLLIN))
+			break; /* POLLHUP: the child is gone */
+		memset(&req, 0, sizeof(req));
+		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req))
+			continue;
+		for (size_t i = 0, seen = 0; i < n; i++)
+			if (calls[i].sent && seen++ == got)
+				next = i;
+		assert_true(got < want);
+		assert_int_equal(req.data.nr, calls[next].nr);
+		assert_int_equal(req.data.args[2], (uint64_t)calls[next].a2);
+		got++;
+		resp = (struct seccomp_notif_resp){ .id = req.id,
+						    .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+		assert_int_equal(ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp), 0);
+	}
+	close(listener);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(got, want);
+}
+
+#define NOPE "/nonexistent-warden-test/x"
+#define CALL(nr, a0, a1, a2, sent) { nr, (long)(a0), (long)(a1), (long)(a2), sent }
+
+/* The waiting room's filter, installed for real, sends exactly the held classes' syscalls. */
 static void test_notify_filter(void **state)
 {
+	const unsigned int all = WD_HOLD_DELETE | WD_HOLD_RENAME | WD_HOLD_TRUNCATE | WD_HOLD_EXEC;
 	struct wd_notify_plan p;
-	unsigned int all = WD_HOLD_DELETE | WD_HOLD_RENAME | WD_HOLD_TRUNCATE | WD_HOLD_EXEC;
+	/* truncate held alone: O_TRUNC opens go, and directory changes are watched */
+	const struct probe_call trunc[] = {
+		CALL(SYS_openat, AT_FDCWD, NOPE, O_RDONLY, false),
+		CALL(SYS_openat, AT_FDCWD, NOPE, O_WRONLY | O_TRUNC, true),
+		CALL(SYS_open, NOPE, O_WRONLY | O_TRUNC, 0, true),
+		CALL(SYS_open, NOPE, O_RDONLY, 0, false),
+		CALL(SYS_truncate, NOPE, 0, 0, true),
+		CALL(SYS_unlink, NOPE, 0, 0, false),
+		CALL(SYS_unlinkat, AT_FDCWD, NOPE, 0, false),
+		CALL(SYS_unlinkat, AT_FDCWD, NOPE, AT_REMOVEDIR, true),
+		CALL(SYS_rmdir, NOPE, 0, 0, true),
+		CALL(SYS_rename, NOPE, NOPE "2", 0, true),
+		CALL(SYS_renameat, AT_FDCWD, NOPE, AT_FDCWD, true),
+		CALL(SYS_execve, NOPE, 0, 0, false),
+		/* the accumulator reloaded after the unlinkat test: open's O_TRUNC still seen */
+		CALL(SYS_open, NOPE, O_WRONLY | O_TRUNC, 0, true),
+	};
+	/* everything held: each class's calls, and nothing else */
+	const struct probe_call every[] = {
+		CALL(SYS_unlink, NOPE, 0, 0, true),
+		CALL(SYS_unlinkat, AT_FDCWD, NOPE, 0, true),
+		CALL(SYS_rename, NOPE, NOPE "2", 0, true),
+		CALL(SYS_openat, AT_FDCWD, NOPE, O_WRONLY | O_TRUNC, true),
+		CALL(SYS_openat, AT_FDCWD, NOPE, O_RDONLY, false),
+		CALL(SYS_execve, NOPE, 0, 0, true),
+		CALL(SYS_mkdir, NOPE, 0700, 0, false),
+	};
+	/* exec alone: no path class, so no directory watch */
+	const struct probe_call exec[] = {
+		CALL(SYS_execve, NOPE, 0, 0, true),
+		CALL(SYS_rmdir, NOPE, 0, 0, false),
+		CALL(SYS_rename, NOPE, NOPE "2", 0, false),
+		CALL(SYS_unlink, NOPE, 0, 0, false),
+	};
 
 	(void)state;
+	assert_int_equal(wd_notify_prepare(&p, WD_HOLD_TRUNCATE, false), 0);
+	assert_true(p.watch_dirs);
+	run_filter(&p, trunc, sizeof(trunc) / sizeof(trunc[0]));
 	assert_int_equal(wd_notify_prepare(&p, all, false), 0);
 	assert_true(p.len < WD_NOTIFY_MAX_INSNS);
-	assert_true(wd_notify_sends(WD_HOLD_DELETE, 263 /* unlinkat */, 0));
-	assert_false(wd_notify_sends(WD_HOLD_RENAME, 263, 0));
-	assert_true(wd_notify_sends(WD_HOLD_TRUNCATE, 257 /* openat */, 01000 /* O_TRUNC */));
-	assert_false(wd_notify_sends(WD_HOLD_TRUNCATE, 257, 02 /* O_RDWR */));
-	assert_true(wd_notify_sends(WD_HOLD_EXEC, 59 /* execve */, 0));
-	assert_false(wd_notify_sends(all, 0 /* read */, 0));
+	run_filter(&p, every, sizeof(every) / sizeof(every[0]));
+	assert_int_equal(wd_notify_prepare(&p, WD_HOLD_EXEC, false), 0);
+	assert_false(p.watch_dirs);
+	run_filter(&p, exec, sizeof(exec) / sizeof(exec[0]));
+	/* io_uring allowed: calls could change directories unseen, so none is watched */
+	assert_int_equal(wd_notify_prepare(&p, WD_HOLD_DELETE, true), 0);
+	assert_false(p.watch_dirs);
 }
 
 int main(void)
