@@ -55,7 +55,8 @@ UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabiliti
 	test_hold_rules test_units test_net test_json_locate test_effective test_explain test_templates \
 	test_policy_schema test_policy_corpus test_setup test_devid
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
-HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape
+HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
+	$(OUT)/tests/helpers/wd-lsm-check
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(HELPERS)
@@ -96,6 +97,11 @@ $(OUT)/wardend: $(OUT)/tools/wardend.o $(OUT)/supervisor/log.o
 $(OUT)/tests/helpers/%: $(OUT)/tests/helpers/%.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^
+
+# The LSM check runs the loader's own choice of programs (supervisor/sandbox_bpf.c).
+$(OUT)/tests/helpers/wd-lsm-check: $(OUT)/tests/helpers/wd-lsm-check.o $(LIB_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(OUT)/tests/unit/%: $(OUT)/tests/unit/%.o $(LIB_OBJS)
 	$(call msg,LD,$@)

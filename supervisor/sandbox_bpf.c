@@ -146,7 +146,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	return progs->fn(progs->ctx, data, size);
 }
 
-int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn, void *ctx)
+int wd_progs_open(struct wd_progs **out, enum wd_progs_set set)
 {
 	struct wd_progs *progs;
 	int err;
@@ -155,8 +155,6 @@ int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn
 	progs = calloc(1, sizeof(*progs));
 	if (!progs)
 		return -ENOMEM;
-	progs->fn = fn;
-	progs->ctx = ctx;
 	progs->set = set;
 
 	progs->skel = wd_sandbox_bpf__open();
@@ -178,22 +176,6 @@ int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn
 			goto out_destroy_skel;
 		}
 	}
-	err = wd_sandbox_bpf__load(progs->skel);
-	if (err) {
-		log_warnx("bpf: cannot load the BPF programs: %s", strerror(-err));
-		goto out_destroy_skel;
-	}
-	err = wd_sandbox_bpf__attach(progs->skel);
-	if (err) {
-		log_warnx("bpf: cannot attach the BPF programs: %s", strerror(-err));
-		goto out_destroy_skel;
-	}
-	progs->rb = ring_buffer__new(bpf_map__fd(progs->skel->maps.wd_events), on_record, progs, NULL);
-	if (!progs->rb) {
-		err = -errno;
-		log_warnx("bpf: cannot open the audit ring buffer: %s", strerror(-err));
-		goto out_destroy_skel;
-	}
 	*out = progs;
 	return 0;
 
@@ -201,6 +183,46 @@ out_destroy_skel:
 	wd_sandbox_bpf__destroy(progs->skel);
 out_free:
 	free(progs);
+	return err;
+}
+
+struct bpf_object *wd_progs_object(const struct wd_progs *progs)
+{
+	return progs->skel->obj;
+}
+
+int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn, void *ctx)
+{
+	struct wd_progs *progs;
+	int err;
+
+	*out = NULL;
+	err = wd_progs_open(&progs, set);
+	if (err)
+		return err;
+	progs->fn = fn;
+	progs->ctx = ctx;
+	err = wd_sandbox_bpf__load(progs->skel);
+	if (err) {
+		log_warnx("bpf: cannot load the BPF programs: %s", strerror(-err));
+		goto out_stop;
+	}
+	err = wd_sandbox_bpf__attach(progs->skel);
+	if (err) {
+		log_warnx("bpf: cannot attach the BPF programs: %s", strerror(-err));
+		goto out_stop;
+	}
+	progs->rb = ring_buffer__new(bpf_map__fd(progs->skel->maps.wd_events), on_record, progs, NULL);
+	if (!progs->rb) {
+		err = -errno;
+		log_warnx("bpf: cannot open the audit ring buffer: %s", strerror(-err));
+		goto out_stop;
+	}
+	*out = progs;
+	return 0;
+
+out_stop:
+	wd_progs_stop(progs);
 	return err;
 }
 
@@ -246,12 +268,15 @@ static int release_in_background(void)
 
 void wd_progs_stop(struct wd_progs *progs)
 {
+	bool started;
 	int gone = -1;
 
 	if (!progs)
 		return;
+	/* a run that started (it has a ring buffer) holds attached programs; one only opened, none */
+	started = progs->rb != NULL;
 	ring_buffer__free(progs->rb);
-	if (progs->set == WD_PROGS_LSM)
+	if (progs->set == WD_PROGS_LSM && started)
 		gone = release_in_background();
 	wd_sandbox_bpf__destroy(progs->skel);
 	if (gone >= 0)

@@ -9,6 +9,7 @@
 #include "bpf/wd_abi.h"
 #include "policy/compile.h"
 
+struct bpf_object;
 struct wd_progs;
 
 /* Called for each record off the ring buffer (@size bytes at @rec). */
@@ -22,6 +23,14 @@ enum wd_progs_set {
 
 /* Load and attach @set; records go to @fn. */
 int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn, void *ctx);
+/*
+ * wd_progs_start's first half, loading nothing: open the object and choose @set's programs for
+ * this kernel (each program's autoload flag, and for LSM lsm/bpf's wd_bpf_ret_arg in .rodata).
+ * For checking that choice against the kernel's BTF where LSM programs cannot be loaded
+ * (tests/helpers/wd-lsm-check.c). Free with wd_progs_stop.
+ */
+int wd_progs_open(struct wd_progs **out, enum wd_progs_set set);
+struct bpf_object *wd_progs_object(const struct wd_progs *progs);
 void wd_progs_stop(struct wd_progs *progs);
 
 /* Rules first, then the sandbox entry that turns them on: a task never sees half a policy. */
