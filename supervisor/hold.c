@@ -107,6 +107,10 @@ struct hold {
 	struct wd_held_op op;
 	const char *opname;
 	bool rmdir;
+	/* truncating opens: the flags and mode the task gave (openat2's from its open_how) */
+	int oflags;
+	mode_t omode;
+	const char *refused; /* why decode() refused to follow the call (with -EXDEV) */
 	int dirfd; /* the resolved parent directory of target, O_PATH */
 	int dirfd2; /* rename: of target2 */
 	char *name; /* last component of target */
@@ -787,6 +791,59 @@ static int open_fd_target(struct hold *h, bool pin)
 	return 0;
 }
 
+#ifndef OPEN_HOW_SIZE_VER0
+#define OPEN_HOW_SIZE_VER0 24 /* flags, mode, resolve: what every openat2 caller passes */
+#endif
+
+/* openat2's struct open_how, from the task's memory. */
+static int read_how(struct hold *h, struct open_how *how)
+{
+	size_t size = h->args[3] < sizeof(*how) ? (size_t)h->args[3] : sizeof(*how);
+	struct iovec local = { how, size };
+	struct iovec remote = { (void *)(uintptr_t)h->args[2], size };
+
+	memset(how, 0, sizeof(*how));
+	if (size < OPEN_HOW_SIZE_VER0)
+		return -EINVAL;
+	if (process_vm_readv((pid_t)h->pid, &local, 1, &remote, 1, 0) != (ssize_t)size)
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * A truncating open or truncate(2) follows a symlink in the last component (a delete or a
+ * rename never does): move h's target from the link to what it names, as the kernel would, so
+ * a link outside a protected tree does not truncate a file inside it unheld. The parent stays
+ * pinned at each step; the link's text is read once, where it was found.
+ */
+static int follow_last(struct hold *h, const struct resolver *pinned)
+{
+	char text[PATH_MAX];
+
+	for (int hops = 0; hops < 40; hops++) {
+		ssize_t n = readlinkat(h->dirfd, h->name, text, sizeof(text) - 1);
+		int at = h->dirfd, err;
+
+		if (n < 0)
+			return errno == EINVAL || errno == ENOENT ? 0 : -errno; /* no link: there */
+		text[n] = 0;
+		free(h->name);
+		free(h->target);
+		h->name = h->target = NULL;
+		h->dirfd = -1;
+		/* an absolute text from the sandbox's root; a relative one from the link's directory */
+		if (text[0] == '/')
+			err = resolve(pinned, h->pid, AT_FDCWD, text, &h->dirfd, &h->name, &h->target);
+		else
+			err = resolve(pinned, (uint32_t)getpid(), at, text, &h->dirfd, &h->name,
+				      &h->target);
+		close(at);
+		if (err)
+			return err;
+	}
+	return -ELOOP;
+}
+
 /*
  * Read what the held syscall names. 0, or -errno (the call then goes on as the kernel decides).
  * Unless @r->pin, a target may be left unpinned (h->dirfd -1): enough to match it.
@@ -797,6 +854,7 @@ static int decode(struct hold *h, const struct resolver *r)
 	char path[PATH_MAX], path2[PATH_MAX];
 	int dirfd = AT_FDCWD, dirfd2 = AT_FDCWD, err;
 	uint64_t p1 = 0, p2 = 0;
+	bool follow = false;
 
 	h->dirfd = h->dirfd2 = -1;
 	switch (h->nr) {
@@ -831,17 +889,54 @@ static int decode(struct hold *h, const struct resolver *r)
 		h->opname = "truncate";
 		return open_fd_target(h, r->pin);
 	case SYS_truncate:
-	case SYS_open:
+		h->op.class = WD_HOLD_TRUNCATE;
+		p1 = h->args[0];
+		follow = true;
+		break;
 	case SYS_creat:
 		h->op.class = WD_HOLD_TRUNCATE;
 		p1 = h->args[0];
+		h->oflags = O_CREAT | O_WRONLY | O_TRUNC;
+		h->omode = (mode_t)h->args[1];
+		follow = true;
+		break;
+	case SYS_open:
+		h->op.class = WD_HOLD_TRUNCATE;
+		p1 = h->args[0];
+		h->oflags = (int)h->args[1];
+		h->omode = (mode_t)h->args[2];
+		follow = !(h->oflags & O_NOFOLLOW);
 		break;
 	case SYS_openat:
-	case SYS_openat2:
 		h->op.class = WD_HOLD_TRUNCATE;
 		dirfd = (int)h->args[0];
 		p1 = h->args[1];
+		h->oflags = (int)h->args[2];
+		h->omode = (mode_t)h->args[3];
+		follow = !(h->oflags & O_NOFOLLOW);
 		break;
+	case SYS_openat2: {
+		struct open_how how;
+
+		h->op.class = WD_HOLD_TRUNCATE;
+		dirfd = (int)h->args[0];
+		p1 = h->args[1];
+		err = read_how(h, &how);
+		if (err)
+			return err;
+		if (!(how.flags & O_TRUNC))
+			return -ENOSYS; /* the filter sends every openat2: most truncate nothing */
+		h->oflags = (int)how.flags;
+		h->omode = (mode_t)how.mode;
+		if (how.resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH)) {
+			/* resolved from the dirfd as its root: not how warden walks; never guess */
+			h->opname = "truncate";
+			h->refused = "/hold/openat2-scoped";
+			return -EXDEV;
+		}
+		follow = !(h->oflags & O_NOFOLLOW) && !(how.resolve & RESOLVE_NO_SYMLINKS);
+		break;
+	}
 	case SYS_execve:
 		h->op.class = WD_HOLD_EXEC;
 		p1 = h->args[0];
@@ -882,8 +977,11 @@ static int decode(struct hold *h, const struct resolver *r)
 		h->op.argc = h->argc;
 		return err;
 	}
-	err = resolve(r, h->pid, dirfd, path, &h->dirfd, &h->name, &h->target);
-	if (err == -EXDEV)
+	/* a truncation that follows its last component needs the parent pinned to look there */
+	err = resolve(follow ? &pinned : r, h->pid, dirfd, path, &h->dirfd, &h->name, &h->target);
+	if (!err && follow)
+		err = follow_last(h, &pinned);
+	if (err == -EXDEV && !h->target)
 		h->target = strdup(path); /* as the task wrote it, for the record */
 	if (err)
 		return err;
@@ -946,12 +1044,12 @@ static int perform_op(struct wd_hold_engine *e, struct hold *h)
 				close(fd);
 			break;
 		}
-		/* an open with O_TRUNC: open it here, and hand the task the file as the result */
-		flags = h->nr == SYS_creat ? O_CREAT | O_WRONLY | O_TRUNC :
-			h->nr == SYS_open ? (int)h->args[1] : (int)h->args[2];
-		fd = openat(h->dirfd, h->name, flags | O_CLOEXEC,
-			    (mode_t)(h->nr == SYS_creat ? h->args[1] : h->nr == SYS_open ? h->args[2] :
-								     h->args[3]));
+		/*
+		 * An open with O_TRUNC: open it here, and hand the task the file as the result.
+		 * The name is the one checked (any link was followed then), so no link now.
+		 */
+		flags = h->oflags;
+		fd = openat(h->dirfd, h->name, flags | O_NOFOLLOW | O_CLOEXEC, h->omode);
 		if (fd < 0) {
 			r = -errno;
 			break;
@@ -1222,7 +1320,7 @@ static enum wd_hold_action classify(struct wd_hold_engine *e, struct hold *h,
 		 * Through a magic link warden cannot follow as the task would: refused, never let
 		 * through on a guess (a CONTINUE here would let the kernel find what was not checked).
 		 */
-		h->rule = "/hold/magic-link";
+		h->rule = h->refused ? h->refused : "/hold/magic-link";
 		return WD_HOLD_ACT_DENY;
 	}
 	if (err && (err == -ENOSYS || err == -EINVAL || h->op.class == WD_HOLD_EXEC)) {

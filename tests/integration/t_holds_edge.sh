@@ -353,3 +353,46 @@ test_directory_removed_then_symlinked_is_walked_again() {
 test_directory_renamed_then_symlinked_is_walked_again() {
 	replace_dir_and_delete rename
 }
+
+# ---- truncation through a symlink -----------------------------------------------------------
+
+# An O_TRUNC open follows a symlink in its last component, unlike a delete or a rename: a link
+# outside the protected tree (here two: a relative one to an absolute one) truncates the file
+# it names, so that file is what is held, shown and, once approved, truncated.
+test_truncate_through_a_symlink_chain_is_held_then_approved() {
+	edge_tree
+	mkdir "$T/free"
+	ln -s "$T/app/src/b" "$T/free/s"
+	ln -s s "$T/free/s2"
+	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
+	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		"cd $T/free && (: > s2); echo rc=\$?" > "$T/out" 2>&1 &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/b"
+	expect_eq "not yet truncated" "$(cat "$T/app/src/b")" b
+	"$WARDEN" approve "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	wait $run
+	expect_line "$T/out" "rc=0"
+	expect_eq "truncated once approved" "$(wc -c < "$T/app/src/b")" 0
+	[ -L "$T/free/s" ] && [ -L "$T/free/s2" ] || fail "a symlink was replaced, not followed"
+}
+
+test_truncate_through_a_symlink_denied_keeps_the_file() {
+	edge_tree
+	mkdir "$T/free"
+	ln -s "$T/app/src/c" "$T/free/s"
+	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
+	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		"(: > $T/free/s); echo rc=\$?" > "$T/out" 2>&1 &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/c"
+	"$WARDEN" deny "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	wait $run
+	expect_line "$T/out" "rc=2"
+	expect_line "$T/out" "Operation not permitted"
+	expect_eq "protected content" "$(cat "$T/app/src/c")" c
+}
