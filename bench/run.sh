@@ -43,7 +43,7 @@ read -r at_base_med at_base_p90 <<< "$(measure "$dir/plain.json" at)"
 read -r at_hold_med at_hold_p90 <<< "$(measure "$dir/held.json" at)"
 # the mechanism alone, no sandbox and no warden: what any seccomp-notify supervisor pays here
 mkdir -p "$dir/floor"
-read -r floor_med floor_p90 <<< "$("$bin/notify_floor" "$dir/floor" "$n")"
+read -r floor_med floor_p90 bare_med bare_p90 <<< "$("$bin/notify_floor" "$dir/floor" "$n")"
 echo "bench: unlink, $n calls, $("$bin/warden" doctor --json | sed -n 's/.*"backend":[^"]*"\([^"]*\)".*/\1/p') backend"
 printf 'bench: baseline (no hold rules)   median %6.1f us  p90 %6.1f us\n' \
 	"$(echo "$base_med / 1000" | bc -l)" "$(echo "$base_p90 / 1000" | bc -l)"
@@ -51,6 +51,10 @@ printf 'bench: through the waiting room   median %6.1f us  p90 %6.1f us\n' \
 	"$(echo "$hold_med / 1000" | bc -l)" "$(echo "$hold_p90 / 1000" | bc -l)"
 printf 'bench: bare notify+CONTINUE      median %6.1f us  p90 %6.1f us  (no sandbox, no warden)\n' \
 	"$(echo "$floor_med / 1000" | bc -l)" "$(echo "$floor_p90 / 1000" | bc -l)"
+printf 'bench: the same unlink, no filter median %6.1f us  p90 %6.1f us\n' \
+	"$(echo "$bare_med / 1000" | bc -l)" "$(echo "$bare_p90 / 1000" | bc -l)"
+printf 'bench: the mechanism alone adds   median %6.1f us\n' \
+	"$(echo "($floor_med - $bare_med) / 1000" | bc -l)"
 added=$(echo "($hold_med - $base_med) / 1000" | bc -l)
 printf 'bench: added median %.1f us (target < 15 us), ratio %.2fx\n' "$added" \
 	"$(echo "$hold_med / $base_med" | bc -l)"
