@@ -111,6 +111,8 @@ struct hold {
 	int oflags;
 	mode_t omode;
 	const char *refused; /* why decode() refused to follow the call (with -EXDEV) */
+	bool link; /* link/linkat: a second name for target, refused where truncation is held */
+	bool fd_target; /* target is the task's open file args[0] (ftruncate, linkat of "") */
 	int dirfd; /* the resolved parent directory of target, O_PATH */
 	int dirfd2; /* rename: of target2 */
 	char *name; /* last component of target */
@@ -489,6 +491,7 @@ struct resolver {
 	int root; /* the sandbox's root directory (O_PATH), or -1 */
 	struct dircache *dirs; /* or NULL */
 	bool pin;
+	bool by_inode; /* truncations are also checked by inode: pin their targets */
 };
 
 /* *name and *full for @last under canonical directory @canon. */
@@ -850,7 +853,8 @@ static int follow_last(struct hold *h, const struct resolver *pinned)
  */
 static int decode(struct hold *h, const struct resolver *r)
 {
-	const struct resolver pinned = { .root = r->root, .dirs = r->dirs, .pin = true };
+	const struct resolver pinned = { .root = r->root, .dirs = r->dirs, .pin = true,
+					 .by_inode = r->by_inode };
 	char path[PATH_MAX], path2[PATH_MAX];
 	int dirfd = AT_FDCWD, dirfd2 = AT_FDCWD, err;
 	uint64_t p1 = 0, p2 = 0;
@@ -887,7 +891,27 @@ static int decode(struct hold *h, const struct resolver *r)
 		/* the file the task has open: its path is what the kernel says it is */
 		h->op.class = WD_HOLD_TRUNCATE;
 		h->opname = "truncate";
+		h->fd_target = true;
 		return open_fd_target(h, r->pin);
+	case SYS_link:
+	case SYS_linkat:
+		/* the file that would get another name: checked as a truncation of it */
+		h->op.class = WD_HOLD_TRUNCATE;
+		h->opname = "link";
+		h->link = true;
+		if (h->nr == SYS_link) {
+			p1 = h->args[0];
+			break;
+		}
+		dirfd = (int)h->args[0];
+		p1 = h->args[1];
+		follow = h->args[4] & AT_SYMLINK_FOLLOW;
+		if ((h->args[4] & AT_EMPTY_PATH) && read_string(h->pid, p1, path, 2) == 0 &&
+		    !path[0]) {
+			h->fd_target = true;
+			return open_fd_target(h, false);
+		}
+		break;
 	case SYS_truncate:
 		h->op.class = WD_HOLD_TRUNCATE;
 		p1 = h->args[0];
@@ -949,9 +973,10 @@ static int decode(struct hold *h, const struct resolver *r)
 	default:
 		return -ENOSYS;
 	}
-	h->opname = h->op.class == WD_HOLD_DELETE ? (h->rmdir ? "rmdir" : "delete") :
-		    h->op.class == WD_HOLD_RENAME ? "rename" :
-		    h->op.class == WD_HOLD_TRUNCATE ? "truncate" : "exec";
+	if (!h->opname)
+		h->opname = h->op.class == WD_HOLD_DELETE ? (h->rmdir ? "rmdir" : "delete") :
+			    h->op.class == WD_HOLD_RENAME ? "rename" :
+			    h->op.class == WD_HOLD_TRUNCATE ? "truncate" : "exec";
 	err = read_string(h->pid, p1, path, sizeof(path));
 	if (err)
 		return err;
@@ -977,8 +1002,12 @@ static int decode(struct hold *h, const struct resolver *r)
 		h->op.argc = h->argc;
 		return err;
 	}
-	/* a truncation that follows its last component needs the parent pinned to look there */
-	err = resolve(follow ? &pinned : r, h->pid, dirfd, path, &h->dirfd, &h->name, &h->target);
+	/*
+	 * A truncation that follows its last component needs the parent pinned to look there, and
+	 * so does one checked by inode.
+	 */
+	err = resolve(follow || (r->by_inode && h->op.class == WD_HOLD_TRUNCATE) ? &pinned : r,
+		      h->pid, dirfd, path, &h->dirfd, &h->name, &h->target);
 	if (!err && follow)
 		err = follow_last(h, &pinned);
 	if (err == -EXDEV && !h->target)
@@ -1305,6 +1334,22 @@ static bool pinned(const struct hold *h)
 	return h->op.class == WD_HOLD_EXEC || (h->dirfd >= 0 && (!h->target2 || h->dirfd2 >= 0));
 }
 
+/* The file a truncation (or a link) acts on, for the rules' linked files. */
+static int target_stat(const struct hold *h, struct stat *st)
+{
+	char link[64];
+
+	if (h->fd_target && h->dirfd < 0) {
+		snprintf(link, sizeof(link), "/proc/%u/fd/%d", h->pid, (int)h->args[0]);
+		return stat(link, st) ? -errno : 0;
+	}
+	if (h->fd_target)
+		return fstat(h->dirfd, st) ? -errno : 0;
+	if (h->dirfd < 0 || !h->name)
+		return -ENOENT;
+	return fstatat(h->dirfd, h->name, st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+}
+
 /*
  * Decode @h and match it. WD_HOLD_ACT_NONE with *answer 0 lets the call go on; with a negative
  * *answer the task gets that error from here, without a hold.
@@ -1312,6 +1357,8 @@ static bool pinned(const struct hold *h)
 static enum wd_hold_action classify(struct wd_hold_engine *e, struct hold *h,
 				    const struct resolver *r, int *answer)
 {
+	enum wd_hold_action act;
+	struct stat st;
 	int err = decode(h, r);
 
 	*answer = 0;
@@ -1341,7 +1388,12 @@ static enum wd_hold_action classify(struct wd_hold_engine *e, struct hold *h,
 		*answer = err;
 		return WD_HOLD_ACT_NONE;
 	}
-	return wd_hold_match(e->rules, &h->op, &h->rule, &h->tree);
+	act = wd_hold_match(e->rules, &h->op, &h->rule, &h->tree);
+	if (act == WD_HOLD_ACT_NONE && h->op.class == WD_HOLD_TRUNCATE && e->rules->n_linked &&
+	    target_stat(h, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1)
+		act = wd_hold_match_inode(e->rules, st.st_dev, st.st_ino, &h->rule, &h->tree);
+	/* a second name is not held: it would outlive the decision (bpf-lsm refuses it too) */
+	return h->link && act != WD_HOLD_ACT_NONE ? WD_HOLD_ACT_DENY : act;
 }
 
 /*
@@ -1367,7 +1419,7 @@ static bool dir_changes(struct wd_hold_engine *e, const struct hold *h)
 static int receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t nsz,
 		       struct hold **out)
 {
-	struct resolver r = { .dirs = &e->dirs };
+	struct resolver r = { .dirs = &e->dirs, .by_inode = e->rules->n_linked > 0 };
 	enum wd_hold_action act;
 	struct hold *h;
 	uint64_t now;

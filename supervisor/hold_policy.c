@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "supervisor/fsutil.h"
 #include "supervisor/hold_policy.h"
 
 static unsigned int classes_of(unsigned int ops)
@@ -73,6 +75,53 @@ static int resolve_approvers(const struct wd_policy *p, struct wd_hold_rules *r,
 	return err;
 }
 
+/* The multiply-linked files of the trees protected from truncation, gathered at start. */
+struct linked_set {
+	struct wd_linked_file *v;
+	size_t n, cap, rule;
+};
+
+static int add_linked(void *arg, const char *path, const struct stat *st)
+{
+	struct linked_set *ls = arg;
+
+	(void)path;
+	if (ls->n == ls->cap) {
+		size_t cap = ls->cap ? ls->cap * 2 : 16;
+		struct wd_linked_file *v = realloc(ls->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ls->v = v;
+		ls->cap = cap;
+	}
+	ls->v[ls->n++] = (struct wd_linked_file){ st->st_dev, st->st_ino, ls->rule };
+	return 0;
+}
+
+static int find_linked(struct wd_hold_rules *r, char *why, size_t whysz)
+{
+	struct linked_set ls = { 0 };
+	struct stat st;
+	int err = 0;
+
+	for (size_t i = 0; i < r->n_protect && !err; i++) {
+		if (!(r->protect[i].classes & WD_HOLD_TRUNCATE) || lstat(r->protect[i].path, &st) ||
+		    !S_ISDIR(st.st_mode))
+			continue; /* nothing there yet, or a file: its name is the only way there */
+		ls.rule = i;
+		err = wd_walk_linked(r->protect[i].path, WD_HOLD_LINKED_MAX, add_linked, &ls);
+		if (err == -E2BIG)
+			snprintf(why, whysz, "%s: more than %d files under %s have another name too",
+				 r->protect[i].name, WD_HOLD_LINKED_MAX, r->protect[i].path);
+		else if (err && err != -ENOMEM)
+			err = 0; /* a tree that cannot be walked: its names are all there is */
+	}
+	r->linked = ls.v;
+	r->n_linked = ls.n;
+	return err;
+}
+
 int wd_hold_rules_build(const struct wd_policy *p, struct wd_hold_rules *r, char *why,
 			size_t whysz)
 {
@@ -122,6 +171,8 @@ int wd_hold_rules_build(const struct wd_policy *p, struct wd_hold_rules *r, char
 		r->burst_ms = (unsigned int)p->hold_burst_window_ms;
 	}
 	err = resolve_approvers(p, r, why, whysz);
+	if (!err)
+		err = find_linked(r, why, whysz);
 	if (err)
 		wd_hold_rules_free(r);
 	return err;
@@ -143,6 +194,7 @@ void wd_hold_rules_free(struct wd_hold_rules *r)
 	free((void *)r->exec);
 	free((void *)r->approver_uids);
 	free((void *)r->approver_gids);
+	free((void *)r->linked);
 	memset(r, 0, sizeof(*r));
 }
 

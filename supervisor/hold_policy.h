@@ -7,10 +7,13 @@
 #include "supervisor/hold_rules.h"
 
 #define WD_HOLD_DEFAULT_TIMEOUT_MS (5 * 60 * 1000)
+/* Most multiply-linked files one tree protected from truncation may hold (as bpf-lsm's). */
+#define WD_HOLD_LINKED_MAX 4096
 
 /*
  * Rules that point into @p (which must outlive them). 0, -ENOMEM, or -EINVAL with @why saying
- * which entry of hold.approvers names no user or group here ("/hold/approvers/1: ...").
+ * which entry of hold.approvers names no user or group here ("/hold/approvers/1: ..."), or
+ * -E2BIG with @why naming a tree protected from truncation with too many multiply-linked files.
  */
 int wd_hold_rules_build(const struct wd_policy *p, struct wd_hold_rules *r, char *why,
 			size_t whysz);

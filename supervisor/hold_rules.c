@@ -6,6 +6,22 @@
 
 #include "supervisor/hold_rules.h"
 
+enum wd_hold_action wd_hold_match_inode(const struct wd_hold_rules *r, dev_t dev, ino_t ino,
+					const char **rule, const char **tree)
+{
+	for (size_t i = 0; i < r->n_linked; i++) {
+		const struct wd_protect_rule *p = &r->protect[r->linked[i].rule];
+
+		if (r->linked[i].dev != dev || r->linked[i].ino != ino)
+			continue;
+		*rule = p->name;
+		*tree = p->path;
+		return p->action;
+	}
+	*rule = *tree = NULL;
+	return WD_HOLD_ACT_NONE;
+}
+
 bool wd_path_within(const char *path, const char *tree)
 {
 	size_t n = strlen(tree);

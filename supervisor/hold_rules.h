@@ -35,9 +35,21 @@ struct wd_exec_hold_rule {
 	const char *name;
 };
 
+/*
+ * A file under a tree protected from truncation that has another name as well (a hard link made
+ * before the run): truncating it through that name is caught by its inode.
+ */
+struct wd_linked_file {
+	dev_t dev;
+	ino_t ino;
+	size_t rule; /* its tree's rule, in protect[] */
+};
+
 struct wd_hold_rules {
 	const struct wd_protect_rule *protect;
 	size_t n_protect;
+	const struct wd_linked_file *linked;
+	size_t n_linked;
 	const struct wd_exec_hold_rule *exec;
 	size_t n_exec;
 	unsigned int burst_count; /* more deletes than this in burst_ms anywhere: hold; 0 off */
@@ -80,6 +92,13 @@ bool wd_argv_match(char *const *pat, size_t npat, char *const *argv, size_t argc
  */
 enum wd_hold_action wd_hold_match(const struct wd_hold_rules *r, const struct wd_held_op *op,
 				  const char **rule, const char **tree);
+
+/*
+ * The action for truncating the file (@dev, @ino) when it is one of the rules' linked files
+ * (whatever name reaches it), with its rule and tree as wd_hold_match() gives them.
+ */
+enum wd_hold_action wd_hold_match_inode(const struct wd_hold_rules *r, dev_t dev, ino_t ino,
+					const char **rule, const char **tree);
 
 /* Is @path @tree itself or under it? */
 bool wd_path_within(const char *path, const char *tree);

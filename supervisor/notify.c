@@ -41,7 +41,8 @@ static const struct {
 	{ WD_HOLD_RENAME, SYS_renameat },   { WD_HOLD_RENAME, SYS_renameat2 },
 	{ WD_HOLD_TRUNCATE, SYS_truncate }, { WD_HOLD_TRUNCATE, SYS_ftruncate },
 	{ WD_HOLD_TRUNCATE, SYS_creat },
-	{ WD_HOLD_TRUNCATE, SYS_openat2 },  { WD_HOLD_EXEC, SYS_execve },
+	{ WD_HOLD_TRUNCATE, SYS_openat2 },  { WD_HOLD_TRUNCATE, SYS_link },
+	{ WD_HOLD_TRUNCATE, SYS_linkat },   { WD_HOLD_EXEC, SYS_execve },
 	{ WD_HOLD_EXEC, SYS_execveat },
 };
 

@@ -19,7 +19,8 @@
 enum wd_hold_class {
 	WD_HOLD_DELETE = 1 << 0, /* unlink, unlinkat, rmdir */
 	WD_HOLD_RENAME = 1 << 1, /* rename, renameat, renameat2 (rename-over) */
-	WD_HOLD_TRUNCATE = 1 << 2, /* (f)truncate, open/openat with O_TRUNC, creat, openat2 */
+	WD_HOLD_TRUNCATE = 1 << 2, /* (f)truncate, open/openat with O_TRUNC, creat, openat2; and
+				    * link/linkat, which would give a file another name */
 	WD_HOLD_EXEC = 1 << 3, /* execve, execveat */
 };
 

@@ -467,9 +467,11 @@ int wd_run(const struct wd_run_opts *o)
 	}
 	err = wd_hold_rules_build(&pol, &holds.rules, msg, sizeof(msg));
 	if (err) {
-		log_warnx("%s: %s", o->policy_path, err == -EINVAL ? msg : strerror(-err));
-		rep.error = err == -EINVAL ? msg : NULL;
-		rc = err == -EINVAL ? WD_EXIT_USAGE : rc;
+		bool said = err == -EINVAL || err == -E2BIG;
+
+		log_warnx("%s: %s", o->policy_path, said ? msg : strerror(-err));
+		rep.error = said ? msg : NULL;
+		rc = said ? WD_EXIT_USAGE : rc;
 		goto out_free_rules;
 	}
 	holds.st = &st;

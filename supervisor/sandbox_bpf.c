@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "supervisor/devid.h"
+#include "supervisor/fsutil.h"
 #include "supervisor/log.h"
 #include "supervisor/sandbox_bpf.h"
 #include "wd_sandbox.skel.h"
@@ -477,50 +477,45 @@ static void denies_remove(struct wd_progs *progs, uint64_t sandbox)
 		    sandbox);
 }
 
-/*
- * The nftw walk of one tree for its files with another name (a hard link made before the
- * sandbox started can reach them from anywhere): each gets @val in the inode map. nftw has no
- * context argument: this is it.
- */
-static struct {
+/* What protect_linked() stores for each multiply-linked file of a tree. */
+struct linked_put {
 	struct wd_progs *progs;
 	uint64_t sandbox;
 	struct wd_inode_rule val;
-	const char *what; /* "fs.deny" or "fs.protect", for the message */
-	size_t linked;
 	int err;
-} linked_walk;
+};
 
-static int linked_walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static int linked_put_one(void *arg, const char *path, const struct stat *st)
 {
-	(void)type;
-	(void)ftw;
-	/* a file with one name has no other to alias it; link() of it from inside is denied */
-	if (!S_ISREG(st->st_mode) || st->st_nlink < 2)
-		return 0;
-	if (++linked_walk.linked > WD_DENY_LINKED_MAX) {
-		log_warnx("bpf: more than %d multiply-linked files under an %s path",
-			  WD_DENY_LINKED_MAX, linked_walk.what);
-		linked_walk.err = -E2BIG;
-		return 1;
-	}
-	linked_walk.err = inode_put(linked_walk.progs, linked_walk.sandbox, path, &linked_walk.val);
-	return linked_walk.err ? 1 : 0;
+	struct linked_put *lp = arg;
+
+	(void)st;
+	lp->err = inode_put(lp->progs, lp->sandbox, path, &lp->val);
+	return lp->err;
 }
 
-/* Walk @tree with linked_walk_one, storing @val for its multiply-linked files. */
+/*
+ * Store @val for the files under @tree with another name (a hard link made before the sandbox
+ * started can reach them from anywhere; link() of them from inside is denied).
+ */
 static int protect_linked(struct wd_progs *progs, uint64_t sandbox, const char *tree,
 			  const struct wd_inode_rule *val, const char *what)
 {
-	linked_walk.progs = progs;
-	linked_walk.sandbox = sandbox;
-	linked_walk.val = *val;
-	linked_walk.what = what;
-	linked_walk.linked = 0;
-	linked_walk.err = 0;
-	if (nftw(tree, linked_walk_one, 32, FTW_PHYS | FTW_MOUNT) < 0 && !linked_walk.err)
+	struct linked_put lp = { progs, sandbox, *val, 0 };
+	int err = wd_walk_linked(tree, WD_DENY_LINKED_MAX, linked_put_one, &lp);
+
+	if (lp.err)
+		return lp.err;
+	if (err == -E2BIG) {
+		log_warnx("bpf: more than %d multiply-linked files under an %s path",
+			  WD_DENY_LINKED_MAX, what);
+		return err;
+	}
+	if (err) {
+		errno = -err;
 		log_warn("bpf: cannot walk the %s tree %s", what, tree);
-	return linked_walk.err;
+	}
+	return 0;
 }
 
 /*

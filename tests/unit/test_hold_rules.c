@@ -200,6 +200,27 @@ static void test_approvers(void **state)
 	assert_true(wd_approver_may(&r, 1001, 1001, member, 2));
 }
 
+/* A file with another name is caught by its inode, under its tree's rule and action. */
+static void test_match_inode(void **state)
+{
+	static const struct wd_linked_file linked[] = { { 8, 42, 0 }, { 8, 43, 2 } };
+	struct wd_hold_rules r = rules;
+	const char *rule, *tree;
+
+	(void)state;
+	r.linked = linked;
+	r.n_linked = 2;
+	assert_int_equal(wd_hold_match_inode(&r, 8, 42, &rule, &tree), WD_HOLD_ACT_HOLD);
+	assert_string_equal(rule, "/fs/protect/0");
+	assert_string_equal(tree, "/srv/app");
+	assert_int_equal(wd_hold_match_inode(&r, 8, 43, &rule, &tree), WD_HOLD_ACT_DENY);
+	assert_string_equal(rule, "/fs/protect/2");
+	/* the same inode number on another device is another file */
+	assert_int_equal(wd_hold_match_inode(&r, 9, 42, &rule, &tree), WD_HOLD_ACT_NONE);
+	assert_null(rule);
+	assert_int_equal(wd_hold_match_inode(&rules, 8, 42, &rule, &tree), WD_HOLD_ACT_NONE);
+}
+
 /* One syscall the child makes, and whether the filter must send it. */
 struct probe_call {
 	long nr;
@@ -290,6 +311,9 @@ static void test_notify_filter(void **state)
 		CALL(SYS_rename, NOPE, NOPE "2", 0, true),
 		CALL(SYS_renameat, AT_FDCWD, NOPE, AT_FDCWD, true),
 		CALL(SYS_execve, NOPE, 0, 0, false),
+		/* a second name for a file: what truncating it through that name would need */
+		CALL(SYS_link, NOPE, NOPE "2", 0, true),
+		CALL(SYS_linkat, AT_FDCWD, NOPE, AT_FDCWD, true),
 		/* the accumulator reloaded after the unlinkat test: open's O_TRUNC still seen */
 		CALL(SYS_open, NOPE, O_WRONLY | O_TRUNC, 0, true),
 	};
@@ -309,6 +333,7 @@ static void test_notify_filter(void **state)
 		CALL(SYS_rmdir, NOPE, 0, 0, false),
 		CALL(SYS_rename, NOPE, NOPE "2", 0, false),
 		CALL(SYS_unlink, NOPE, 0, 0, false),
+		CALL(SYS_link, NOPE, NOPE "2", 0, false),
 	};
 
 	(void)state;
@@ -334,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_grants),
 		cmocka_unit_test(test_burst_grants_stay_apart),
 		cmocka_unit_test(test_approvers),
+		cmocka_unit_test(test_match_inode),
 		cmocka_unit_test(test_notify_filter),
 	};
 
