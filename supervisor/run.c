@@ -30,11 +30,27 @@
 #include "supervisor/setup.h"
 #include "supervisor/spawn.h"
 
+/*
+ * A call the waiting room failed (denied, or approved and failed): on landlock the syscall-exit
+ * recorder then sees its EPERM too, and would name no rule ("default") for it.
+ */
+struct refusal {
+	uint32_t tid;
+	uint16_t op; /* WD_OP_* the record will carry */
+	char rule[48];
+	uint64_t ns;
+};
+
+#define WD_REFUSALS 16
+#define WD_REFUSAL_NS 2000000000ull /* the record follows within milliseconds: be generous */
+
 struct run_state {
 	struct wd_audit_ctx actx;
 	FILE *audit;
 	struct wd_exe_cache exes;
 	uint64_t malformed; /* records the kernel sent that did not parse */
+	struct refusal refused[WD_REFUSALS];
+	unsigned int next_refusal;
 };
 
 static uint64_t clock_ns(clockid_t clk)
@@ -123,6 +139,31 @@ static const char *rule_for(const struct wd_ruleset *rs, const char *path, unsig
 	return wd_ruleset_rule_name(rs, e->val.rule[idx]);
 }
 
+/* The record op of a held operation's syscall ("truncate" may be an open with O_TRUNC). */
+static bool refusal_op_matches(uint16_t want, uint16_t got)
+{
+	return want == got || (want == WD_OP_TRUNCATE && got == WD_OP_OPEN);
+}
+
+/* The rule of the waiting room's refusal that @ev (a syscall-exit denial) records, or NULL. */
+static const char *refusal_rule(struct run_state *st, const struct wd_event *ev)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+	if (ev->source != WD_SRC_SYSCALL_EXIT || ev->verdict != WD_VERDICT_DENY)
+		return NULL;
+	for (unsigned int i = 0; i < WD_REFUSALS; i++) {
+		struct refusal *r = &st->refused[i];
+
+		if (r->tid != ev->tid || !refusal_op_matches(r->op, ev->op) ||
+		    now - r->ns > WD_REFUSAL_NS)
+			continue;
+		r->tid = 0; /* one record each */
+		return r->rule;
+	}
+	return NULL;
+}
+
 static int on_record(void *ctx, void *rec, size_t size)
 {
 	struct run_state *st = ctx;
@@ -139,6 +180,8 @@ static int on_record(void *ctx, void *rec, size_t size)
 		    st->actx.rules)
 			extra.rule = rule_for(st->actx.rules,
 					      extra.target ? extra.target : ev->path, ev->access);
+		else
+			extra.rule = refusal_rule(st, ev);
 	}
 	line = wd_audit_event_line(&st->actx, rec, size, &extra);
 	if (!line) {
@@ -184,6 +227,23 @@ static void on_held(void *ctx, const struct wd_hold_view *v)
 		wd_ctl_publish_hold(h->ctl, v);
 }
 
+/* The op the syscall-exit recorder gives a held operation's syscall. */
+static uint16_t refusal_op(const char *op)
+{
+	static const struct {
+		const char *name;
+		uint16_t op;
+	} ops[] = {
+		{ "delete", WD_OP_UNLINK },   { "rmdir", WD_OP_RMDIR }, { "rename", WD_OP_RENAME },
+		{ "truncate", WD_OP_TRUNCATE }, { "link", WD_OP_LINK }, { "exec", WD_OP_EXEC },
+	};
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (strcmp(op, ops[i].name) == 0)
+			return ops[i].op;
+	return 0;
+}
+
 static void on_decided(void *ctx, const struct wd_hold_view *v, bool allow, const char *who,
 		       int result)
 {
@@ -192,6 +252,15 @@ static void on_decided(void *ctx, const struct wd_hold_view *v, bool allow, cons
 	h->decided++;
 	audit_write(h->st, wd_audit_decision_line(&h->st->actx, clock_ns(CLOCK_REALTIME), v, allow,
 						  who, result));
+	if (!allow || result == -EPERM || result == -EACCES) {
+		struct run_state *st = h->st;
+		struct refusal *r = &st->refused[st->next_refusal++ % WD_REFUSALS];
+
+		r->tid = v->pid;
+		r->op = refusal_op(v->op);
+		snprintf(r->rule, sizeof(r->rule), "%s", v->rule ? v->rule : "default");
+		r->ns = clock_ns(CLOCK_MONOTONIC);
+	}
 	if (h->ctl)
 		wd_ctl_publish_decision(h->ctl, v, allow, who, result);
 }

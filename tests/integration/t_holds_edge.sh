@@ -312,8 +312,13 @@ test_link_then_truncate() {
 	expect_eq "protected content" "$(cat "$T/app/src/b")" b
 	case $EXPECT_BACKEND in
 	bpf-lsm) expect_line "$T/audit" '"verdict":"deny"' "\"target\":\"$T/app/src/b\"" ;;
-	*) expect_line "$T/audit" '"type":"decision"' '"op":"link"' '"verdict":"deny"' \
-		"\"target\":\"$T/app/src/b\"" '"rule":"/fs/protect/0"' ;;
+	*)
+		expect_line "$T/audit" '"type":"decision"' '"op":"link"' '"verdict":"deny"' \
+			"\"target\":\"$T/app/src/b\"" '"rule":"/fs/protect/0"'
+		# the EPERM the syscall-exit recorder sees is the waiting room's, and says so
+		expect_line "$T/audit" '"source":"syscall-exit"' '"op":"link"' '"verdict":"deny"' \
+			'"rule":"/fs/protect/0"'
+		;;
 	esac
 }
 
