@@ -847,6 +847,73 @@ static int follow_last(struct hold *h, const struct resolver *pinned)
 	return -ELOOP;
 }
 
+/* The canonical path of what @fd is open on (O_PATH is enough), or NULL. */
+static char *path_of_fd(int fd)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	return strdup(buf);
+}
+
+/* Open @name under @dirfd (AT_FDCWD: absolute) following every link, and name what it is. */
+static int follow_to(int dirfd, const char *name, char **out)
+{
+	int fd = openat(dirfd, name, O_PATH | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	*out = path_of_fd(fd);
+	close(fd);
+	return *out ? 0 : -ENOMEM;
+}
+
+/*
+ * The program an exec would run, as a canonical path in h->target: followed, as execve does.
+ * execveat(fd, "", AT_EMPTY_PATH) (fexecve) runs the task's open file; a path through its own
+ * /proc/self, /proc/thread-self or /dev/fd is read through its /proc/PID here, where warden's
+ * own would name warden's fds. Otherwise the parent is resolved as for any held call and the
+ * last component followed from it (a magic link there is the task's: its procfs is the one
+ * walked). A magic link on the way to the parent is -EXDEV: refused, not guessed, so an exec
+ * hold is not passed by naming the program another way.
+ */
+static int exec_target(struct hold *h, const struct resolver *pinned, int dirfd, const char *path)
+{
+	static const char *const self[] = { "/proc/self/", "/proc/thread-self/", "/dev/fd/" };
+	char via[PATH_MAX];
+	char *real = NULL;
+	int err;
+
+	if (!*path && h->nr == SYS_execveat && (h->args[4] & AT_EMPTY_PATH)) {
+		snprintf(via, sizeof(via), "/proc/%u/fd/%d", h->pid, dirfd);
+		return follow_to(AT_FDCWD, via, &h->target);
+	}
+	for (size_t i = 0; i < sizeof(self) / sizeof(self[0]); i++) {
+		const char *rest = path + strlen(self[i]);
+
+		if (strncmp(path, self[i], strlen(self[i])) != 0)
+			continue;
+		if (i == 0)
+			snprintf(via, sizeof(via), "/proc/%u/%s", h->pid, rest);
+		else if (i == 1)
+			snprintf(via, sizeof(via), "/proc/%u/task/%u/%s", h->pid, h->pid, rest);
+		else
+			snprintf(via, sizeof(via), "/proc/%u/fd/%s", h->pid, rest);
+		return follow_to(AT_FDCWD, via, &h->target);
+	}
+	err = resolve(pinned, h->pid, dirfd, path, &h->dirfd, &h->name, &real);
+	free(real);
+	if (!err)
+		return follow_to(h->dirfd, h->name, &h->target);
+	h->target = strdup(path); /* as the task wrote it, for the record */
+	return err;
+}
+
 /*
  * Read what the held syscall names. 0, or -errno (the call then goes on as the kernel decides).
  * Unless @r->pin, a target may be left unpinned (h->dirfd -1): enough to match it.
@@ -981,20 +1048,9 @@ static int decode(struct hold *h, const struct resolver *r)
 	if (err)
 		return err;
 	if (h->op.class == WD_HOLD_EXEC) {
-		char *real;
-
-		/* the program is followed, as execve does */
-		if (asprintf(&h->target, "%s", path) < 0)
-			return -ENOMEM;
-		err = resolve(&pinned, h->pid, dirfd, path, &h->dirfd, &h->name, &real);
-		if (!err) {
-			free(h->target);
-			h->target = realpath(real, NULL);
-			free(real);
-			if (!h->target)
-				return -errno;
-		}
-		err = read_argv(h, h->nr == SYS_execve ? h->args[1] : h->args[2]);
+		err = exec_target(h, &pinned, dirfd, path);
+		if (!err)
+			err = read_argv(h, h->nr == SYS_execve ? h->args[1] : h->args[2]);
 		if (!err)
 			err = join_argv(h);
 		h->op.target = h->target;

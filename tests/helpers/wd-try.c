@@ -6,6 +6,8 @@
  *   wd-try read PATH          open O_RDONLY and read a byte
  *   wd-try write PATH         open O_WRONLY|O_CREAT and write a byte
  *   wd-try exec PATH [ARG..]  execv PATH (prints nothing itself on success)
+ *   wd-try fexec at|proc PATH ARGV0 [ARG..]  open PATH and execute the open file, by
+ *                             execveat(fd, "", AT_EMPTY_PATH) or by execv("/proc/self/fd/N")
  *   wd-try gate READY GO      write "ready" into fifo READY, then wait for EOF on fifo GO
  *   wd-try exit N             exit with status N
  *   wd-try kill-self SIG      send itself signal SIG
@@ -164,6 +166,25 @@ static int trylock(const char *file)
 		return fail();
 	puts("ok");
 	return 0;
+}
+
+static int fexec(const char *how, char **argv)
+{
+	extern char **environ;
+	char self[64];
+	int fd = open(argv[0], O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return fail();
+	if (strcmp(how, "at") == 0) {
+		syscall(SYS_execveat, fd, "", argv + 1, environ, AT_EMPTY_PATH);
+		return fail();
+	}
+	/* not close-on-exec: the kernel reads the file through this fd after the exec began */
+	fd = dup(fd);
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	execv(self, argv + 1);
+	return fail();
 }
 
 static int memfd_exec(char **argv)
@@ -557,6 +578,8 @@ int main(int argc, char **argv)
 		execv(argv[2], argv + 2);
 		return fail();
 	}
+	if (argc >= 5 && strcmp(argv[1], "fexec") == 0)
+		return fexec(argv[2], argv + 3);
 	if (argc >= 4 && strcmp(argv[1], "gate") == 0)
 		return gate(argv[2], argv[3]);
 	if (argc >= 2 && strcmp(argv[1], "ids") == 0)
@@ -583,7 +606,8 @@ int main(int argc, char **argv)
 		return ctl(argv[2], argv[3]);
 	if (argc >= 6 && strcmp(argv[1], "as") == 0)
 		return run_as(argv + 2);
-	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] | gate READY GO |\n"
+	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] |\n"
+			"              fexec at|proc PATH ARGV0 [ARG...] | gate READY GO |\n"
 			"              exit N | kill-self SIG | fork-locker FILE | trylock FILE |\n"
 			"              memfd-exec SRC ARGV0 [ARG...] | bpf | flood N PATH |\n"
 			"              wait-line FILE TEXT | wait-exit PID | ids | env |\n"

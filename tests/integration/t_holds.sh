@@ -134,6 +134,31 @@ test_exec_hold_shows_argv() {
 	expect_eq "holds for rm -f" "$(grep -c '"type":"hold"' "$T/audit2" || true)" 0
 }
 
+# The held program run through an open fd (fexecve's two ways) is still that program: held.
+exec_through_fd_is_held() {
+	make_tree
+	hold_policy "$T/p.json" "[]" \
+		'"exec":{"hold":[{"path":"/usr/bin/rm","argv":["-rf","**"]}]}'
+	wrun --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" fexec "$1" /usr/bin/rm \
+		rm -rf "$T/app/build" > "$T/out" 2>&1 &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	expect_eq "held program" "$(record_field "$line" target)" "$(realpath /usr/bin/rm)"
+	expect_eq "rule" "$(record_field "$line" rule)" "/exec/hold/0"
+	"$WARDEN" deny "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	wait $run || true
+	[ -e "$T/app/build" ] || fail "the denied rm ran"
+}
+
+test_exec_by_execveat_of_an_open_file_is_held() {
+	exec_through_fd_is_held at
+}
+
+test_exec_through_proc_self_fd_is_held() {
+	exec_through_fd_is_held proc
+}
+
 test_sigkill_ends_a_held_process_at_once() {
 	make_tree
 	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
