@@ -8,6 +8,8 @@
  *   wd-try exec PATH [ARG..]  execv PATH (prints nothing itself on success)
  *   wd-try fexec at|proc PATH ARGV0 [ARG..]  open PATH and execute the open file, by
  *                             execveat(fd, "", AT_EMPTY_PATH) or by execv("/proc/self/fd/N")
+ *   wd-try openat2 PATH trunc|read [in-root]  openat2 PATH (O_WRONLY|O_TRUNC, or O_RDONLY),
+ *                             with RESOLVE_IN_ROOT from "/" if asked; "ok" or the errno
  *   wd-try gate READY GO      write "ready" into fifo READY, then wait for EOF on fifo GO
  *   wd-try exit N             exit with status N
  *   wd-try kill-self SIG      send itself signal SIG
@@ -43,6 +45,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <linux/bpf.h>
@@ -164,6 +167,24 @@ static int trylock(const char *file)
 
 	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB))
 		return fail();
+	puts("ok");
+	return 0;
+}
+
+static int open2(const char *path, const char *how, const char *scope)
+{
+	struct open_how oh = { .flags = O_CLOEXEC };
+	int dirfd = AT_FDCWD, fd;
+
+	oh.flags |= strcmp(how, "trunc") == 0 ? O_WRONLY | O_TRUNC : O_RDONLY;
+	if (scope && strcmp(scope, "in-root") == 0) {
+		dirfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		oh.resolve = RESOLVE_IN_ROOT;
+	}
+	fd = (int)syscall(SYS_openat2, dirfd, path, &oh, sizeof(oh));
+	if (fd < 0)
+		return fail();
+	close(fd);
 	puts("ok");
 	return 0;
 }
@@ -578,6 +599,8 @@ int main(int argc, char **argv)
 		execv(argv[2], argv + 2);
 		return fail();
 	}
+	if (argc >= 4 && strcmp(argv[1], "openat2") == 0)
+		return open2(argv[2], argv[3], argc >= 5 ? argv[4] : NULL);
 	if (argc >= 5 && strcmp(argv[1], "fexec") == 0)
 		return fexec(argv[2], argv + 3);
 	if (argc >= 4 && strcmp(argv[1], "gate") == 0)
@@ -607,7 +630,8 @@ int main(int argc, char **argv)
 	if (argc >= 6 && strcmp(argv[1], "as") == 0)
 		return run_as(argv + 2);
 	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] |\n"
-			"              fexec at|proc PATH ARGV0 [ARG...] | gate READY GO |\n"
+			"              fexec at|proc PATH ARGV0 [ARG...] |\n"
+			"              openat2 PATH trunc|read [in-root] | gate READY GO |\n"
 			"              exit N | kill-self SIG | fork-locker FILE | trylock FILE |\n"
 			"              memfd-exec SRC ARGV0 [ARG...] | bpf | flood N PATH |\n"
 			"              wait-line FILE TEXT | wait-exit PID | ids | env |\n"

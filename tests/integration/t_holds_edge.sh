@@ -415,3 +415,35 @@ test_truncate_through_a_symlink_denied_keeps_the_file() {
 	expect_line "$T/out" "Operation not permitted"
 	expect_eq "protected content" "$(cat "$T/app/src/c")" c
 }
+
+# ---- openat2 --------------------------------------------------------------------------------
+
+# The filter sends every openat2 (its flags are behind a pointer): one that truncates is held,
+# one that only reads goes on unasked, and one resolved from its dirfd as a root, which warden
+# does not walk that way, is refused rather than guessed.
+test_openat2_truncation_is_held_and_a_read_is_not() {
+	edge_tree
+	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
+	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		"$BIN/wd-try openat2 $T/app/src/a read; $BIN/wd-try openat2 $T/app/src/a trunc" \
+		> "$T/out" 2>&1 &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
+	expect_eq "held once" "$(count_of "$T/audit" '"type":"hold"')" 1
+	"$WARDEN" deny "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	wait $run || true
+	expect_eq "read, then refused" "$(tr '\n' ' ' < "$T/out")" "ok EPERM "
+	expect_eq "protected content" "$(cat "$T/app/src/a")" a
+}
+
+test_openat2_truncation_in_root_is_refused_not_guessed() {
+	edge_tree
+	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
+	wrun --policy "$T/p.json" --audit "$T/audit" -- \
+		"$BIN/wd-try" openat2 "$T/app/src/a" trunc in-root > "$T/out" 2>&1 || true
+	expect_line "$T/out" "EPERM"
+	expect_line "$T/audit" '"type":"decision"' '"verdict":"deny"' '"rule":"/hold/openat2-scoped"'
+	expect_eq "protected content" "$(cat "$T/app/src/a")" a
+}
