@@ -68,8 +68,7 @@ static int bpf_hook_ret_arg(__u32 *idx)
 	return err;
 }
 
-/* Arguments of LSM hook @hook in the kernel's BTF, or -1 when the kernel has no such hook. */
-static int lsm_hook_args(const struct btf *vmlinux, const char *hook)
+int wd_lsm_hook_args(const struct btf *vmlinux, const char *hook)
 {
 	const struct btf_type *t;
 	char name[128];
@@ -119,7 +118,7 @@ static int choose_programs(struct bpf_object *obj, enum wd_progs_set set)
 	if (!vmlinux)
 		return -errno;
 	for (size_t i = 0; i < sizeof(wd_hook_variants) / sizeof(wd_hook_variants[0]); i++) {
-		int n = lsm_hook_args(vmlinux, wd_hook_variants[i].hook);
+		int n = wd_lsm_hook_args(vmlinux, wd_hook_variants[i].hook);
 
 		prog = bpf_object__find_program_by_name(obj, wd_hook_variants[i].prog);
 		if (prog && n != wd_hook_variants[i].args)
@@ -129,7 +128,7 @@ static int choose_programs(struct bpf_object *obj, enum wd_progs_set set)
 				  wd_hook_variants[i].hook, n, wd_hook_variants[i].prog);
 	}
 	/* times are checked nowhere else: a setattr this build cannot read is no reason to guess */
-	n_setattr = lsm_hook_args(vmlinux, "inode_setattr");
+	n_setattr = wd_lsm_hook_args(vmlinux, "inode_setattr");
 	if (n_setattr != 2 && n_setattr != 3) {
 		log_warnx("bpf: the kernel's inode_setattr hook has %d arguments, which this build "
 			  "does not know: timestamps would go unchecked", n_setattr);

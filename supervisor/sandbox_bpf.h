@@ -50,4 +50,8 @@ int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const stru
 int wd_progs_event_fd(const struct wd_progs *progs);
 int wd_progs_consume(struct wd_progs *progs);
 
+struct btf;
+/* Arguments of LSM hook @hook in the kernel's BTF @vmlinux, or -1 when it has no such hook. */
+int wd_lsm_hook_args(const struct btf *vmlinux, const char *hook);
+
 #endif

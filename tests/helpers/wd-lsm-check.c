@@ -188,21 +188,6 @@ static int ctx_reads(const struct bpf_program *prog, uint64_t *reads)
 	return 0;
 }
 
-/* Arguments of LSM hook @hook in the kernel's BTF, or -1 when it has no such hook. */
-static int kernel_hook_args(const struct btf *vmlinux, const char *hook)
-{
-	const struct btf_type *t;
-	char name[128];
-	int id;
-
-	snprintf(name, sizeof(name), "bpf_lsm_%s", hook);
-	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC);
-	if (id <= 0)
-		return -1;
-	t = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type);
-	return t && btf_is_func_proto(t) ? (int)btf_vlen(t) : -1;
-}
-
 /* The value the loader put in the .rodata variable @var (a __u32), or -1. */
 static long rodata_u32(struct bpf_object *obj, const char *var)
 {
@@ -288,7 +273,7 @@ static int check_programs(struct bpf_object *obj, const struct btf *vmlinux, lon
 		}
 		if (named(reads_as, n_reads_as, name, &forced) && forced)
 			written = atoi(forced);
-		kernel = kernel_hook_args(vmlinux, hook);
+		kernel = wd_lsm_hook_args(vmlinux, hook);
 		if (kernel < 0) {
 			printf("FAIL %s %s: the kernel's BTF has no bpf_lsm_%s (renamed or removed?)\n",
 			       name, sec, hook);

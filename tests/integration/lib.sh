@@ -106,6 +106,23 @@ wait_record() {
 		fail "no line holding $2 in $1 while run $3 lived (or within 120 s)"
 }
 
+# wrun_bg OUT ARGS...: wrun ARGS in the background, its output (both streams) in OUT; $run is
+# its pid, which the test kills if it ends first.
+wrun_bg() {
+	local out=$1
+	shift
+	wrun "$@" > "$out" 2>&1 &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+}
+
+# decide approve|deny LINE [OPTION...]: answer the hold that LINE (a "hold" record) names.
+decide() {
+	local verb=$1 line=$2
+	shift 2
+	"$WARDEN" "$verb" "$@" "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+}
+
 # record_field LINE KEY: a scalar field of one JSON record line.
 record_field() {
 	printf '%s\n' "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^\",}]*\)\"\{0,1\}[,}].*/\1/p"

@@ -72,9 +72,7 @@ test_approve_from_another_terminal() {
 	make_tree
 	hold_policy "$T/p.json" \
 		"[{\"path\":\"$T/app\",\"ops\":[\"delete\",\"rename\",\"truncate\"],\"action\":\"hold\"}]"
-	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/src/b" > "$T/out" 2>&1 &
-	run=$!
-	trap 'kill $run 2>/dev/null || true' EXIT
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/src/b"
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
 	sb=$(record_field "$line" sandbox)
 	id=$(record_field "$line" hold)
@@ -139,14 +137,12 @@ exec_through_fd_is_held() {
 	make_tree
 	hold_policy "$T/p.json" "[]" \
 		'"exec":{"hold":[{"path":"/usr/bin/rm","argv":["-rf","**"]}]}'
-	wrun --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" fexec "$1" /usr/bin/rm \
-		rm -rf "$T/app/build" > "$T/out" 2>&1 &
-	run=$!
-	trap 'kill $run 2>/dev/null || true' EXIT
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" fexec "$1" /usr/bin/rm \
+		rm -rf "$T/app/build"
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
 	expect_eq "held program" "$(record_field "$line" target)" "$(realpath /usr/bin/rm)"
 	expect_eq "rule" "$(record_field "$line" rule)" "/exec/hold/0"
-	"$WARDEN" deny "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	decide deny "$line"
 	wait $run || true
 	[ -e "$T/app/build" ] || fail "the denied rm ran"
 }
@@ -198,7 +194,7 @@ test_same_target_many_callers_one_prompt() {
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
 	# the other two calls reach the waiting room as well before the decision
 	"$WARDEN" holds --json > "$T/holds.json"
-	"$WARDEN" approve "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	decide approve "$line"
 	wait $run
 	[ ! -e "$T/app/src/a" ] || fail "the approved delete did not happen"
 	expect_eq "hold records (prompts)" "$(grep -c '"type":"hold"' "$T/audit")" 1
@@ -218,7 +214,7 @@ test_other_processes_keep_running_while_one_is_held() {
 	timeout 120 "$BIN/wd-try" wait-line "$T/progress" done $run > /dev/null ||
 		fail "the sandbox's other process did not finish while the call was held"
 	[ -e "$T/app/src/a" ] || fail "the held delete happened before a decision"
-	"$WARDEN" deny "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	decide deny "$line"
 	wait $run
 	[ -e "$T/app/src/a" ] || fail "the denied delete happened"
 }

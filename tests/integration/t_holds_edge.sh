@@ -55,7 +55,7 @@ test_delete_burst_holds_the_next_delete_once_then_approved() {
 	expect_eq "rule" "$(record_field "$line" rule)" "/hold/delete_burst"
 	[ ! -e "$T/junk/f5" ] || fail "the first five deletes did not go on"
 	[ -e "$T/junk/f6" ] && [ -e "$T/junk/f8" ] || fail "a delete past the burst went on unheld"
-	"$WARDEN" approve "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	decide approve "$line"
 	rc=0
 	wait $run || rc=$?
 	expect_eq "rm exit status" "$rc" 0
@@ -74,7 +74,7 @@ test_delete_burst_denied_for_the_sandbox_keeps_the_rest() {
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
-	"$WARDEN" deny --all-like-this "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	decide deny "$line" --all-like-this
 	rc=0
 	wait $run || rc=$?
 	expect_eq "rm exit status" "$rc" 1
@@ -203,7 +203,7 @@ test_handled_signal_waits_for_the_decision() {
 		signo=$(kill -l "$sig")
 		pending "$pid" "$signo" || fail "SIG$sig was not pending on the held process"
 		[ -e "$T/app/src/a" ] || fail "the file went before the decision"
-		"$WARDEN" approve "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+		decide approve "$line"
 		rc=0
 		wait $run || rc=$?
 		expect_eq "SIG$sig: exit status" "$rc" 0
@@ -247,15 +247,13 @@ test_path_swapped_while_held_changes_nothing() {
 	echo decoy > "$T/decoy/src/a"
 	ln -s "$T/app" "$T/link"
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
-	wrun --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" swap-unlink \
-		"$T/link/src/a" "$T/link" "$T/decoy" "$T/audit" '"type":"hold"' > "$T/out" 2>&1 &
-	run=$!
-	trap 'kill $run 2>/dev/null || true' EXIT
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" swap-unlink \
+		"$T/link/src/a" "$T/link" "$T/decoy" "$T/audit" '"type":"hold"'
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
 	wait_record "$T/out" swapped $run > /dev/null
 	expect_eq "the symlink now" "$(readlink "$T/link")" "$T/decoy"
-	"$WARDEN" approve "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	decide approve "$line"
 	rc=0
 	wait $run || rc=$?
 	expect_eq "exit status" "$rc" 0
@@ -285,7 +283,7 @@ test_link_then_unlink() {
 	trap 'kill $run 2>/dev/null || true' EXIT
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
-	"$WARDEN" deny "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	decide deny "$line"
 	wait $run
 	expect_line "$T/out" "rm=1"
 	expect_line "$T/out" "second=ok"
@@ -329,14 +327,12 @@ test_truncate_through_a_link_made_before_the_run_is_held() {
 	mkdir "$T/free"
 	ln "$T/app/src/b" "$T/free/b"
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
-	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c \
-		"(: > $T/free/b) || echo refused" > "$T/out" 2>&1 &
-	run=$!
-	trap 'kill $run 2>/dev/null || true' EXIT
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		"(: > $T/free/b) || echo refused"
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/free/b"
 	expect_eq "rule" "$(record_field "$line" rule)" "/fs/protect/0"
-	"$WARDEN" deny "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	decide deny "$line"
 	wait $run
 	expect_line "$T/out" "refused"
 	expect_eq "protected content" "$(cat "$T/app/src/b")" b
@@ -352,13 +348,11 @@ replace_dir_and_delete() {
 	edge_tree
 	mkdir -p "$T/work/d"
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
-	wrun --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" replace-dir "$T/work/d" \
-		"$1" "$T/app/src" a > "$T/out" 2>&1 &
-	run=$!
-	trap 'kill $run 2>/dev/null || true' EXIT
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" replace-dir "$T/work/d" \
+		"$1" "$T/app/src" a
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
-	"$WARDEN" deny "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	decide deny "$line"
 	wait $run || true
 	expect_line "$T/out" "EPERM"
 	expect_eq "protected content" "$(cat "$T/app/src/a")" a
@@ -384,14 +378,12 @@ test_truncate_through_a_symlink_chain_is_held_then_approved() {
 	ln -s "$T/app/src/b" "$T/free/s"
 	ln -s s "$T/free/s2"
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
-	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c \
-		"cd $T/free && (: > s2); echo rc=\$?" > "$T/out" 2>&1 &
-	run=$!
-	trap 'kill $run 2>/dev/null || true' EXIT
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		"cd $T/free && (: > s2); echo rc=\$?"
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/b"
 	expect_eq "not yet truncated" "$(cat "$T/app/src/b")" b
-	"$WARDEN" approve "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	decide approve "$line"
 	wait $run
 	expect_line "$T/out" "rc=0"
 	expect_eq "truncated once approved" "$(wc -c < "$T/app/src/b")" 0
@@ -403,13 +395,11 @@ test_truncate_through_a_symlink_denied_keeps_the_file() {
 	mkdir "$T/free"
 	ln -s "$T/app/src/c" "$T/free/s"
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
-	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c \
-		"(: > $T/free/s) || echo refused" > "$T/out" 2>&1 &
-	run=$!
-	trap 'kill $run 2>/dev/null || true' EXIT
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		"(: > $T/free/s) || echo refused"
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/c"
-	"$WARDEN" deny "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	decide deny "$line"
 	wait $run
 	expect_line "$T/out" "refused"
 	expect_line "$T/out" "Operation not permitted"
@@ -432,7 +422,7 @@ test_openat2_truncation_is_held_and_a_read_is_not() {
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
 	expect_eq "held once" "$(count_of "$T/audit" '"type":"hold"')" 1
-	"$WARDEN" deny "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
+	decide deny "$line"
 	wait $run || true
 	expect_eq "read, then refused" "$(tr '\n' ' ' < "$T/out")" "ok EPERM "
 	expect_eq "protected content" "$(cat "$T/app/src/a")" a
