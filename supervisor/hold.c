@@ -508,6 +508,15 @@ static int name_under(const char *canon, const char *last, char **name, char **f
 	return 0;
 }
 
+/* Has @path a ".." component? */
+static bool has_dotdot(const char *path)
+{
+	for (const char *p = strstr(path, ".."); p; p = strstr(p + 1, ".."))
+		if ((p == path || p[-1] == '/') && (p[2] == 0 || p[2] == '/'))
+			return true;
+	return false;
+}
+
 /*
  * Where @path names, decided without opening anything: an absolute path whose directory the
  * cache knows, a file in "/", or a bare name in the task's directory @base (/proc/PID/fd/N or
@@ -525,8 +534,13 @@ static int resolve_unpinned(const struct resolver *r, const char *base, const ch
 
 		if (slash == dir)
 			return name_under("/", last, name, full) ?: 1;
+		/*
+		 * Only text without "..": after a symlink, ".." leaves where the link led, not
+		 * where the text was, so the lexical form would be another directory.
+		 */
 		*slash = 0;
-		known = lexical(dir, canon, sizeof(canon)) && dircache_has(r->dirs, canon);
+		known = !has_dotdot(dir) && lexical(dir, canon, sizeof(canon)) &&
+			dircache_has(r->dirs, canon);
 		*slash = '/';
 		return known ? name_under(canon, last, name, full) ?: 1 : 0;
 	}

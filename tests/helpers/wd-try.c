@@ -35,6 +35,7 @@
  *   wd-try swap-unlink PATH LINK TARGET FILE TEXT  unlink PATH in one thread while a second
  *                             waits for TEXT in FILE, then atomically points symlink LINK at
  *                             TARGET and prints "swapped"; prints the unlink's result last
+ *   wd-try unlinks PATH...    unlink each PATH in turn, printing "ok" or the errno for each
  *   wd-try replace-dir DIR rmdir|rename TARGET NAME  in one process, quickly: make and
  *                             unlink DIR/seed, take DIR away (rmdir, or rename to DIR.old),
  *                             make DIR a symlink to TARGET, and print unlink(DIR/NAME)'s result
@@ -510,6 +511,20 @@ static int swap_unlink(char **argv)
 	return 0;
 }
 
+static int unlinks(int n, char **paths)
+{
+	int rc = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (unlink(paths[i])) {
+			rc = fail();
+			continue;
+		}
+		puts("ok");
+	}
+	return rc;
+}
+
 static int replace_dir(const char *dir, const char *how, const char *target, const char *name)
 {
 	char seed[PATH_MAX], old[PATH_MAX], victim[PATH_MAX];
@@ -623,6 +638,8 @@ int main(int argc, char **argv)
 		return unlink_signalled(argv[2]);
 	if (argc >= 7 && strcmp(argv[1], "swap-unlink") == 0)
 		return swap_unlink(argv + 2);
+	if (argc >= 3 && strcmp(argv[1], "unlinks") == 0)
+		return unlinks(argc - 2, argv + 2);
 	if (argc >= 6 && strcmp(argv[1], "replace-dir") == 0)
 		return replace_dir(argv[2], argv[3], argv[4], argv[5]);
 	if (argc >= 4 && strcmp(argv[1], "ctl") == 0)
@@ -638,7 +655,8 @@ int main(int argc, char **argv)
 			"              hostname | ifaces | connect ADDR PORT |\n"
 			"              listen ADDR PORT | shm KEY OP | unlink-signalled PATH |\n"
 			"              swap-unlink PATH LINK TARGET FILE TEXT |\n"
-			"              replace-dir DIR rmdir|rename TARGET NAME | ctl SOCKET LINE |\n"
+			"              unlinks PATH... | replace-dir DIR rmdir|rename TARGET NAME |\n"
+			"              ctl SOCKET LINE |\n"
 			"              as UID GID GROUPS PROG [ARG...]\n");
 	return 2;
 }

@@ -358,6 +358,24 @@ replace_dir_and_delete() {
 	expect_eq "protected content" "$(cat "$T/app/src/a")" a
 }
 
+# A path through a symlink and then ".." is not where its text says: "work/l/../a", with l a link
+# to app/src/deep, is app/src/a. The memory of work (made by the first unlink) must not decide it.
+test_dotdot_after_a_symlink_is_walked() {
+	edge_tree
+	mkdir -p "$T/work" "$T/app/src/deep"
+	: > "$T/work/seed"
+	ln -s "$T/app/src/deep" "$T/work/l"
+	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" unlinks \
+		"$T/work/seed" "$T/work/l/../a"
+	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
+	decide deny "$line"
+	wait $run || true
+	expect_eq "results" "$(tr '\n' ' ' < "$T/out")" "ok EPERM "
+	expect_eq "protected content" "$(cat "$T/app/src/a")" a
+}
+
 test_directory_removed_then_symlinked_is_walked_again() {
 	replace_dir_and_delete rmdir
 }
