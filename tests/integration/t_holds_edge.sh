@@ -276,11 +276,8 @@ test_link_then_unlink() {
 	*) expect_table hold.protect landlock partly ;;
 	esac
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
-	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c \
-		"ln $T/app/src/a $T/free/a && rm -f $T/app/src/a; echo rm=\$?; rm -f $T/free/a && echo second=ok" \
-		> "$T/out" 2>&1 &
-	run=$!
-	trap 'kill $run 2>/dev/null || true' EXIT
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		"ln $T/app/src/a $T/free/a && rm -f $T/app/src/a; echo rm=\$?; rm -f $T/free/a && echo second=ok"
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
 	decide deny "$line"
@@ -432,11 +429,8 @@ test_truncate_through_a_symlink_denied_keeps_the_file() {
 test_openat2_truncation_is_held_and_a_read_is_not() {
 	edge_tree
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
-	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c \
-		"$BIN/wd-try openat2 $T/app/src/a read; $BIN/wd-try openat2 $T/app/src/a trunc" \
-		> "$T/out" 2>&1 &
-	run=$!
-	trap 'kill $run 2>/dev/null || true' EXIT
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		"$BIN/wd-try openat2 $T/app/src/a read; $BIN/wd-try openat2 $T/app/src/a trunc"
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
 	expect_eq "held once" "$(count_of "$T/audit" '"type":"hold"')" 1
