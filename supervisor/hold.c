@@ -808,6 +808,13 @@ static int open_fd_target(struct hold *h, bool pin)
 	return 0;
 }
 
+/* Does an open with @flags follow a symlink in its last component? */
+static bool opens_through_link(int flags)
+{
+	/* O_CREAT | O_EXCL fails on any link there (EEXIST), O_NOFOLLOW with ELOOP */
+	return !(flags & O_NOFOLLOW) && (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL);
+}
+
 #ifndef OPEN_HOW_SIZE_VER0
 #define OPEN_HOW_SIZE_VER0 24 /* flags, mode, resolve: what every openat2 caller passes */
 #endif
@@ -912,6 +919,9 @@ static int exec_target(struct hold *h, const struct resolver *pinned, int dirfd,
 
 		if (strncmp(path, self[i], strlen(self[i])) != 0)
 			continue;
+		/* "/proc/self/../N/exe" would leave the task's own directory for warden's N */
+		if (has_dotdot(rest))
+			return (h->target = strdup(path)) ? -EXDEV : -ENOMEM;
 		if (i == 0)
 			snprintf(via, sizeof(via), "/proc/%u/%s", h->pid, rest);
 		else if (i == 1)
@@ -1010,7 +1020,7 @@ static int decode(struct hold *h, const struct resolver *r)
 		p1 = h->args[0];
 		h->oflags = (int)h->args[1];
 		h->omode = (mode_t)h->args[2];
-		follow = !(h->oflags & O_NOFOLLOW);
+		follow = opens_through_link(h->oflags);
 		break;
 	case SYS_openat:
 		h->op.class = WD_HOLD_TRUNCATE;
@@ -1018,7 +1028,7 @@ static int decode(struct hold *h, const struct resolver *r)
 		p1 = h->args[1];
 		h->oflags = (int)h->args[2];
 		h->omode = (mode_t)h->args[3];
-		follow = !(h->oflags & O_NOFOLLOW);
+		follow = opens_through_link(h->oflags);
 		break;
 	case SYS_openat2: {
 		struct open_how how;
@@ -1039,7 +1049,7 @@ static int decode(struct hold *h, const struct resolver *r)
 			h->refused = "/hold/openat2-scoped";
 			return -EXDEV;
 		}
-		follow = !(h->oflags & O_NOFOLLOW) && !(how.resolve & RESOLVE_NO_SYMLINKS);
+		follow = opens_through_link(h->oflags) && !(how.resolve & RESOLVE_NO_SYMLINKS);
 		break;
 	}
 	case SYS_execve:

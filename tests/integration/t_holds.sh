@@ -155,6 +155,19 @@ test_exec_through_proc_self_fd_is_held() {
 	exec_through_fd_is_held proc
 }
 
+# Through /proc/self and then "..", a path names another process's files, which warden would
+# read in its own /proc: refused, not guessed.
+test_exec_through_proc_self_dotdot_is_refused() {
+	make_tree
+	hold_policy "$T/p.json" "[]" \
+		'"exec":{"hold":[{"path":"/usr/bin/rm","argv":["-rf","**"]}]}'
+	wrun --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" exec \
+		/proc/self/../1/exe -rf "$T/app/build" > "$T/out" 2>&1 || true
+	expect_line "$T/out" "EPERM"
+	expect_line "$T/audit" '"type":"decision"' '"verdict":"deny"' '"rule":"/hold/magic-link"'
+	[ -e "$T/app/build" ] || fail "an exec through /proc/self/.. ran"
+}
+
 test_sigkill_ends_a_held_process_at_once() {
 	make_tree
 	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
