@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
@@ -16,6 +17,7 @@
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -834,40 +836,6 @@ static int read_how(struct hold *h, struct open_how *how)
 	return 0;
 }
 
-/*
- * A truncating open or truncate(2) follows a symlink in the last component (a delete or a
- * rename never does): move h's target from the link to what it names, as the kernel would, so
- * a link outside a protected tree does not truncate a file inside it unheld. The parent stays
- * pinned at each step; the link's text is read once, where it was found.
- */
-static int follow_last(struct hold *h, const struct resolver *pinned)
-{
-	char text[PATH_MAX];
-
-	for (int hops = 0; hops < 40; hops++) {
-		ssize_t n = readlinkat(h->dirfd, h->name, text, sizeof(text) - 1);
-		int at = h->dirfd, err;
-
-		if (n < 0)
-			return errno == EINVAL || errno == ENOENT ? 0 : -errno; /* no link: there */
-		text[n] = 0;
-		free(h->name);
-		free(h->target);
-		h->name = h->target = NULL;
-		h->dirfd = -1;
-		/* an absolute text from the sandbox's root; a relative one from the link's directory */
-		if (text[0] == '/')
-			err = resolve(pinned, h->pid, AT_FDCWD, text, &h->dirfd, &h->name, &h->target);
-		else
-			err = resolve(pinned, (uint32_t)getpid(), at, text, &h->dirfd, &h->name,
-				      &h->target);
-		close(at);
-		if (err)
-			return err;
-	}
-	return -ELOOP;
-}
-
 /* The canonical path of what @fd is open on (O_PATH is enough), or NULL. */
 static char *path_of_fd(int fd)
 {
@@ -895,6 +863,31 @@ static int follow_to(int dirfd, const char *name, char **out)
 }
 
 /*
+ * @path through the task's own /proc/self, /proc/thread-self or /dev/fd, as the same place
+ * under its /proc/PID in warden's /proc (where warden's own "self" would name warden): true with
+ * @via set, false for any other path.
+ */
+static bool task_self_path(const struct hold *h, const char *path, char *via, size_t viasz)
+{
+	static const char *const self[] = { "/proc/self/", "/proc/thread-self/", "/dev/fd/" };
+
+	for (size_t i = 0; i < sizeof(self) / sizeof(self[0]); i++) {
+		const char *rest = path + strlen(self[i]);
+
+		if (strncmp(path, self[i], strlen(self[i])) != 0)
+			continue;
+		if (i == 0)
+			snprintf(via, viasz, "/proc/%u/%s", h->pid, rest);
+		else if (i == 1)
+			snprintf(via, viasz, "/proc/%u/task/%u/%s", h->pid, h->pid, rest);
+		else
+			snprintf(via, viasz, "/proc/%u/fd/%s", h->pid, rest);
+		return true;
+	}
+	return false;
+}
+
+/*
  * The program an exec would run, as a canonical path in h->target: followed, as execve does.
  * execveat(fd, "", AT_EMPTY_PATH) (fexecve) runs the task's open file; a path through its own
  * /proc/self, /proc/thread-self or /dev/fd is read through its /proc/PID here, where warden's
@@ -905,7 +898,6 @@ static int follow_to(int dirfd, const char *name, char **out)
  */
 static int exec_target(struct hold *h, const struct resolver *pinned, int dirfd, const char *path)
 {
-	static const char *const self[] = { "/proc/self/", "/proc/thread-self/", "/dev/fd/" };
 	char via[PATH_MAX];
 	char *real = NULL;
 	int err;
@@ -914,20 +906,10 @@ static int exec_target(struct hold *h, const struct resolver *pinned, int dirfd,
 		snprintf(via, sizeof(via), "/proc/%u/fd/%d", h->pid, dirfd);
 		return follow_to(AT_FDCWD, via, &h->target);
 	}
-	for (size_t i = 0; i < sizeof(self) / sizeof(self[0]); i++) {
-		const char *rest = path + strlen(self[i]);
-
-		if (strncmp(path, self[i], strlen(self[i])) != 0)
-			continue;
+	if (task_self_path(h, path, via, sizeof(via))) {
 		/* "/proc/self/../N/exe" would leave the task's own directory for warden's N */
-		if (has_dotdot(rest))
+		if (has_dotdot(via))
 			return (h->target = strdup(path)) ? -EXDEV : -ENOMEM;
-		if (i == 0)
-			snprintf(via, sizeof(via), "/proc/%u/%s", h->pid, rest);
-		else if (i == 1)
-			snprintf(via, sizeof(via), "/proc/%u/task/%u/%s", h->pid, h->pid, rest);
-		else
-			snprintf(via, sizeof(via), "/proc/%u/fd/%s", h->pid, rest);
 		return follow_to(AT_FDCWD, via, &h->target);
 	}
 	err = resolve(pinned, h->pid, dirfd, path, &h->dirfd, &h->name, &real);
@@ -936,6 +918,83 @@ static int exec_target(struct hold *h, const struct resolver *pinned, int dirfd,
 		return follow_to(h->dirfd, h->name, &h->target);
 	h->target = strdup(path); /* as the task wrote it, for the record */
 	return err;
+}
+
+/*
+ * A truncation reaching what a magic link (a task's fd in /proc) leads to: opened to find it, as
+ * the kernel will; a regular file is then resolved and pinned like any target, anything else (a
+ * pipe, a terminal: nothing to truncate) is only named.
+ */
+static int follow_magic(struct hold *h, const struct resolver *pinned, int dirfd, const char *name)
+{
+	struct stat st;
+	char *canon;
+	int fd = openat(dirfd, name, O_PATH | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno; /* nothing there: the name is the target */
+	canon = path_of_fd(fd);
+	err = fstat(fd, &st) ? -errno : canon ? 0 : -ENOMEM;
+	close(fd);
+	if (err) {
+		free(canon);
+		return err;
+	}
+	if (h->dirfd >= 0)
+		close(h->dirfd);
+	free(h->name);
+	free(h->target);
+	h->dirfd = -1;
+	h->name = NULL;
+	h->target = canon;
+	if (!S_ISREG(st.st_mode) || canon[0] != '/')
+		return 0;
+	h->target = NULL;
+	err = resolve(pinned, h->pid, AT_FDCWD, canon, &h->dirfd, &h->name, &h->target);
+	free(canon);
+	return err;
+}
+
+/*
+ * A truncating open or truncate(2) follows a symlink in the last component (a delete or a
+ * rename never does): move h's target from the link to what it names, as the kernel would, so
+ * a link outside a protected tree does not truncate a file inside it unheld. The parent stays
+ * pinned at each step; the link's text is read once, where it was found. A link into the task's
+ * own fds (/dev/stdout is /proc/self/fd/1) is followed through its /proc/PID, as for exec.
+ */
+static int follow_last(struct hold *h, const struct resolver *pinned)
+{
+	char text[PATH_MAX], via[PATH_MAX];
+	struct statfs sfs;
+
+	for (int hops = 0; hops < 40; hops++) {
+		ssize_t n;
+		int at = h->dirfd, err;
+
+		/* an fd in /proc: a magic link, whose text is no path to follow */
+		if (fstatfs(h->dirfd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC)
+			return follow_magic(h, pinned, h->dirfd, h->name);
+		n = readlinkat(h->dirfd, h->name, text, sizeof(text) - 1);
+		if (n < 0)
+			return errno == EINVAL || errno == ENOENT ? 0 : -errno; /* no link: there */
+		text[n] = 0;
+		if (task_self_path(h, text, via, sizeof(via)))
+			return has_dotdot(via) ? -EXDEV : follow_magic(h, pinned, AT_FDCWD, via);
+		free(h->name);
+		free(h->target);
+		h->name = h->target = NULL;
+		h->dirfd = -1;
+		/* an absolute text from the sandbox's root; a relative one from the link's directory */
+		if (text[0] == '/')
+			err = resolve(pinned, h->pid, AT_FDCWD, text, &h->dirfd, &h->name, &h->target);
+		else
+			err = resolve(pinned, (uint32_t)getpid(), at, text, &h->dirfd, &h->name,
+				      &h->target);
+		close(at);
+		if (err)
+			return err;
+	}
+	return -ELOOP;
 }
 
 /*

@@ -405,6 +405,25 @@ test_truncate_through_a_symlink_chain_is_held_then_approved() {
 	[ -L "$T/free/s" ] && [ -L "$T/free/s2" ] || fail "a symlink was replaced, not followed"
 }
 
+# /dev/stdout is a link to /proc/self/fd/1, a magic link: truncating through it reaches what the
+# task's fd 1 is, a pipe here (nothing to hold) or, once fd 1 is a protected file, that file.
+test_truncate_through_dev_stdout() {
+	edge_tree
+	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
+	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c 'echo hello > /dev/stdout' | cat \
+		> "$T/piped"
+	expect_eq "written through /dev/stdout" "$(cat "$T/piped")" hello
+	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 0
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit2" -- sh -c \
+		"exec >> $T/app/src/a; (echo x > /dev/stdout) 2> /dev/null || echo refused >&2"
+	line=$(wait_record "$T/audit2" '"type":"hold"' $run)
+	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
+	decide deny "$line"
+	wait $run
+	expect_line "$T/out" "refused"
+	expect_eq "protected content" "$(cat "$T/app/src/a")" a
+}
+
 test_truncate_through_a_symlink_denied_keeps_the_file() {
 	edge_tree
 	mkdir "$T/free"
