@@ -971,13 +971,13 @@ static int follow_last(struct hold *h, const struct resolver *pinned)
 		ssize_t n;
 		int at = h->dirfd, err;
 
-		/* an fd in /proc: a magic link, whose text is no path to follow */
-		if (fstatfs(h->dirfd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC)
-			return follow_magic(h, pinned, h->dirfd, h->name);
 		n = readlinkat(h->dirfd, h->name, text, sizeof(text) - 1);
 		if (n < 0)
 			return errno == EINVAL || errno == ENOENT ? 0 : -errno; /* no link: there */
 		text[n] = 0;
+		/* an fd in /proc: a magic link, whose text is no path to follow */
+		if (fstatfs(h->dirfd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC)
+			return follow_magic(h, pinned, h->dirfd, h->name);
 		if (task_self_path(h, text, via, sizeof(via)))
 			return has_dotdot(via) ? -EXDEV : follow_magic(h, pinned, AT_FDCWD, via);
 		free(h->name);
