@@ -888,39 +888,6 @@ static bool task_self_path(const struct hold *h, const char *path, char *via, si
 }
 
 /*
- * The program an exec would run, as a canonical path in h->target: followed, as execve does.
- * execveat(fd, "", AT_EMPTY_PATH) (fexecve) runs the task's open file; a path through its own
- * /proc/self, /proc/thread-self or /dev/fd is read through its /proc/PID here, where warden's
- * own would name warden's fds. Otherwise the parent is resolved as for any held call and the
- * last component followed from it (a magic link there is the task's: its procfs is the one
- * walked). A magic link on the way to the parent is -EXDEV: refused, not guessed, so an exec
- * hold is not passed by naming the program another way.
- */
-static int exec_target(struct hold *h, const struct resolver *pinned, int dirfd, const char *path)
-{
-	char via[PATH_MAX];
-	char *real = NULL;
-	int err;
-
-	if (!*path && h->nr == SYS_execveat && (h->args[4] & AT_EMPTY_PATH)) {
-		snprintf(via, sizeof(via), "/proc/%u/fd/%d", h->pid, dirfd);
-		return follow_to(AT_FDCWD, via, &h->target);
-	}
-	if (task_self_path(h, path, via, sizeof(via))) {
-		/* "/proc/self/../N/exe" would leave the task's own directory for warden's N */
-		if (has_dotdot(via))
-			return (h->target = strdup(path)) ? -EXDEV : -ENOMEM;
-		return follow_to(AT_FDCWD, via, &h->target);
-	}
-	err = resolve(pinned, h->pid, dirfd, path, &h->dirfd, &h->name, &real);
-	free(real);
-	if (!err)
-		return follow_to(h->dirfd, h->name, &h->target);
-	h->target = strdup(path); /* as the task wrote it, for the record */
-	return err;
-}
-
-/*
  * A truncation reaching what a magic link (a task's fd in /proc) leads to: opened to find it, as
  * the kernel will; a regular file is then resolved and pinned like any target, anything else (a
  * pipe, a terminal: nothing to truncate) is only named.
@@ -995,6 +962,38 @@ static int follow_last(struct hold *h, const struct resolver *pinned)
 			return err;
 	}
 	return -ELOOP;
+}
+
+/*
+ * The program an exec would run, as a canonical path in h->target: followed, as execve does.
+ * execveat(fd, "", AT_EMPTY_PATH) (fexecve) runs the task's open file; a path through its own
+ * /proc/self, /proc/thread-self or /dev/fd is read through its /proc/PID here, where warden's
+ * own would name warden's fds. Otherwise the parent is resolved as for any held call and the
+ * last component followed as a truncation's is (follow_last: links into the task's own fds
+ * too). A magic link on the way to the parent is -EXDEV: refused, not guessed, so an exec hold
+ * is not passed by naming the program another way.
+ */
+static int exec_target(struct hold *h, const struct resolver *pinned, int dirfd, const char *path)
+{
+	char via[PATH_MAX];
+	int err;
+
+	if (!*path && h->nr == SYS_execveat && (h->args[4] & AT_EMPTY_PATH)) {
+		snprintf(via, sizeof(via), "/proc/%u/fd/%d", h->pid, dirfd);
+		return follow_to(AT_FDCWD, via, &h->target);
+	}
+	if (task_self_path(h, path, via, sizeof(via))) {
+		/* "/proc/self/../N/exe" would leave the task's own directory for warden's N */
+		if (has_dotdot(via))
+			return (h->target = strdup(path)) ? -EXDEV : -ENOMEM;
+		return follow_to(AT_FDCWD, via, &h->target);
+	}
+	err = resolve(pinned, h->pid, dirfd, path, &h->dirfd, &h->name, &h->target);
+	if (!err)
+		return follow_last(h, pinned);
+	if (!h->target)
+		h->target = strdup(path); /* as the task wrote it, for the record */
+	return err;
 }
 
 /*

@@ -6,8 +6,9 @@
  *   wd-try read PATH          open O_RDONLY and read a byte
  *   wd-try write PATH         open O_WRONLY|O_CREAT and write a byte
  *   wd-try exec PATH [ARG..]  execv PATH (prints nothing itself on success)
- *   wd-try fexec at|proc PATH ARGV0 [ARG..]  open PATH and execute the open file, by
- *                             execveat(fd, "", AT_EMPTY_PATH) or by execv("/proc/self/fd/N")
+ *   wd-try fexec at|proc|link PATH ARGV0 [ARG..]  open PATH and execute the open file, by
+ *                             execveat(fd, "", AT_EMPTY_PATH), by execv("/proc/self/fd/N"), or
+ *                             through a symlink ./wd-fexec-link made to point there
  *   wd-try openat2 PATH trunc|read [in-root]  openat2 PATH (O_WRONLY|O_TRUNC, or O_RDONLY),
  *                             with RESOLVE_IN_ROOT from "/" if asked; "ok" or the errno
  *   wd-try gate READY GO      write "ready" into fifo READY, then wait for EOF on fifo GO
@@ -205,6 +206,12 @@ static int fexec(const char *how, char **argv)
 	/* not close-on-exec: the kernel reads the file through this fd after the exec began */
 	fd = dup(fd);
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if (strcmp(how, "link") == 0) {
+		if (symlink(self, "wd-fexec-link"))
+			return fail();
+		execv("wd-fexec-link", argv + 1);
+		return fail();
+	}
 	execv(self, argv + 1);
 	return fail();
 }
@@ -647,7 +654,7 @@ int main(int argc, char **argv)
 	if (argc >= 6 && strcmp(argv[1], "as") == 0)
 		return run_as(argv + 2);
 	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] |\n"
-			"              fexec at|proc PATH ARGV0 [ARG...] |\n"
+			"              fexec at|proc|link PATH ARGV0 [ARG...] |\n"
 			"              openat2 PATH trunc|read [in-root] | gate READY GO |\n"
 			"              exit N | kill-self SIG | fork-locker FILE | trylock FILE |\n"
 			"              memfd-exec SRC ARGV0 [ARG...] | bpf | flood N PATH |\n"

@@ -137,6 +137,7 @@ exec_through_fd_is_held() {
 	make_tree
 	hold_policy "$T/p.json" "[]" \
 		'"exec":{"hold":[{"path":"/usr/bin/rm","argv":["-rf","**"]}]}'
+	cd "$T"
 	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" fexec "$1" /usr/bin/rm \
 		rm -rf "$T/app/build"
 	line=$(wait_record "$T/audit" '"type":"hold"' $run)
@@ -153,6 +154,11 @@ test_exec_by_execveat_of_an_open_file_is_held() {
 
 test_exec_through_proc_self_fd_is_held() {
 	exec_through_fd_is_held proc
+}
+
+# a symlink to /proc/self/fd/N: followed as the task's, not warden's
+test_exec_through_a_link_to_proc_self_fd_is_held() {
+	exec_through_fd_is_held link
 }
 
 # Through /proc/self and then "..", a path names another process's files, which warden would

@@ -411,9 +411,13 @@ test_truncate_through_dev_stdout() {
 	edge_tree
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
 	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c 'echo hello > /dev/stdout' | cat \
-		> "$T/piped"
-	expect_eq "written through /dev/stdout" "$(cat "$T/piped")" hello
+		> "$T/piped" || true
+	# the waiting room lets it go on; the kernel's file rules decide (bpf-lsm checks the pipe
+	# reopened through /proc against fs.write, and it is not there)
 	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 0
+	expect_eq "decision records" "$(count_of "$T/audit" '"type":"decision"')" 0
+	[ "$EXPECT_BACKEND" = bpf-lsm ] ||
+		expect_eq "written through /dev/stdout" "$(cat "$T/piped")" hello
 	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit2" -- sh -c \
 		"exec >> $T/app/src/a; (echo x > /dev/stdout) 2> /dev/null || echo refused >&2"
 	line=$(wait_record "$T/audit2" '"type":"hold"' $run)
