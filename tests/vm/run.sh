@@ -263,7 +263,7 @@ sed -u "$strip" <"$FIFO" | tee -p "$LOG" &
 out_pid=$!
 start=$(date +%s%N)
 timeout -k 10 "$TIMEOUT" \
-	qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$MEM" -smp 2 \
+	qemu-system-x86_64 -accel tcg,thread=single -cpu max -m "$MEM" -smp 2 \
 	-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$INITRD" \
 	-append "console=ttyS0 panic=-1 loglevel=5 lsm=lockdown,capability,landlock,bpf" \
 	</dev/null >"$FIFO" 2>&1 &
