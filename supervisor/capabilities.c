@@ -101,6 +101,9 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("new session; file_ioctl refuses TIOCSTI and TIOCLINUX"),
 	  YES("new session; seccomp refuses TIOCSTI and TIOCLINUX") },
 	{ "escape.setuid", "setuid binaries", YES("no_new_privs"), YES("no_new_privs; nosuid mounts") },
+	{ "escape.self-approve", "answering its own holds through warden's sockets (as root)",
+	  YES("a run's holds socket and a keeper's refuse any peer in a sandbox cgroup"),
+	  YES("a run's holds socket and a keeper's refuse any peer in a sandbox cgroup") },
 	{ "hold.protect", "fs.protect hold: deletes, renames, truncations wait for an operator",
 	  YES("the seccomp waiting room; the supervisor performs the approved call on the object "
 	      "checked, from outside the sandbox; the kernel refuses the rest (fs.protect.kernel)"),

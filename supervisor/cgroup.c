@@ -5,8 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -232,5 +235,64 @@ int wd_cgroup_destroy(struct wd_cgroup *cg)
 		close(cg->fd);
 	cg->fd = -1;
 	cg->path[0] = 0;
+	return err;
+}
+
+/* Is the cgroup2 path @path (as /proc/PID/cgroup gives it) a sandbox's or below one? */
+static bool sandbox_path(const char *path)
+{
+	const char *sub = "/" WD_CGROUP_SUBTREE "/";
+	const char *p;
+
+	if (strncmp(path, sub, strlen(sub)))
+		return false;
+	for (p = path + strlen(sub) - 1; p; p = strchr(p + 1, '/'))
+		if (strncmp(p + 1, "sb-", 3) == 0)
+			return true;
+	return false;
+}
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+
+int wd_cgroup_peer_in_sandbox(int sock)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	int pidfd = -1, err = -ENOENT;
+	FILE *f;
+
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cr, &len))
+		return -errno;
+	if (cr.pid <= 0)
+		return -ESRCH;
+	/* 6.5+: the peer itself, so a pid reused since the connect cannot stand in for it */
+	len = sizeof(pidfd);
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len))
+		pidfd = -1;
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)cr.pid);
+	f = fopen(path, "re");
+	if (!f) {
+		err = -errno;
+		goto out;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		err = sandbox_path(line + 3) ? 1 : 0;
+		break;
+	}
+	fclose(f);
+	free(line);
+	/* what was read is the peer's only if the peer still lives (its pid not reused) */
+	if (err >= 0 && pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0))
+		err = -ESRCH;
+out:
+	if (pidfd >= 0)
+		close(pidfd);
 	return err;
 }

@@ -28,5 +28,12 @@ int wd_cgroup_destroy(struct wd_cgroup *cg);
 int wd_cgroup_kill(const struct wd_cgroup *cg);
 /* The cgroup id of a cgroup2 directory (its kernfs id, via name_to_handle_at). */
 int wd_cgroup_id(const char *path, uint64_t *id);
+/*
+ * Whether the peer of the connected unix socket @sock is a task of a warden sandbox (any, in
+ * warden's subtree): 1, 0, or -errno when that cannot be told (refuse it then). warden's
+ * sockets (a run's holds socket, a keeper's) answer no such peer: a sandboxed root process
+ * that can reach them must not decide its own holds.
+ */
+int wd_cgroup_peer_in_sandbox(int sock);
 
 #endif

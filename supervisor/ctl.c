@@ -14,6 +14,7 @@
 #include <cJSON.h>
 
 #include "audit/jsonl.h"
+#include "supervisor/cgroup.h"
 #include "supervisor/ctl.h"
 #include "supervisor/log.h"
 
@@ -57,7 +58,7 @@ const char *wd_run_dir(void)
  * root can write, or someone else could put a socket of their own where an approver looks. With
  * approvers it must also let them in (search and list, never write).
  */
-static int check_run_dir(const char *dir, bool approvers)
+int wd_run_dir_check(const char *dir, bool approvers)
 {
 	struct stat st;
 
@@ -112,7 +113,7 @@ int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine 
 		log_warnx("ctl: %s is too long a directory for a socket", wd_run_dir());
 		goto out_free;
 	}
-	err = check_run_dir(wd_run_dir(), approvers);
+	err = wd_run_dir_check(wd_run_dir(), approvers);
 	if (err)
 		goto out_free;
 	c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -260,6 +261,9 @@ static bool authorised(const struct wd_ctl *c, const struct client *cl)
 
 	if (getsockopt(cl->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
 		return false;
+	/* not even root: a sandboxed process must not answer its own holds */
+	if (wd_cgroup_peer_in_sandbox(cl->fd) != 0)
+		return false;
 	if (cred.uid == 0)
 		return true;
 	if (!c->rules || !wd_hold_rules_have_approvers(c->rules))
@@ -278,7 +282,7 @@ static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 	if (!authorised(c, cl)) {
 		snprintf(msg, sizeof(msg),
 			 "%s may not list or decide the holds of %s (root and the policy's "
-			 "hold.approvers may)",
+			 "hold.approvers may, from outside every sandbox)",
 			 cl->who, c->sandbox);
 		send_json(cl, reply(false, msg));
 		drop(cl);

@@ -20,6 +20,11 @@
  * suites running side by side on one machine never answer each other's holds.
  */
 const char *wd_run_dir(void);
+/*
+ * Make @dir if missing; 0 if it is a directory only root may write (and, for @approvers, that
+ * others may search), else -errno, said why.
+ */
+int wd_run_dir_check(const char *dir, bool approvers);
 #define WD_CTL_PROTO 1
 /* Most fds wd_ctl_poll_fds returns: the listening socket and every client. */
 #define WD_CTL_POLL_MAX 33

@@ -118,3 +118,39 @@ test_host_process_unaffected() {
 	wait $wpid
 	expect_eq "sandbox result" "$(cat "$T/gate.out")" ok
 }
+
+# A root process in the sandbox reaches the run's holds socket (neither backend decides a
+# connect to a unix socket by its path): it must not answer its own held delete.
+test_approve_own_hold_from_inside() {
+	claims escape.self-approve yes yes
+	# the strongest attacker: the run directory is readable, so the CLI finds the socket
+	mkdir -p -m 700 "$WARDEN_RUN_DIR"
+	setup "/dev/null $WARDEN_RUN_DIR" "" "/usr/bin /bin"
+	mkdir -p "$T/rw/app"
+	echo a > "$T/rw/app/f"
+	mkfifo "$T/rw/go"
+	touch "$T/rw/approve.rc"
+	sed -i "s|\"fs\":{|\"fs\":{\"protect\":[{\"path\":\"$T/rw/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}],|" \
+		"$T/p.json"
+	touch "$T/audit"
+	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c "
+		(rm -rf $T/rw/app; echo \$? > $T/rw/rm.rc) &
+		read x < $T/rw/go
+		WARDEN_RUN_DIR=$WARDEN_RUN_DIR $WARDEN approve --scope sandbox 1 > $T/rw/approve.out 2>&1
+		echo \$? > $T/rw/approve.rc; wait" > "$T/out" 2> "$T/err" &
+	run=$!
+	line=$(wait_record "$T/audit" '"type":"hold"' "$run") || fail "$(cat "$T/err")"
+	# control: the same approval from outside the sandbox is heard (checked, not sent, here)
+	"$WARDEN" holds > "$T/holds" || fail "warden holds outside the sandbox failed"
+	expect_line "$T/holds" "$T/rw/app"
+	echo go > "$T/rw/go"
+	timeout 120 "$BIN/wd-try" wait-line "$T/rw/approve.rc" "" "$run" > /dev/null ||
+		fail "the approval inside never ended: $(cat "$T/err")"
+	[ "$(cat "$T/rw/approve.rc")" != 0 ] ||
+		fail "a process inside the sandbox approved its own hold: $(cat "$T/rw/approve.out")"
+	expect_line "$T/rw/approve.out" "may not list or decide the holds" "from outside every sandbox"
+	[ -e "$T/rw/app/f" ] || fail "the held delete ran on the sandbox's own approval"
+	decide deny "$line" > /dev/null || fail "the hold was not pending any more"
+	wait "$run" || true
+	[ -e "$T/rw/app/f" ] || fail "a denied delete ran"
+}
