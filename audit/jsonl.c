@@ -261,11 +261,70 @@ char *wd_audit_exit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid,
 		return NULL;
 	cJSON_AddNumberToObject(o, "pid", pid);
 	cJSON_AddStringToObject(o, "status", status);
-	cJSON_AddNumberToObject(o, "exit_code", exit_code);
+	if (exit_code >= 0)
+		cJSON_AddNumberToObject(o, "exit_code", exit_code);
+	else
+		cJSON_AddNullToObject(o, "exit_code");
 	if (signo)
 		cJSON_AddNumberToObject(o, "signal", signo);
 	else
 		cJSON_AddNullToObject(o, "signal");
+	return record_finish(o);
+}
+
+uint64_t wd_audit_next_seq(FILE *f, const char *sandbox)
+{
+	const long window = 1 << 20;
+	uint64_t next = 0;
+	char *buf, *line;
+	long end, start;
+	size_t n;
+
+	if (fseek(f, 0, SEEK_END) || (end = ftell(f)) < 0)
+		return 0;
+	start = end > window ? end - window : 0;
+	buf = malloc((size_t)(end - start) + 1);
+	if (!buf || fseek(f, start, SEEK_SET)) {
+		free(buf);
+		return 0;
+	}
+	n = fread(buf, 1, (size_t)(end - start), f);
+	buf[n] = 0;
+	fseek(f, 0, SEEK_END);
+	/* whole lines only: the first may be cut by the window, the last by a crash */
+	line = start ? strchr(buf, '\n') : buf;
+	while (line && *line) {
+		char *nl = strchr(line, '\n');
+		cJSON *o, *sb, *seq;
+
+		if (*line == '\n')
+			line++;
+		if (!nl)
+			break;
+		*nl = 0;
+		o = cJSON_Parse(line);
+		sb = cJSON_GetObjectItemCaseSensitive(o, "sandbox");
+		seq = cJSON_GetObjectItemCaseSensitive(o, "seq");
+		if (cJSON_IsString(sb) && strcmp(sb->valuestring, sandbox) == 0 &&
+		    cJSON_IsNumber(seq) && seq->valuedouble >= 0)
+			next = (uint64_t)seq->valuedouble + 1;
+		cJSON_Delete(o);
+		line = nl + 1;
+	}
+	free(buf);
+	return next;
+}
+
+char *wd_audit_adopt_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, size_t held,
+			  bool kernel_records)
+{
+	cJSON *o = record_new(ctx, ts_real_ns, "adopt");
+
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "backend", ctx->backend ? ctx->backend : "");
+	cJSON_AddNumberToObject(o, "held", (double)held);
+	cJSON_AddBoolToObject(o, "kernel_records", kernel_records);
 	return record_finish(o);
 }
 

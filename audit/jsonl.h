@@ -7,6 +7,7 @@
 #define WD_AUDIT_JSONL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,17 @@ char *wd_audit_start_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid
 			  char *const argv[]);
 char *wd_audit_exit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid,
 			 const char *status, int exit_code, int signo);
+/*
+ * A supervisor took over a running sandbox whose supervisor had died: @held calls it found
+ * waiting, and whether it follows the kernel's records from here on (@kernel_records).
+ */
+char *wd_audit_adopt_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, size_t held,
+			  bool kernel_records);
+/*
+ * The seq after the last record of @sandbox in the audit file @f (read from its last MiB), so a
+ * supervisor taking a run over goes on numbering where the one before stopped. 0 if none.
+ */
+uint64_t wd_audit_next_seq(FILE *f, const char *sandbox);
 char *wd_audit_lost_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t count);
 
 struct wd_hold_view;

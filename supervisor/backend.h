@@ -45,6 +45,8 @@ struct wd_backend_ops {
 	int (*sandbox_remove)(struct wd_backend *b, uint64_t cgid, const struct wd_ruleset *rs,
 			      struct wd_sandbox *final);
 	int (*event_fd)(const struct wd_backend *b);
+	/* Its audit ring buffer and per-sandbox counters, for a successor (wd_progs_audit_maps). */
+	void (*audit_maps)(const struct wd_backend *b, int *events, int *counts);
 	int (*consume)(struct wd_backend *b);
 	/* One line on what this backend found ("Landlock ABI 7"), for the start record. */
 	const char *(*detail)(const struct wd_backend *b);

@@ -64,6 +64,11 @@ static int bl_event_fd(const struct wd_backend *b)
 	return wd_progs_event_fd(b->progs);
 }
 
+static void bl_audit_maps(const struct wd_backend *b, int *events, int *counts)
+{
+	wd_progs_audit_maps(b->progs, events, counts);
+}
+
 static int bl_consume(struct wd_backend *b)
 {
 	return wd_progs_consume(b->progs);
@@ -92,6 +97,7 @@ const struct wd_backend_ops wd_backend_bpf_lsm = {
 	.child_setup = bl_child_setup,
 	.sandbox_remove = bl_sandbox_remove,
 	.event_fd = bl_event_fd,
+	.audit_maps = bl_audit_maps,
 	.consume = bl_consume,
 	.detail = bl_detail,
 };

@@ -264,6 +264,11 @@ static int ll_event_fd(const struct wd_backend *b)
 	return wd_progs_event_fd(b->progs);
 }
 
+static void ll_audit_maps(const struct wd_backend *b, int *events, int *counts)
+{
+	wd_progs_audit_maps(b->progs, events, counts);
+}
+
 static int ll_consume(struct wd_backend *b)
 {
 	return wd_progs_consume(b->progs);
@@ -288,6 +293,7 @@ const struct wd_backend_ops wd_backend_landlock = {
 	.child_setup = ll_child_setup,
 	.sandbox_remove = ll_sandbox_remove,
 	.event_fd = ll_event_fd,
+	.audit_maps = ll_audit_maps,
 	.consume = ll_consume,
 	.detail = ll_detail,
 };

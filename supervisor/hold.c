@@ -133,6 +133,7 @@ struct hold {
 	uint64_t created_ms;
 	uint64_t deadline_ms; /* 0: none */
 	bool follower; /* another pending hold asks the same: one prompt, one decision */
+	bool waited; /* was pending (and journaled as waiting) */
 	struct matched m; /* what the receiver found */
 	/* the task's file-system credentials: an approved operation is performed with them */
 	bool creds_known;
@@ -1364,6 +1365,17 @@ static void arm_timer(struct wd_hold_engine *e)
 }
 
 /* Decide @h: perform it or refuse it, tell the events, free it. */
+/* Tell whoever keeps the journal of waiting calls that @h waits, or no longer does. */
+static void journal(struct wd_hold_engine *e, const struct hold *h, bool waiting)
+{
+	struct wd_hold_call c = { .notif_id = h->notif_id, .pid = h->pid, .nr = h->nr };
+
+	if (!e->ev.waiting)
+		return;
+	memcpy(c.args, h->args, sizeof(c.args));
+	e->ev.waiting(e->ev.ctx, &c, waiting);
+}
+
 static void settle(struct wd_hold_engine *e, struct hold *h, bool allow, const char *who)
 {
 	struct wd_hold_view v;
@@ -1379,6 +1391,8 @@ static void settle(struct wd_hold_engine *e, struct hold *h, bool allow, const c
 	view_of(h, &v, now_ms(), e->rules);
 	if (e->ev.decided)
 		e->ev.decided(e->ev.ctx, &v, allow, who, result);
+	if (h->waited)
+		journal(e, h, false);
 	hold_free(h);
 }
 
@@ -1550,34 +1564,29 @@ static bool dir_changes(struct wd_hold_engine *e, const struct hold *h)
 }
 
 /*
- * Receive one call and answer it if no rule matches (or it cannot be decoded); otherwise return
+ * Decide one call and answer it if no rule matches (or it cannot be decoded); otherwise return
  * it, decoded, for admit(). Runs on the receiver thread (or the main loop without one); touches
  * nothing of the engine's but the listener, the rules, the burst ring and the directory cache.
  */
-static int receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t nsz,
-		       struct hold **out)
+static int take(struct wd_hold_engine *e, const struct wd_hold_call *c, struct hold **out)
 {
 	struct resolver r = { .dirs = &e->dirs, .by_inode = e->rules->n_linked > 0 };
 	enum wd_hold_action act;
 	struct hold *h;
-	uint64_t now;
+	uint64_t now = now_ms();
 	int answer;
 
 	*out = NULL;
-	memset(n, 0, nsz);
-	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_RECV, n))
-		return -errno;
-	now = now_ms();
 	h = calloc(1, sizeof(*h));
 	if (!h) {
-		respond(e, n->id, -ENOMEM, 0, false);
+		respond(e, c->notif_id, -ENOMEM, 0, false);
 		return -ENOMEM;
 	}
-	h->notif_id = n->id;
-	h->pid = n->pid;
-	h->nr = (unsigned int)n->data.nr;
+	h->notif_id = c->notif_id;
+	h->pid = c->pid;
+	h->nr = c->nr;
 	h->dirfd = h->dirfd2 = -1;
-	memcpy(h->args, n->data.args, sizeof(h->args));
+	memcpy(h->args, c->args, sizeof(h->args));
 	if (dir_changes(e, h)) {
 		respond(e, h->notif_id, 0, 0, true);
 		hold_free(h);
@@ -1630,6 +1639,20 @@ static int receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t
 	h->m = (struct matched){ .act = act, .now = now };
 	*out = h;
 	return 0;
+}
+
+static int receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t nsz,
+		       struct hold **out)
+{
+	struct wd_hold_call c;
+
+	*out = NULL;
+	memset(n, 0, nsz);
+	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_RECV, n))
+		return -errno;
+	c = (struct wd_hold_call){ .notif_id = n->id, .pid = n->pid, .nr = (uint32_t)n->data.nr };
+	memcpy(c.args, n->data.args, sizeof(c.args));
+	return take(e, &c, out);
 }
 
 static void *receive_loop(void *arg)
@@ -1695,6 +1718,8 @@ static void admit(struct wd_hold_engine *e, struct hold *h)
 			h->follower = true;
 	h->next = e->pending;
 	e->pending = h;
+	h->waited = true;
+	journal(e, h, true);
 	arm_timer(e);
 	view_of(h, &v, now, e->rules);
 	if (e->ev.held && !h->follower)
@@ -1775,6 +1800,7 @@ void wd_hold_list(struct wd_hold_engine *e, void (*fn)(void *arg, const struct w
 			view_of(h, &v, now, e->rules);
 			if (e->ev.decided)
 				e->ev.decided(e->ev.ctx, &v, false, "gone", -ESRCH);
+			journal(e, h, false);
 			hold_free(h);
 			continue;
 		}
@@ -1821,4 +1847,27 @@ int wd_hold_decide(struct wd_hold_engine *e, uint64_t id, const char *token,
 		return err;
 	}
 	return -ENOENT;
+}
+
+int wd_hold_take_over(struct wd_hold_engine *e, int listener, const struct wd_hold_call *calls,
+		      size_t n)
+{
+	int taken = 0;
+
+	if (e->receiving)
+		return -EBUSY;
+	e->listener = listener;
+	for (size_t i = 0; i < n; i++) {
+		struct hold *h;
+
+		/* a task killed meanwhile has no call left */
+		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &calls[i].notif_id))
+			continue;
+		if (take(e, &calls[i], &h) == 0 && h) {
+			admit(e, h);
+			taken++;
+		}
+	}
+	wd_hold_attach(e, listener);
+	return taken;
 }

@@ -35,6 +35,14 @@ struct wd_hold_view {
 	uint64_t timeout_ms;
 };
 
+/* A call in the waiting room as the kernel gave it: enough for another supervisor to answer it. */
+struct wd_hold_call {
+	uint64_t notif_id;
+	uint32_t pid;
+	uint32_t nr;
+	uint64_t args[6];
+};
+
 struct wd_hold_events {
 	/* A new hold (the view lives until the callback returns). */
 	void (*held)(void *ctx, const struct wd_hold_view *v);
@@ -50,6 +58,12 @@ struct wd_hold_events {
 	 * not do itself is answered with that errno, never performed. NULL: no rules to check.
 	 */
 	int (*may_write)(void *ctx, const char *path);
+	/*
+	 * @c now waits for a decision (@waiting), or no longer does. The kernel hands each call to
+	 * one receiver only: a supervisor taking over after a crash knows the calls its predecessor
+	 * had received only from this journal (see wd_hold_take_over). May be NULL.
+	 */
+	void (*waiting)(void *ctx, const struct wd_hold_call *c, bool waiting);
 	void *ctx;
 };
 
@@ -63,6 +77,14 @@ void wd_hold_attach(struct wd_hold_engine *e, int listener);
  * before without walking them again.
  */
 void wd_hold_dirs_watched(struct wd_hold_engine *e, bool watched);
+/*
+ * Instead of wd_hold_attach, for a supervisor taking over a running sandbox: the @n calls its
+ * predecessor had received and not answered are decided again from the tasks' memory (they
+ * still sleep in the same syscalls) and held anew; then @listener is attached. Returns how many
+ * are held, or -errno.
+ */
+int wd_hold_take_over(struct wd_hold_engine *e, int listener, const struct wd_hold_call *calls,
+		      size_t n);
 void wd_hold_engine_free(struct wd_hold_engine *e);
 
 /* The listener: poll it readable, then call wd_hold_on_notify. */

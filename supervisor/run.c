@@ -8,14 +8,21 @@
 #include <string.h>
 #include <poll.h>
 #include <sched.h>
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <cJSON.h>
+
 #include "audit/jsonl.h"
 #include "policy/compile.h"
 #include "policy/effective.h"
+#include "policy/explain.h"
 #include "supervisor/cgroup.h"
 #include "supervisor/exe_cache.h"
 #include "supervisor/log.h"
@@ -265,6 +272,16 @@ static void on_decided(void *ctx, const struct wd_hold_view *v, bool allow, cons
 		wd_ctl_publish_decision(h->ctl, v, allow, who, result);
 }
 
+/* The keeper keeps the journal of waiting calls: a successor must ask about them again. */
+static void holds_waiting(void *ctx, const struct wd_hold_call *c, bool waiting)
+{
+	struct run_holds *h = ctx;
+	int err = h->keeper ? wd_keeper_journal(h->keeper, c, waiting) : 0;
+
+	if (err)
+		log_warnx("holds: cannot tell the keeper of a waiting call: %s", strerror(-err));
+}
+
 /* The sandbox's own rules for a change to @path: fs.write allows it and no fs.deny covers it. */
 static int holds_may_write(void *ctx, const char *path)
 {
@@ -318,7 +335,8 @@ static pid_t start_prompt(const char *sandbox)
 static int start_holds(struct run_holds *h, const char *sandbox, bool allow_io_uring)
 {
 	struct wd_hold_events ev = { .held = on_held, .decided = on_decided,
-				     .may_write = holds_may_write, .ctx = h };
+				     .may_write = holds_may_write, .waiting = holds_waiting,
+				     .ctx = h };
 	int err;
 
 	err = wd_notify_prepare(&h->plan, wd_hold_rules_classes(&h->rules), allow_io_uring);
@@ -339,7 +357,7 @@ static void holds_attach(void *ctx, int listener)
 
 	wd_hold_attach(h->engine, listener);
 	/* Without it a crash of warden would fail held calls with ENOSYS instead of ending them. */
-	if (wd_keeper_give(h->keeper, listener))
+	if (wd_keeper_give(h->keeper, WD_KEEP_LISTENER, listener))
 		log_warn("holds: cannot give the keeper the waiting room");
 }
 
@@ -377,22 +395,48 @@ static void holds_service(void *ctx)
 
 #define WD_POLL_MAX 48
 
-/* Wait for the child to exit, passing records on, answering holds, turning signals into a kill. */
-static int supervise(struct run_state *st, const struct wd_backend_ops *ops,
-		     struct wd_backend *be, const struct wd_cgroup *cg, struct wd_child *child,
-		     int sigfd, struct run_holds *holds, siginfo_t *si)
+/* Whether the sandbox has no task left (cgroup.events, read afresh). */
+static bool cgroup_emptied(int events)
 {
-	enum { P_RECORDS, P_CHILD, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL };
-	bool done = false;
+	char buf[256];
+	ssize_t n = pread(events, buf, sizeof(buf) - 1, 0);
+
+	if (n < 0)
+		return false;
+	buf[n] = 0;
+	return strstr(buf, "populated 0") != NULL;
+}
+
+/*
+ * Wait for the child to exit, passing records on, answering holds, turning signals into a kill.
+ * A supervisor that took the sandbox over (no @child, no backend) waits instead for its cgroup to
+ * empty, on @events (its cgroup.events).
+ */
+static int supervise(struct run_state *st, const struct wd_backend_ops *ops,
+		     struct wd_backend *be, struct ring_buffer *rb, const struct wd_cgroup *cg,
+		     struct wd_child *child, int events, int sigfd, struct run_holds *holds,
+		     siginfo_t *si)
+{
+	enum { P_RECORDS, P_CHILD, P_EMPTIED, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL };
+	bool done = child == NULL && cgroup_emptied(events);
 
 	while (!done) {
 		struct pollfd pfd[WD_POLL_MAX];
 		int kind[WD_POLL_MAX], n = 0, r;
 
-		pfd[n] = (struct pollfd){ .fd = ops->event_fd(be), .events = POLLIN };
-		kind[n++] = P_RECORDS;
-		pfd[n] = (struct pollfd){ .fd = child->pidfd, .events = POLLIN };
-		kind[n++] = P_CHILD;
+		if (be || rb) {
+			pfd[n] = (struct pollfd){ .fd = be ? ops->event_fd(be) :
+							     ring_buffer__epoll_fd(rb),
+						  .events = POLLIN };
+			kind[n++] = P_RECORDS;
+		}
+		if (child) {
+			pfd[n] = (struct pollfd){ .fd = child->pidfd, .events = POLLIN };
+			kind[n++] = P_CHILD;
+		} else {
+			pfd[n] = (struct pollfd){ .fd = events, .events = POLLPRI };
+			kind[n++] = P_EMPTIED;
+		}
 		pfd[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
 		kind[n++] = P_SIGNAL;
 		if (holds->engine) {
@@ -425,12 +469,18 @@ static int supervise(struct run_state *st, const struct wd_backend_ops *ops,
 				continue;
 			switch (kind[i]) {
 			case P_RECORDS:
-				ops->consume(be);
+				if (be)
+					ops->consume(be);
+				else
+					ring_buffer__consume(rb);
 				fflush(st->audit);
 				break;
 			case P_CHILD:
 				if (wd_child_wait(child, si) == 0)
 					done = true;
+				break;
+			case P_EMPTIED:
+				done = cgroup_emptied(events);
 				break;
 			case P_SIGNAL:
 				if (read(sigfd, &ssi, sizeof(ssi)) == sizeof(ssi)) {
@@ -467,6 +517,39 @@ static int child_setup(void *ctx)
 	struct child_ctx *c = ctx;
 
 	return c->ops->child_setup(c->be);
+}
+
+/*
+ * What a successor needs to take the sandbox on (`warden run --survive`), as a warden.keep/1
+ * object: the effective policy itself, so a file changed or removed since does not matter.
+ */
+static void tell_keeper(struct wd_keeper *k, const struct run_state *st,
+			const struct wd_policy *pol, const char *audit_path, pid_t pid)
+{
+	cJSON *o = cJSON_CreateObject(), *p = wd_policy_to_json(pol);
+	char audit[PATH_MAX], *text = NULL;
+	int err = -ENOMEM;
+
+	if (o && p) {
+		cJSON_AddStringToObject(o, "schema", "warden.keep/1");
+		cJSON_AddStringToObject(o, "sandbox", st->actx.sandbox);
+		cJSON_AddStringToObject(o, "backend", st->actx.backend);
+		cJSON_AddNumberToObject(o, "pid", pid);
+		/* the successor's working directory is not ours */
+		if (audit_path && realpath(audit_path, audit))
+			cJSON_AddStringToObject(o, "audit", audit);
+		cJSON_AddItemToObject(o, "policy", p);
+		p = NULL;
+		text = cJSON_PrintUnformatted(o);
+	}
+	if (text)
+		err = wd_keeper_state(k, text);
+	if (err)
+		log_warnx("run: --survive: cannot give the keeper what a successor needs (%s); if "
+			  "warden dies, the sandbox dies with it", strerror(-err));
+	free(text);
+	cJSON_Delete(p);
+	cJSON_Delete(o);
 }
 
 int wd_run(const struct wd_run_opts *o)
@@ -582,7 +665,7 @@ int wd_run(const struct wd_run_opts *o)
 	sandbox_added = true;
 	st.actx.backend_detail = ops->detail(be);
 	/* From here on, if warden dies, the sandbox dies too: it never runs unconfined. */
-	err = wd_keeper_start(&keeper, &cg);
+	err = wd_keeper_start(&keeper, &cg, o->survive_s);
 	if (err) {
 		log_warnx("run: cannot start the keeper: %s", strerror(-err));
 		goto out_destroy_cgroup;
@@ -604,6 +687,7 @@ int wd_run(const struct wd_run_opts *o)
 					.clone_flags = ops->clone_flags(be) | setup.clone_flags,
 					.plan = &setup, .setup = child_setup, .setup_ctx = &cctx };
 	sopts.join_after_setup = ops->refuses_mounts && (sopts.clone_flags & CLONE_NEWNS);
+	sopts.survive = o->survive_s > 0;
 	if (holds.engine) {
 		sopts.notify = &holds.plan;
 		sopts.notify_attach = holds_attach;
@@ -616,6 +700,18 @@ int wd_run(const struct wd_run_opts *o)
 		goto out_destroy_cgroup;
 	/* Written before any kernel record is read, dated before the first could be made. */
 	audit_write(&st, wd_audit_start_line(&st.actx, t_start, child.pid, o->argv));
+	if (o->survive_s && !child.setup_errno && !child.exec_errno) {
+		/* a successor learns from the init how the command ended */
+		int maps[2];
+
+		ops->audit_maps(be, &maps[0], &maps[1]);
+		if ((child.status_fd >= 0 &&
+		     wd_keeper_give(&keeper, WD_KEEP_STATUS, child.status_fd)) ||
+		    wd_keeper_give(&keeper, WD_KEEP_EVENTS, maps[0]) ||
+		    wd_keeper_give(&keeper, WD_KEEP_COUNTS, maps[1]))
+			log_warn("run: cannot give the keeper what a successor needs");
+		tell_keeper(&keeper, &st, &pol, o->audit_path, child.pid);
+	}
 	if (child.setup_errno) {
 		wd_child_wait(&child, &si);
 		rep.status = "failed_to_start";
@@ -633,7 +729,7 @@ int wd_run(const struct wd_run_opts *o)
 		rep.exit_code = rc;
 		log_warnx("%s: %s", o->argv[0], strerror(child.exec_errno));
 	} else {
-		err = supervise(&st, ops, be, &cg, &child, sigfd, &holds, &si);
+		err = supervise(&st, ops, be, NULL, &cg, &child, -1, sigfd, &holds, &si);
 		if (err) {
 			/* Could not watch the child: it must not run on unwatched. */
 			wd_cgroup_kill(&cg);
@@ -698,6 +794,269 @@ out_free_rules:
 	}
 	wd_hold_rules_free(&holds.rules);
 	wd_setup_release(&setup);
+	wd_ruleset_free(&rs);
+	wd_policy_free(&pol);
+	return rc;
+}
+
+/* Open the running sandbox @name's cgroup, as wd_cgroup_create() made it. */
+static int cgroup_of(const char *name, struct wd_cgroup *cg)
+{
+	char root[PATH_MAX];
+	int err = wd_cgroup_root(root, sizeof(root));
+
+	memset(cg, 0, sizeof(*cg));
+	cg->fd = -1;
+	if (err)
+		return err;
+	if (strncmp(name, "sb-", 3) || strchr(name, '/') ||
+	    (size_t)snprintf(cg->name, sizeof(cg->name), "%s", name) >= sizeof(cg->name) ||
+	    (size_t)snprintf(cg->path, sizeof(cg->path), "%s/%s", root, name) >= sizeof(cg->path))
+		return -EINVAL;
+	cg->fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg->fd < 0)
+		return -errno;
+	return wd_cgroup_id(cg->path, &cg->id);
+}
+
+/* The keeper's warden.keep/1 state: the policy (compiled into @rs) and the rest into @k. */
+struct kept {
+	const char *backend;
+	const char *audit;
+	int pid;
+};
+
+static int read_state(cJSON *state, const char *name, struct wd_policy *pol,
+		      struct wd_ruleset *rs, struct kept *k, char *msg, size_t msgsz)
+{
+	cJSON *schema = cJSON_GetObjectItemCaseSensitive(state, "schema");
+	cJSON *sb = cJSON_GetObjectItemCaseSensitive(state, "sandbox");
+	cJSON *be = cJSON_GetObjectItemCaseSensitive(state, "backend");
+	cJSON *audit = cJSON_GetObjectItemCaseSensitive(state, "audit");
+	cJSON *pid = cJSON_GetObjectItemCaseSensitive(state, "pid");
+	cJSON *p = cJSON_GetObjectItemCaseSensitive(state, "policy");
+	struct wd_policy_error perr;
+	char *text;
+	int err;
+
+	if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "warden.keep/1") ||
+	    !cJSON_IsString(sb) || strcmp(sb->valuestring, name) || !cJSON_IsString(be) ||
+	    !cJSON_IsNumber(pid) || !cJSON_IsObject(p)) {
+		snprintf(msg, msgsz, "the keeper of %s sent a state this warden does not read", name);
+		return -EPROTO;
+	}
+	k->backend = be->valuestring;
+	k->audit = cJSON_IsString(audit) ? audit->valuestring : NULL;
+	k->pid = pid->valueint;
+	text = cJSON_PrintUnformatted(p);
+	if (!text)
+		return -ENOMEM;
+	err = wd_policy_parse(text, strlen(text), pol, &perr);
+	free(text);
+	if (!err)
+		err = wd_resolve_policy(pol);
+	if (!err)
+		err = wd_compile(pol, rs, &perr);
+	if (err)
+		wd_policy_error_format(&perr, "the sandbox's policy", msg, msgsz);
+	return err;
+}
+
+/* Records of the sandbox that found the ring buffer full, from its kernel counters. */
+static void lost_since(struct run_state *st, int counts, const struct wd_cgroup *cg)
+{
+	struct wd_sandbox sb;
+	uint64_t id = cg->id;
+
+	if (counts < 0 || bpf_map_lookup_elem(counts, &id, &sb) || !sb.lost)
+		return;
+	audit_write(st, wd_audit_lost_line(&st->actx, clock_ns(CLOCK_REALTIME), sb.lost));
+}
+
+int wd_adopt(const struct wd_adopt_opts *o)
+{
+	struct run_state st = { .audit = stderr };
+	struct run_holds holds = { .engine = NULL };
+	struct wd_keeper keeper = { .pid = -1, .sock = -1 };
+	struct wd_adoption a = { .state = NULL };
+	struct ring_buffer *rb = NULL;
+	struct wd_cgroup cg = { .fd = -1 };
+	struct wd_policy pol = { 0 };
+	struct wd_ruleset rs = { 0 };
+	struct kept k = { 0 };
+	cJSON *state = NULL;
+	pid_t prompter = -1;
+	sigset_t sigs, oldsigs;
+	siginfo_t si;
+	char msg[1024];
+	int err, sigfd = -1, events = -1, held = 0, rc = 1;
+	unsigned int waited_ms = 0;
+	size_t waiting;
+	bool ended = false;
+
+	/* Its supervisor may still be dying: the keeper listens once it has seen it go. */
+	while ((err = wd_keeper_adopt(o->sandbox, &keeper, &a)) == -ECONNREFUSED &&
+	       waited_ms < o->wait_ms) {
+		struct timespec ts = { 0, 50 * 1000000 };
+
+		nanosleep(&ts, NULL);
+		waited_ms += 50;
+	}
+	if (err) {
+		if (err == -ENOENT)
+			log_warnx("adopt: no sandbox %s waits for a supervisor (no keeper socket "
+				  "in %s; was it run with --survive?)", o->sandbox, wd_run_dir());
+		else if (err == -ECONNREFUSED)
+			log_warnx("adopt: sandbox %s has a supervisor (its keeper lets no one in)",
+				  o->sandbox);
+		else
+			log_warnx("adopt: cannot take %s over from its keeper: %s", o->sandbox,
+				  strerror(-err));
+		return 1;
+	}
+	state = cJSON_Parse(a.state);
+	err = state ? read_state(state, o->sandbox, &pol, &rs, &k, msg, sizeof(msg)) : -EPROTO;
+	if (!state)
+		snprintf(msg, sizeof(msg), "the keeper of %s sent a state that does not parse",
+			 o->sandbox);
+	if (!err) {
+		err = wd_hold_rules_build(&pol, &holds.rules, msg, sizeof(msg));
+		if (err && err != -EINVAL && err != -E2BIG)
+			snprintf(msg, sizeof(msg), "%s", strerror(-err));
+	}
+	if (!err) {
+		err = cgroup_of(o->sandbox, &cg);
+		if (err)
+			snprintf(msg, sizeof(msg), "cannot open the cgroup of %s: %s", o->sandbox,
+				 strerror(-err));
+	}
+	if (!err) {
+		events = openat(cg.fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+		if (events < 0) {
+			err = -errno;
+			snprintf(msg, sizeof(msg), "cannot watch %.900s/cgroup.events: %s",
+				 cg.path, strerror(errno));
+		}
+	}
+	if (err) {
+		/* The keeper keeps it: a later `warden adopt` may do better (or the keeper ends it). */
+		log_warnx("adopt: %s", msg);
+		goto out;
+	}
+	if (o->audit_path || k.audit) {
+		const char *path = o->audit_path ? o->audit_path : k.audit;
+
+		/* read too: the records go on numbering from the last one there */
+		st.audit = fopen(path, "a+e");
+		if (!st.audit) {
+			log_warn("adopt: cannot open the audit file %s", path);
+			st.audit = stderr;
+			goto out;
+		}
+	}
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &sigs, &oldsigs);
+	sigfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0) {
+		log_warn("adopt: signalfd");
+		goto out_sigs;
+	}
+	if (st.audit != stderr)
+		st.actx.seq = wd_audit_next_seq(st.audit, o->sandbox);
+	st.actx.backend = k.backend;
+	st.actx.rules = &rs;
+	st.actx.sandbox = cg.name;
+	st.actx.boot_to_real_ns =
+		(int64_t)clock_ns(CLOCK_REALTIME) - (int64_t)clock_ns(CLOCK_BOOTTIME);
+	holds.st = &st;
+	holds.keeper = &keeper;
+	holds.deny_errno = strcmp(k.backend, "landlock") == 0 ? EACCES : EPERM;
+	if (wd_hold_rules_classes(&holds.rules) &&
+	    start_holds(&holds, cg.name, pol.hold_io_uring))
+		goto out_sigs;
+	/*
+	 * The kernel's records went on into the ring buffer the keeper holds: read on from where
+	 * the old supervisor stopped (what did not fit is counted, see lost_since()).
+	 */
+	waiting = 0;
+	for (size_t i = 0; i < a.n_calls; i++)
+		if (a.fds[WD_KEEP_LISTENER] >= 0 &&
+		    !ioctl(a.fds[WD_KEEP_LISTENER], SECCOMP_IOCTL_NOTIF_ID_VALID, &a.calls[i].notif_id))
+			a.calls[waiting++] = a.calls[i];
+	a.n_calls = waiting;
+	if (a.fds[WD_KEEP_EVENTS] >= 0) {
+		rb = ring_buffer__new(a.fds[WD_KEEP_EVENTS], on_record, &st, NULL);
+		if (!rb)
+			log_warn("adopt: cannot read the kernel's records of %s", cg.name);
+	}
+	audit_write(&st, wd_audit_adopt_line(&st.actx, clock_ns(CLOCK_REALTIME), a.n_calls,
+					     rb != NULL));
+	if (holds.engine && a.fds[WD_KEEP_LISTENER] >= 0) {
+		/* the engine answers on it now; the keeper keeps its own copy */
+		held = wd_hold_take_over(holds.engine, a.fds[WD_KEEP_LISTENER], a.calls, a.n_calls);
+		if (held < 0)
+			log_warnx("adopt: cannot take the waiting room over: %s",
+				  strerror(-held));
+	}
+	log_info("adopt: supervising sandbox %s (%d held call(s) asked again)", cg.name,
+		 held > 0 ? held : 0);
+	if (o->prompt && holds.engine)
+		prompter = start_prompt(cg.name);
+	err = supervise(&st, NULL, NULL, rb, &cg, NULL, events, sigfd, &holds, &si);
+	if (err)
+		wd_cgroup_kill(&cg);
+	ended = true;
+	if (rb)
+		ring_buffer__consume(rb);
+	lost_since(&st, a.fds[WD_KEEP_COUNTS], &cg);
+	/*
+	 * How the command ended: from the sandbox's init, where it has one; otherwise that went
+	 * with the supervisor that started it.
+	 */
+	memset(&si, 0, sizeof(si));
+	if (a.fds[WD_KEEP_STATUS] >= 0 && wd_child_read_status(a.fds[WD_KEEP_STATUS], &si) == 0) {
+		int signo, code = exit_code_of(&si, &signo);
+
+		audit_write(&st, wd_audit_exit_line(&st.actx, clock_ns(CLOCK_REALTIME), k.pid,
+						    signo ? "killed" : "completed", code, signo));
+	} else {
+		audit_write(&st, wd_audit_exit_line(&st.actx, clock_ns(CLOCK_REALTIME), k.pid,
+						    "ended", -1, 0));
+	}
+	rc = err ? 1 : 0;
+out_sigs:
+	if (prompter > 0) {
+		kill(prompter, SIGTERM);
+		waitpid(prompter, NULL, 0);
+	}
+	if (ended) {
+		wd_cgroup_destroy(&cg);
+		wd_keeper_stop(&keeper);
+	}
+	wd_ctl_close(holds.ctl);
+	wd_hold_engine_free(holds.engine);
+	ring_buffer__free(rb);
+	if (sigfd >= 0)
+		close(sigfd);
+	sigprocmask(SIG_SETMASK, &oldsigs, NULL);
+out:
+	if (events >= 0)
+		close(events);
+	if (cg.fd >= 0)
+		close(cg.fd);
+	if (st.audit != stderr)
+		fclose(st.audit);
+	/* closing our end without "done" leaves the sandbox to its keeper, as a crash would */
+	if (keeper.sock >= 0)
+		close(keeper.sock);
+	wd_exe_cache_free(&st.exes);
+	wd_adoption_free(&a);
+	cJSON_Delete(state);
+	wd_hold_rules_free(&holds.rules);
 	wd_ruleset_free(&rs);
 	wd_policy_free(&pol);
 	return rc;

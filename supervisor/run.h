@@ -22,10 +22,29 @@ struct wd_run_opts {
 	const char *audit_path; /* NULL: stderr */
 	const char *backend; /* "auto" or a backend name */
 	bool prompt; /* ask about holds on the caller's terminal too */
+	/*
+	 * 0: the sandbox dies with warden (embedded mode). Otherwise, if warden dies, the keeper
+	 * keeps the sandbox, held calls held, for this many seconds for `warden adopt`.
+	 */
+	unsigned int survive_s;
 	char *const *argv;
 };
 
 /* Runs the command; returns what warden should exit with. */
 int wd_run(const struct wd_run_opts *o);
+
+struct wd_adopt_opts {
+	const char *sandbox; /* "sb-..." */
+	const char *audit_path; /* NULL: where the run wrote its audit, else stderr */
+	bool prompt;
+	unsigned int wait_ms; /* for a supervisor still ending (its keeper not yet listening) */
+};
+
+/*
+ * Take over a sandbox whose supervisor died (`warden run --survive`): ask again about the calls
+ * it held, answer new ones, serve its holds socket, and when its last task has gone remove it.
+ * Returns 0 when it was supervised to its end, 1 otherwise (said why).
+ */
+int wd_adopt(const struct wd_adopt_opts *o);
 
 #endif

@@ -798,6 +798,12 @@ int wd_progs_event_fd(const struct wd_progs *progs)
 	return ring_buffer__epoll_fd(progs->rb);
 }
 
+void wd_progs_audit_maps(const struct wd_progs *progs, int *events, int *counts)
+{
+	*events = bpf_map__fd(progs->skel->maps.wd_events);
+	*counts = bpf_map__fd(progs->skel->maps.wd_sandboxes);
+}
+
 int wd_progs_consume(struct wd_progs *progs)
 {
 	int n = ring_buffer__consume(progs->rb);

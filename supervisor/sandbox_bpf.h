@@ -49,6 +49,11 @@ int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const stru
 /* An fd that polls readable when records wait; then call wd_progs_consume. */
 int wd_progs_event_fd(const struct wd_progs *progs);
 int wd_progs_consume(struct wd_progs *progs);
+/*
+ * The maps a successor supervisor needs (`warden adopt`): the audit ring buffer and the
+ * per-sandbox counters (struct wd_sandbox by cgroup id).
+ */
+void wd_progs_audit_maps(const struct wd_progs *progs, int *events, int *counts);
 
 struct btf;
 /* Arguments of LSM hook @hook in the kernel's BTF @vmlinux, or -1 when it has no such hook. */

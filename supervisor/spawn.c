@@ -75,8 +75,9 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 	/*
 	 * Die with warden: the sandbox never runs on unsupervised. (In a new pid namespace the parent
 	 * is outside it and getppid() says 0; otherwise a changed parent means warden already died.)
+	 * A run that is to survive warden is ended by its keeper instead, if nobody takes it over.
 	 */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+	if (!o->survive && prctl(PR_SET_PDEATHSIG, SIGKILL))
 		goto fail;
 	if (getppid() != parent && !((o->clone_flags & CLONE_NEWPID) && getppid() == 0)) {
 		errno = ESRCH;
@@ -262,20 +263,25 @@ out_close:
 
 int wd_child_wait(struct wd_child *child, siginfo_t *si)
 {
-	int status;
-	ssize_t n;
-
 	memset(si, 0, sizeof(*si));
 	if (waitid(P_PIDFD, (id_t)child->pidfd, si, WEXITED))
 		return -errno;
-	if (child->status_fd < 0)
-		return 0;
+	if (child->status_fd >= 0)
+		wd_child_read_status(child->status_fd, si);
+	return 0;
+}
+
+int wd_child_read_status(int status_fd, siginfo_t *si)
+{
+	int status;
+	ssize_t n;
+
 	/* The init wrote the command's status before it exited, or never will. */
 	do {
-		n = read(child->status_fd, &status, sizeof(status));
+		n = read(status_fd, &status, sizeof(status));
 	} while (n < 0 && errno == EINTR);
 	if (n != sizeof(status))
-		return 0; /* the init itself was killed: its own status stands */
+		return -ENODATA; /* the init itself was killed: its own status stands */
 	if (WIFEXITED(status)) {
 		si->si_code = CLD_EXITED;
 		si->si_status = WEXITSTATUS(status);

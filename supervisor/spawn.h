@@ -35,6 +35,8 @@ struct wd_spawn_opts {
 	 * a backend whose kernel programs refuse mounts to the sandbox's tasks.
 	 */
 	bool join_after_setup;
+	/* Do not die with warden: its keeper ends the sandbox or hands it over (run --survive). */
+	bool survive;
 	wd_child_setup_fn setup; /* may be NULL */
 	void *setup_ctx;
 	/* The holds' waiting room, installed last; NULL when the policy holds nothing. */
@@ -52,7 +54,8 @@ struct wd_spawn_opts {
 
 /*
  * Spawn @argv in the cgroup @o->cgroup_fd and wait until it has exec'd (or failed to). The child
- * gets a new session, no_new_privs, default signal handling, only fds 0-2, dies with its parent;
+ * gets a new session, no_new_privs, default signal handling, only fds 0-2, dies with its parent
+ * (unless @o->survive);
  * then, in this order: the plan's namespaces and mounts, @o->setup (the backend), the waiting
  * room, the plan's user and environment, execve. Returns 0 (check setup_errno and exec_errno) or
  * -errno when no child could be made.
@@ -65,6 +68,11 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
  * itself must see normal signal rules) that runs the command as pid 2 and reports its status.
  */
 int wd_child_wait(struct wd_child *child, siginfo_t *si);
+/*
+ * Read what the sandbox's init reported into @si (as waitid would have said it of the command):
+ * 0, or -ENODATA when it reported nothing (it was killed first).
+ */
+int wd_child_read_status(int status_fd, siginfo_t *si);
 void wd_child_close(struct wd_child *child);
 
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* warden: the command-line front door. One table of subcommands, each with its own --help. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,6 +20,24 @@
 
 static int verbosity = WD_LOG_WARN;
 
+/* A day: a sandbox nobody took over is not kept for longer. */
+#define WD_SURVIVE_MAX 86400u
+
+static int parse_seconds(const char *s, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > WD_SURVIVE_MAX)
+		return -EINVAL;
+	*out = (unsigned int)v;
+	return 0;
+}
+
 static const char run_usage[] =
 	"usage: warden run --policy POLICY [--report FILE] [--audit FILE] [--backend NAME]\n"
 	"                  [DERIVED...] -- COMMAND [ARG...]\n"
@@ -33,6 +52,9 @@ static const char run_usage[] =
 	"                      default: standard error\n"
 	"      --prompt        ask about this run's holds on the terminal too (as warden\n"
 	"                      prompt --sandbox does); others may still answer them\n"
+	"      --survive SECS  if warden dies, keep the sandbox (held calls held, new ones\n"
+	"                      waiting) for up to SECS seconds for `warden adopt` to take it\n"
+	"                      over; then it is killed. Default 0: it dies with warden\n"
 	"  -b, --backend NAME  enforcement backend: auto (default: bpf-lsm where BPF-LSM\n"
 	"                      programs load, else landlock), bpf-lsm or landlock; a named\n"
 	"                      backend that cannot run here is an error, never a fallback\n"
@@ -51,6 +73,7 @@ static int cmd_run(int argc, char **argv)
 		{ "audit", required_argument, NULL, 'a' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "prompt", no_argument, NULL, 'P' },
+		{ "survive", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		WD_DERIVE_LONG_OPTIONS,
 		{ 0 },
@@ -78,6 +101,14 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'P':
 			o.prompt = true;
+			break;
+		case 'S':
+			if (parse_seconds(optarg, &o.survive_s)) {
+				log_warnx("run: --survive wants whole seconds (0 to %u), not '%s'",
+					  WD_SURVIVE_MAX, optarg);
+				rc = WD_EXIT_USAGE;
+				goto out_free_derive;
+			}
 			break;
 		case 'a':
 			o.audit_path = optarg;
@@ -115,6 +146,77 @@ static int cmd_run(int argc, char **argv)
 out_free_derive:
 	wd_policy_derive_free(&derive);
 	return rc;
+}
+
+static const char adopt_usage[] =
+	"usage: warden adopt [--audit FILE] [--prompt] [--wait SECS] SANDBOX\n"
+	"\n"
+	"Take over SANDBOX (sb-...), run with `warden run --survive`, whose warden has died: ask\n"
+	"again about the operations it held (they stayed held, never ran and never failed), answer\n"
+	"new ones, serve its holds to `warden holds | approve | deny | prompt`, and when its last\n"
+	"process has ended remove it. What the command exited with went with the warden that\n"
+	"started it: the exit record says \"ended\" with a null exit_code.\n"
+	"\n"
+	"  -a, --audit FILE    append audit records to FILE; default: the run's own audit file\n"
+	"      --prompt        ask about the holds on this terminal too\n"
+	"      --wait SECS     wait up to SECS (default 5) for the keeper to let a successor\n"
+	"                      in, while the old warden is still ending\n"
+	"  -h, --help          this text\n"
+	"\n"
+	"Kernel records of the sandbox are not followed after a take-over: the audit stream says\n"
+	"so in an \"adopt\" record. Grants the old warden made are gone: the next operation they\n"
+	"covered is held again.\n"
+	"Exit status: 0 when the sandbox was supervised to its end, 1 when it could not be taken\n"
+	"over (it stays with its keeper), 2 for bad arguments.\n";
+
+static int cmd_adopt(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "audit", required_argument, NULL, 'a' },
+		{ "prompt", no_argument, NULL, 'P' },
+		{ "wait", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct wd_adopt_opts o = { .wait_ms = 5000 };
+	unsigned int secs;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+a:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			o.audit_path = optarg;
+			break;
+		case 'P':
+			o.prompt = true;
+			break;
+		case 'w':
+			if (parse_seconds(optarg, &secs)) {
+				log_warnx("adopt: --wait wants whole seconds, not '%s'", optarg);
+				return WD_EXIT_USAGE;
+			}
+			o.wait_ms = secs * 1000;
+			break;
+		case 'h':
+			fputs(adopt_usage, stdout);
+			return 0;
+		default:
+			fputs(adopt_usage, stderr);
+			return WD_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		log_warnx("adopt: name one sandbox (sb-...)");
+		fputs(adopt_usage, stderr);
+		return WD_EXIT_USAGE;
+	}
+	if (geteuid() != 0) {
+		log_warnx("adopt: must be run as root");
+		return 1;
+	}
+	o.sandbox = argv[optind];
+	return wd_adopt(&o);
 }
 
 static const char doctor_usage[] =
@@ -181,6 +283,7 @@ static const struct cmd {
 	const char *summary;
 } cmds[] = {
 	{ "run", cmd_run, "run a command in a new sandbox" },
+	{ "adopt", cmd_adopt, "take over a sandbox whose warden died (run --survive)" },
 	{ "doctor", cmd_doctor, "what this kernel offers, and the backend warden would use" },
 	{ "holds", cmd_holds, "list the operations sandboxes wait on" },
 	{ "approve", cmd_approve, "let a held operation go on" },
