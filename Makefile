@@ -90,9 +90,9 @@ $(OUT)/warden: $(OUT)/tools/warden.o $(OUT)/tools/cmd_hold.o $(OUT)/tools/cmd_po
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(OUT)/wardend: $(OUT)/tools/wardend.o $(OUT)/supervisor/log.o
+$(OUT)/wardend: $(OUT)/tools/wardend.o $(LIB_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(OUT)/tests/helpers/%: $(OUT)/tests/helpers/%.o
 	$(call msg,LD,$@)

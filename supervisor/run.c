@@ -700,6 +700,10 @@ int wd_run(const struct wd_run_opts *o)
 		goto out_destroy_cgroup;
 	/* Written before any kernel record is read, dated before the first could be made. */
 	audit_write(&st, wd_audit_start_line(&st.actx, t_start, child.pid, o->argv));
+	if (o->ready_fd > 0 && !child.setup_errno && !child.exec_errno) {
+		dprintf(o->ready_fd, "%s\n", cg.name);
+		close(o->ready_fd);
+	}
 	if (o->survive_s && !child.setup_errno && !child.exec_errno) {
 		/* a successor learns from the init how the command ended */
 		int maps[2];

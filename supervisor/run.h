@@ -27,6 +27,11 @@ struct wd_run_opts {
 	 * keeps the sandbox, held calls held, for this many seconds for `warden adopt`.
 	 */
 	unsigned int survive_s;
+	/*
+	 * Where to write the sandbox's name and a newline once its command runs (wardend reads it
+	 * to answer a run request), then close; unused when below 1.
+	 */
+	int ready_fd;
 	char *const *argv;
 };
 

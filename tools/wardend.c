@@ -1,15 +1,652 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wardend: the long-lived supervisor (many sandboxes, control socket). Not built yet: until then
- * it says so and fails, rather than pretending to run. `warden run` embeds the same supervisor.
+ * wardend: the long-lived supervisor. It runs sandboxes on request over its control socket
+ * (<run dir>/control.sock, newline-delimited JSON, docs/control.md), each under a supervisor
+ * process of its own (the same code as `warden run`, with --survive), and at start takes over
+ * every sandbox whose supervisor died (the same code as `warden adopt`). Its supervisors die
+ * with it; their keepers keep the sandboxes, held calls held, until the next wardend takes them
+ * over. So a wardend killed mid-hold leaves the call held, and a restarted one answers it.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cJSON.h>
+
+#include "supervisor/cgroup.h"
+#include "supervisor/ctl.h"
 #include "supervisor/log.h"
+#include "supervisor/run.h"
 
-int main(void)
+#define WD_DAEMON_PROTO 1
+#define MAX_CLIENTS 16
+#define MAX_SANDBOXES 256
+#define REQ_MAX 65536
+
+struct client {
+	int fd;
+	char *buf;
+	size_t len;
+};
+
+/* A supervisor process of ours: a run we started, or a take-over. */
+struct sup {
+	pid_t pid;
+	char name[32]; /* empty until a run's supervisor says it */
+	bool adopted;
+	int ready; /* a run's pipe: its supervisor writes the sandbox's name there */
+	int client; /* the client waiting for the run's reply, or -1 */
+	char *argv0;
+};
+
+static struct {
+	const char *dir;
+	char path[108];
+	unsigned int survive_s;
+	int listen_fd;
+	struct client clients[MAX_CLIENTS];
+	struct sup sups[MAX_SANDBOXES];
+} d;
+
+static const char usage[] =
+	"usage: wardend [--survive SECS] [-v...]\n"
+	"\n"
+	"The warden daemon: runs sandboxes asked for on its control socket, <run dir>/control.sock\n"
+	"(run dir: $WARDEN_RUN_DIR, else /run/warden; JSON lines, see docs/control.md), each under\n"
+	"a supervisor of its own, and at start takes over every sandbox whose supervisor died\n"
+	"(`warden run --survive`, or a wardend before this one). Its supervisors end with it; their\n"
+	"sandboxes wait, held calls held, for the next wardend.\n"
+	"\n"
+	"  --survive SECS  how long a sandbox of this daemon waits for the next one when this one\n"
+	"                  dies (default 300); then its keeper kills it\n"
+	"  -v              say more (twice: debug)\n"
+	"  -h, --help      this text\n";
+
+static void send_reply(int fd, cJSON *r)
 {
-	log_init("wardend", WD_LOG_WARN);
-	log_warnx("the daemon is not implemented yet; use `warden run` (embedded supervisor)");
+	char *text;
+
+	cJSON_AddNumberToObject(r, "v", WD_DAEMON_PROTO);
+	text = cJSON_PrintUnformatted(r);
+	if (text) {
+		size_t len = strlen(text);
+
+		text[len] = '\n';
+		if (send(fd, text, len + 1, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len + 1)
+			log_warn("replying");
+		free(text);
+	}
+	cJSON_Delete(r);
+}
+
+static cJSON *error_reply(const char *fmt, const char *arg)
+{
+	cJSON *r = cJSON_CreateObject();
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	cJSON_AddBoolToObject(r, "ok", false);
+	cJSON_AddStringToObject(r, "error", msg);
+	return r;
+}
+
+static struct sup *sup_free_slot(void)
+{
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		if (d.sups[i].pid == 0)
+			return &d.sups[i];
+	return NULL;
+}
+
+static struct sup *sup_by_name(const char *name)
+{
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		if (d.sups[i].pid > 0 && strcmp(d.sups[i].name, name) == 0)
+			return &d.sups[i];
+	return NULL;
+}
+
+/* In a supervisor child: end with the daemon, whose signals are not ours. */
+static void child_common(void)
+{
+	sigset_t none;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	close(d.listen_fd);
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (d.clients[i].fd >= 0)
+			close(d.clients[i].fd);
+}
+
+/* Take over @name (a keeper waits for a successor); @wait_ms for a supervisor still ending. */
+static void adopt(const char *name, unsigned int wait_ms)
+{
+	struct sup *s = sup_by_name(name);
+	pid_t pid;
+
+	if (s)
+		return;
+	s = sup_free_slot();
+	if (!s) {
+		log_warnx("too many sandboxes to take %s over", name);
+		return;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		log_warn("fork");
+		return;
+	}
+	if (pid == 0) {
+		struct wd_adopt_opts o = { .sandbox = name, .wait_ms = wait_ms };
+
+		child_common();
+		_exit(wd_adopt(&o));
+	}
+	*s = (struct sup){ .pid = pid, .adopted = true, .ready = -1, .client = -1 };
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	log_info("taking %s over (supervisor %d)", name, (int)pid);
+}
+
+/* Every sandbox whose supervisor died: its keeper's socket is in the run directory. */
+static void adopt_orphans(void)
+{
+	DIR *dir = opendir(d.dir);
+	struct dirent *e;
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		char name[32];
+		size_t n = strlen(e->d_name);
+
+		if (strncmp(e->d_name, "keep-sb-", 8) || n < 13 || strcmp(e->d_name + n - 5, ".sock") ||
+		    n - 10 >= sizeof(name))
+			continue;
+		memcpy(name, e->d_name + 5, n - 10);
+		name[n - 10] = 0;
+		/* a supervisor of the daemon before us may still be ending */
+		adopt(name, 5000);
+	}
+	closedir(dir);
+}
+
+static const char *str_field(const cJSON *req, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Open @path for a supervisor's output (appending), or /dev/null. */
+static int output_fd(const char *path)
+{
+	return open(path ? path : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+}
+
+static cJSON *op_run(const cJSON *req, int client, bool *deferred)
+{
+	static const char *const paths[] = { "policy", "audit", "report", "stdout", "stderr",
+					     "cwd" };
+	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(req, "argv"), *a;
+	const char *backend = str_field(req, "backend");
+	int pfd[2], n = 0, out, err;
+	struct sup *s;
+	char **args;
+	pid_t pid;
+
+	if (!str_field(req, "policy"))
+		return error_reply("run: \"policy\" (a policy file's absolute path or a template "
+				   "name) is required%s", "");
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, paths[i]);
+		const char *p = cJSON_IsString(v) ? v->valuestring : NULL;
+
+		if (v && !p)
+			return error_reply("run: \"%s\" must be a string", paths[i]);
+		/* the daemon's working directory is not the client's */
+		if (p && i != 0 && p[0] != '/')
+			return error_reply("run: \"%s\" must be an absolute path", paths[i]);
+	}
+	if (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) < 1)
+		return error_reply("run: \"argv\" must be a non-empty array of strings%s", "");
+	cJSON_ArrayForEach(a, argv)
+		if (!cJSON_IsString(a))
+			return error_reply("run: \"argv\" must be a non-empty array of strings%s", "");
+	if (backend && strcmp(backend, "auto") && strcmp(backend, "bpf-lsm") &&
+	    strcmp(backend, "landlock"))
+		return error_reply("run: \"backend\" must be auto, bpf-lsm or landlock, not %s",
+				   backend);
+	s = sup_free_slot();
+	if (!s)
+		return error_reply("run: this daemon supervises as many sandboxes as it may%s", "");
+	if (pipe2(pfd, O_CLOEXEC))
+		return error_reply("run: pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return error_reply("run: fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		struct wd_run_opts o = {
+			.policy_path = str_field(req, "policy"),
+			.audit_path = str_field(req, "audit"),
+			.report_path = str_field(req, "report"),
+			.backend = backend ? backend : "auto",
+			.survive_s = d.survive_s,
+			.ready_fd = pfd[1],
+		};
+
+		child_common();
+		close(pfd[0]);
+		/* the command's output and the supervisor's messages: where the request says */
+		args = calloc((size_t)cJSON_GetArraySize(argv) + 1, sizeof(*args));
+		out = output_fd(str_field(req, "stdout"));
+		err = output_fd(str_field(req, "stderr"));
+		if (!args || out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+			_exit(125);
+		dup2(open("/dev/null", O_RDONLY | O_CLOEXEC), 0);
+		if (str_field(req, "cwd") && chdir(str_field(req, "cwd")))
+			_exit(125);
+		cJSON_ArrayForEach(a, argv)
+			args[n++] = a->valuestring;
+		o.argv = args;
+		_exit(wd_run(&o));
+	}
+	close(pfd[1]);
+	*s = (struct sup){ .pid = pid, .ready = pfd[0], .client = client };
+	s->argv0 = strdup(cJSON_GetArrayItem(argv, 0)->valuestring);
+	*deferred = true;
+	return NULL;
+}
+
+static cJSON *op_list(void)
+{
+	cJSON *r = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(r, "sandboxes");
+
+	cJSON_AddBoolToObject(r, "ok", true);
+	for (int i = 0; i < MAX_SANDBOXES; i++) {
+		const struct sup *s = &d.sups[i];
+		cJSON *o;
+
+		if (s->pid <= 0 || !s->name[0])
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "sandbox", s->name);
+		cJSON_AddNumberToObject(o, "supervisor", s->pid);
+		cJSON_AddStringToObject(o, "how", s->adopted ? "taken over" : "run");
+		if (s->argv0)
+			cJSON_AddStringToObject(o, "command", s->argv0);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return r;
+}
+
+static cJSON *op_kill(const cJSON *req)
+{
+	const char *name = str_field(req, "sandbox");
+	struct sup *s = name ? sup_by_name(name) : NULL;
+	cJSON *r;
+
+	if (!name)
+		return error_reply("kill: \"sandbox\" is required%s", "");
+	if (!s)
+		return error_reply("kill: this daemon supervises no sandbox %s", name);
+	/* its supervisor kills the sandbox, writes the exit record and removes it */
+	if (kill(s->pid, SIGTERM))
+		return error_reply("kill: %s", strerror(errno));
+	r = cJSON_CreateObject();
+	cJSON_AddBoolToObject(r, "ok", true);
+	return r;
+}
+
+static void handle(struct client *c, const char *line)
+{
+	cJSON *req = cJSON_Parse(line), *r = NULL;
+	const char *op = req ? str_field(req, "op") : NULL;
+	const cJSON *v = req ? cJSON_GetObjectItemCaseSensitive(req, "v") : NULL;
+	bool deferred = false;
+
+	if (!req || !cJSON_IsObject(req))
+		r = error_reply("a request is one JSON object a line%s", "");
+	else if (v && (!cJSON_IsNumber(v) || v->valueint != WD_DAEMON_PROTO))
+		r = error_reply("unsupported protocol version (this wardend speaks 1)%s", "");
+	else if (!op)
+		r = error_reply("\"op\" is required: run, list, kill or status%s", "");
+	else if (strcmp(op, "run") == 0)
+		r = op_run(req, c->fd, &deferred);
+	else if (strcmp(op, "list") == 0)
+		r = op_list();
+	else if (strcmp(op, "kill") == 0)
+		r = op_kill(req);
+	else if (strcmp(op, "status") == 0) {
+		int n = 0;
+
+		for (int i = 0; i < MAX_SANDBOXES; i++)
+			n += d.sups[i].pid > 0;
+		r = cJSON_CreateObject();
+		cJSON_AddBoolToObject(r, "ok", true);
+		cJSON_AddNumberToObject(r, "supervisors", n);
+		cJSON_AddNumberToObject(r, "survive_s", d.survive_s);
+	} else
+		r = error_reply("unknown op %s (run, list, kill, status)", op);
+	if (r)
+		send_reply(c->fd, r);
+	cJSON_Delete(req);
+	(void)deferred;
+}
+
+static void drop(struct client *c)
+{
+	/* a run waiting to answer this client answers no one */
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		if (d.sups[i].client == c->fd)
+			d.sups[i].client = -1;
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->buf);
+	*c = (struct client){ .fd = -1 };
+}
+
+static void on_client(struct client *c)
+{
+	char *nl;
+	ssize_t n;
+
+	if (!c->buf && !(c->buf = malloc(REQ_MAX))) {
+		drop(c);
+		return;
+	}
+	n = recv(c->fd, c->buf + c->len, REQ_MAX - 1 - c->len, MSG_DONTWAIT);
+	if (n <= 0) {
+		if (n < 0 && errno == EAGAIN)
+			return;
+		drop(c);
+		return;
+	}
+	c->len += (size_t)n;
+	c->buf[c->len] = 0;
+	while ((nl = strchr(c->buf, '\n'))) {
+		size_t used = (size_t)(nl - c->buf) + 1;
+
+		*nl = 0;
+		handle(c, c->buf);
+		memmove(c->buf, c->buf + used, c->len - used + 1);
+		c->len -= used;
+	}
+	if (c->len >= REQ_MAX - 1) {
+		send_reply(c->fd, error_reply("a request is at most %s bytes", "65535"));
+		drop(c);
+	}
+}
+
+static void on_accept(void)
+{
+	int fd = accept4(d.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (fd < 0)
+		return;
+	/* root's alone (mode 0600), and never a process inside a sandbox */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) || cr.uid != 0 ||
+	    wd_cgroup_peer_in_sandbox(fd) != 0) {
+		send_reply(fd, error_reply("only root, outside every sandbox, may use wardend%s",
+					   ""));
+		close(fd);
+		return;
+	}
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (d.clients[i].fd < 0) {
+			d.clients[i] = (struct client){ .fd = fd };
+			return;
+		}
+	send_reply(fd, error_reply("too many clients%s", ""));
+	close(fd);
+}
+
+/* A run's supervisor said its sandbox's name (or ended before it had one). */
+static void on_ready(struct sup *s)
+{
+	char buf[sizeof(s->name)];
+	ssize_t n = read(s->ready, buf, sizeof(buf) - 1);
+	cJSON *r;
+
+	close(s->ready);
+	s->ready = -1;
+	if (n <= 0 || buf[n - 1] != '\n')
+		return; /* on_exit_status() answers */
+	buf[n - 1] = 0;
+	memcpy(s->name, buf, (size_t)n);
+	log_info("%s runs %s (supervisor %d)", s->name, s->argv0, (int)s->pid);
+	if (s->client >= 0) {
+		r = cJSON_CreateObject();
+		cJSON_AddBoolToObject(r, "ok", true);
+		cJSON_AddStringToObject(r, "sandbox", s->name);
+		cJSON_AddNumberToObject(r, "supervisor", s->pid);
+		send_reply(s->client, r);
+		s->client = -1;
+	}
+}
+
+static void on_exit_status(struct sup *s, int status)
+{
+	bool crashed = WIFSIGNALED(status);
+
+	if (s->ready >= 0)
+		on_ready(s);
+	if (s->client >= 0) {
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "%d", WIFEXITED(status) ? WEXITSTATUS(status) : 128);
+		send_reply(s->client, error_reply("run: the sandbox did not start (its supervisor "
+						  "exited %s; see its stderr and report)",
+						  msg));
+	}
+	log_info("supervisor %d of %s ended (status %d)", (int)s->pid,
+		 s->name[0] ? s->name : "(no sandbox)", status);
+	/* a supervisor of ours that crashed leaves its sandbox to its keeper: take it back */
+	if (crashed && s->name[0]) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s", s->name);
+		free(s->argv0);
+		*s = (struct sup){ 0 };
+		adopt(name, 5000);
+		return;
+	}
+	free(s->argv0);
+	*s = (struct sup){ 0 };
+}
+
+static void reap(void)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		for (int i = 0; i < MAX_SANDBOXES; i++)
+			if (d.sups[i].pid == pid) {
+				on_exit_status(&d.sups[i], status);
+				break;
+			}
+}
+
+static int listen_on(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char tmp[108];
+	int fd, probe;
+
+	if ((size_t)snprintf(d.path, sizeof(d.path), "%s/control.sock", d.dir) >= sizeof(d.path) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.control.sock", d.dir) >= sizeof(tmp)) {
+		log_warnx("%s is too long a directory for a socket", d.dir);
+		return -1;
+	}
+	if (wd_run_dir_check(d.dir, false))
+		return -1;
+	/* one daemon a run directory: a socket someone answers is another wardend's */
+	memcpy(sa.sun_path, d.path, strlen(d.path) + 1);
+	probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		close(probe);
+		log_warnx("another wardend answers on %s", d.path);
+		return -1;
+	}
+	if (probe >= 0)
+		close(probe);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
+	unlink(tmp);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(tmp, 0600) ||
+	    listen(fd, 16) || rename(tmp, d.path)) {
+		log_warn("cannot listen on %s", d.path);
+		unlink(tmp);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "survive", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int verbosity = WD_LOG_INFO, c, sigfd;
+	sigset_t sigs;
+	char *end;
+
+	d.survive_s = 300;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			errno = 0;
+			d.survive_s = (unsigned int)strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || *optarg == '-' || d.survive_s < 1 ||
+			    d.survive_s > 86400) {
+				fprintf(stderr, "wardend: --survive wants 1 to 86400 seconds, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'v':
+			verbosity++;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	log_init("wardend", verbosity);
+	if (optind != argc) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (geteuid() != 0) {
+		log_warnx("must run as root (it runs sandboxes)");
+		return 1;
+	}
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		d.clients[i].fd = -1;
+	d.dir = wd_run_dir();
+	d.listen_fd = listen_on();
+	if (d.listen_fd < 0)
+		return 1;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGCHLD);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sigfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0) {
+		log_warn("signalfd");
+		return 1;
+	}
+	adopt_orphans();
+	log_info("listening on %s", d.path);
+	for (;;) {
+		struct pollfd pfd[2 + MAX_CLIENTS + MAX_SANDBOXES];
+		void *who[2 + MAX_CLIENTS + MAX_SANDBOXES];
+		int n = 0;
+
+		pfd[n] = (struct pollfd){ .fd = d.listen_fd, .events = POLLIN };
+		who[n++] = NULL;
+		pfd[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
+		who[n++] = &sigfd;
+		for (int i = 0; i < MAX_CLIENTS; i++)
+			if (d.clients[i].fd >= 0) {
+				pfd[n] = (struct pollfd){ .fd = d.clients[i].fd, .events = POLLIN };
+				who[n++] = &d.clients[i];
+			}
+		for (int i = 0; i < MAX_SANDBOXES; i++)
+			if (d.sups[i].pid > 0 && d.sups[i].ready >= 0) {
+				pfd[n] = (struct pollfd){ .fd = d.sups[i].ready, .events = POLLIN };
+				who[n++] = &d.sups[i];
+			}
+		if (poll(pfd, (nfds_t)n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			log_warn("poll");
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			struct signalfd_siginfo si;
+
+			if (!pfd[i].revents)
+				continue;
+			if (i == 0) {
+				on_accept();
+			} else if (i == 1) {
+				if (read(sigfd, &si, sizeof(si)) != sizeof(si))
+					continue;
+				if (si.ssi_signo == SIGCHLD) {
+					reap();
+					continue;
+				}
+				/* its supervisors end with it; their keepers wait for the next */
+				log_info("got signal %u; ending (sandboxes wait up to %u s "
+					 "for the next wardend)",
+					 si.ssi_signo, d.survive_s);
+				unlink(d.path);
+				return 0;
+			} else if ((char *)who[i] >= (char *)d.clients &&
+				   (char *)who[i] < (char *)(d.clients + MAX_CLIENTS)) {
+				on_client(who[i]);
+			} else {
+				struct sup *s = who[i];
+
+				if (s->pid > 0 && s->ready >= 0)
+					on_ready(s);
+			}
+		}
+	}
+	unlink(d.path);
 	return 1;
 }

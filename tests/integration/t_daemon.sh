@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0
+# wardend: runs sandboxes asked for on its control socket; a wardend killed mid-hold leaves the
+# held call held (its supervisors die with it, their keepers keep the sandboxes), and a
+# restarted wardend takes the sandbox over and answers it.
+WHERE=any
+BACKENDS="bpf-lsm landlock"
+
+# start_daemon LOG: wardend in the background ($daemon), once it listens.
+start_daemon() {
+	touch "$1"
+	"$BIN/wardend" > "$1" 2>&1 &
+	daemon=$!
+	# a failed test ends its daemon too (by pid); its supervisors die with it
+	trap 'kill -KILL $daemon 2>/dev/null || true' EXIT
+	timeout 60 "$BIN/wd-try" wait-line "$1" "listening on" "$daemon" > /dev/null ||
+		fail "wardend did not start: $(cat "$1")"
+}
+
+stop_daemon() {
+	kill -TERM "$daemon" 2>/dev/null || true
+	wait "$daemon" 2>/dev/null || true
+}
+
+ctl() {
+	"$BIN/wd-try" ctl "$WARDEN_RUN_DIR/control.sock" "$1"
+}
+
+# run_held: ask wardend to run rm -rf of $T/app, which the policy holds; sets $sb once held.
+run_held() {
+	mkdir -p "$T/app/src"
+	echo a > "$T/app/src/a"
+	echo b > "$T/app/b"
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s","%s"],"protect":[{"path":"%s/app","ops":["delete"],"action":"hold"}]}}\n' \
+		"$T" "$T" "$BIN" "$LOADER" "$T" > "$T/p.json"
+	touch "$T/audit"
+	reply=$(ctl "{\"op\":\"run\",\"backend\":\"$BACKEND\",\"policy\":\"$T/p.json\",\"audit\":\"$T/audit\",\"stderr\":\"$T/sup.err\",\"argv\":[\"sh\",\"-c\",\"rm -rf $T/app; echo \$? > $T/rm.rc\"]}")
+	case $reply in *'"ok":true'*) ;; *) fail "run refused: $reply" ;; esac
+	sb=$(record_field "$reply" sandbox)
+	supervisor=$(record_field "$reply" supervisor)
+	wait_record "$T/audit" '"type":"hold"' "$daemon" > /dev/null
+}
+
+# held_again: the hold record a successor made, after its adopt record (same seq + 1).
+held_again() {
+	local adopt seq
+	adopt=$(wait_record "$T/audit" '"type":"adopt"' "$daemon")
+	seq=$(record_field "$adopt" seq)
+	wait_record "$T/audit" "\"seq\":$((seq + 1)),\"sandbox\":\"$sb\",\"type\":\"hold\"" "$daemon"
+}
+
+test_a_wardend_killed_mid_hold_leaves_the_call_held_and_a_restarted_one_answers_it() {
+	start_daemon "$T/d1.log"
+	run_held
+	expect_eq "list" "$(ctl '{"op":"list"}' | grep -c "\"sandbox\":\"$sb\",\"supervisor\":$supervisor,\"how\":\"run\"")" 1
+	kill -KILL "$daemon"
+	wait "$daemon" 2>/dev/null || true
+	# its supervisor died with it; the keeper keeps the sandbox
+	timeout 60 "$BIN/wd-try" wait-exit "$supervisor" > /dev/null ||
+		fail "the run's supervisor outlived wardend"
+	[ -e "$T/app/src/a" ] && [ -e "$T/app/b" ] || fail "a held delete ran after wardend died"
+	[ ! -e "$T/rm.rc" ] || fail "rm went on after wardend died: $(cat "$T/rm.rc")"
+	start_daemon "$T/d2.log"
+	line=$(held_again)
+	expect_line "$T/d2.log" "taking $sb over"
+	decide approve "$line" --scope sandbox --subtree "$T/app" > /dev/null || fail "approve failed"
+	wait_record "$T/audit" '"type":"exit"' "$daemon" > /dev/null
+	[ ! -e "$T/app" ] || fail "the approved rm -rf left $(ls -R "$T/app")"
+	expect_eq "rm" "$(cat "$T/rm.rc")" 0
+	stop_daemon
+}
+
+test_a_crashed_supervisor_of_wardend_is_taken_over_by_wardend() {
+	start_daemon "$T/d.log"
+	run_held
+	kill -KILL "$supervisor"
+	line=$(held_again)
+	decide deny "$line" > /dev/null || fail "deny failed"
+	[ -e "$T/app/b" ] && [ -e "$T/app/src/a" ] || fail "a denied delete ran"
+	# the rest of rm -rf is held too: end the sandbox through wardend
+	reply=$(ctl "{\"op\":\"kill\",\"sandbox\":\"$sb\"}")
+	case $reply in *'"ok":true'*) ;; *) fail "kill refused: $reply" ;; esac
+	wait_record "$T/audit" '"type":"exit"' "$daemon" > /dev/null
+	[ -e "$T/app/src/a" ] || fail "a held delete ran when the sandbox was killed"
+	stop_daemon
+}
+
+test_wardend_refuses_bad_requests_and_a_second_daemon() {
+	start_daemon "$T/d.log"
+	expect_eq "unknown op" "$(ctl '{"op":"explode"}')" \
+		'{"ok":false,"error":"unknown op explode (run, list, kill, status)","v":1}'
+	expect_eq "no argv" "$(ctl '{"op":"run","policy":"/x.json"}')" \
+		'{"ok":false,"error":"run: \"argv\" must be a non-empty array of strings","v":1}'
+	expect_eq "relative audit" "$(ctl '{"op":"run","policy":"/x.json","audit":"a.log","argv":["true"]}')" \
+		'{"ok":false,"error":"run: \"audit\" must be an absolute path","v":1}'
+	expect_eq "kill of nothing" "$(ctl '{"op":"kill","sandbox":"sb-00000000"}')" \
+		'{"ok":false,"error":"kill: this daemon supervises no sandbox sb-00000000","v":1}'
+	case $(ctl '{"op":"run","policy":"/nonexistent.json","argv":["true"]}') in
+	*'"ok":false'*'the sandbox did not start'*) ;;
+	*) fail "a run of a missing policy was not refused" ;;
+	esac
+	if "$BIN/wardend" > "$T/d2.log" 2>&1; then
+		fail "a second wardend started on the same run directory"
+	fi
+	expect_line "$T/d2.log" "another wardend answers on $WARDEN_RUN_DIR/control.sock"
+	stop_daemon
+}
