@@ -178,6 +178,17 @@ static uint64_t now_ms(void)
 }
 
 /* Wait for "populated 0" in cgroup.events; the kernel signals each change with POLLPRI. */
+bool wd_cgroup_events_empty(int events)
+{
+	char buf[256];
+	ssize_t n = pread(events, buf, sizeof(buf) - 1, 0);
+
+	if (n < 0)
+		return false;
+	buf[n] = 0;
+	return strstr(buf, "populated 0") != NULL;
+}
+
 static int wait_empty(const struct wd_cgroup *cg, int timeout_ms)
 {
 	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
@@ -187,17 +198,10 @@ static int wait_empty(const struct wd_cgroup *cg, int timeout_ms)
 	if (fd < 0)
 		return -errno;
 	for (;;) {
-		char buf[256];
-		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 		struct pollfd pfd = { .fd = fd, .events = POLLPRI };
 		uint64_t now;
 
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		buf[n] = 0;
-		if (strstr(buf, "populated 0")) {
+		if (wd_cgroup_events_empty(fd)) {
 			err = 0;
 			break;
 		}

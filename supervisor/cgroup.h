@@ -7,6 +7,7 @@
 #define WD_CGROUP_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct wd_cgroup {
@@ -26,6 +27,8 @@ int wd_cgroup_create(struct wd_cgroup *cg);
 int wd_cgroup_destroy(struct wd_cgroup *cg);
 /* Ask the kernel to kill every task in it (cgroup.kill), without waiting. */
 int wd_cgroup_kill(const struct wd_cgroup *cg);
+/* Whether the cgroup whose cgroup.events @events is open on has no task left (read afresh). */
+bool wd_cgroup_events_empty(int events);
 /* The cgroup id of a cgroup2 directory (its kernfs id, via name_to_handle_at). */
 int wd_cgroup_id(const char *path, uint64_t *id);
 /*

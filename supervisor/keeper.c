@@ -134,18 +134,6 @@ static void journal_remove(struct keep *kp, uint64_t id)
 		}
 }
 
-/* Whether the sandbox has no task left (cgroup.events says "populated 0"). */
-static bool emptied(int events)
-{
-	char buf[256];
-	ssize_t n = pread(events, buf, sizeof(buf) - 1, 0);
-
-	if (n < 0)
-		return false;
-	buf[n] = 0;
-	return strstr(buf, "populated 0") != NULL;
-}
-
 /*
  * The supervisor has died: listen for a successor until @survive_s have passed. Returns its
  * connection, or -1 when nobody came (or the sandbox emptied meanwhile: *gone).
@@ -185,7 +173,7 @@ static int await_successor(struct keep *kp, bool *gone)
 		struct ucred cr = { .pid = 0 };
 		socklen_t crlen = sizeof(cr);
 
-		if (events >= 0 && emptied(events)) {
+		if (events >= 0 && wd_cgroup_events_empty(events)) {
 			*gone = true;
 			break;
 		}

@@ -395,16 +395,25 @@ static void holds_service(void *ctx)
 
 #define WD_POLL_MAX 48
 
-/* Whether the sandbox has no task left (cgroup.events, read afresh). */
-static bool cgroup_emptied(int events)
+/*
+ * The signals that end a supervised sandbox, blocked and read from the returned signalfd (or
+ * -1, said why); @old gets the mask to restore.
+ */
+static int stop_signals(sigset_t *old)
 {
-	char buf[256];
-	ssize_t n = pread(events, buf, sizeof(buf) - 1, 0);
+	sigset_t sigs;
+	int fd;
 
-	if (n < 0)
-		return false;
-	buf[n] = 0;
-	return strstr(buf, "populated 0") != NULL;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &sigs, old);
+	fd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd < 0)
+		log_warn("signalfd");
+	return fd;
 }
 
 /*
@@ -418,7 +427,7 @@ static int supervise(struct run_state *st, const struct wd_backend_ops *ops,
 		     siginfo_t *si)
 {
 	enum { P_RECORDS, P_CHILD, P_EMPTIED, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL };
-	bool done = child == NULL && cgroup_emptied(events);
+	bool done = child == NULL && wd_cgroup_events_empty(events);
 
 	while (!done) {
 		struct pollfd pfd[WD_POLL_MAX];
@@ -480,7 +489,7 @@ static int supervise(struct run_state *st, const struct wd_backend_ops *ops,
 					done = true;
 				break;
 			case P_EMPTIED:
-				done = cgroup_emptied(events);
+				done = wd_cgroup_events_empty(events);
 				break;
 			case P_SIGNAL:
 				if (read(sigfd, &ssi, sizeof(ssi)) == sizeof(ssi)) {
@@ -570,7 +579,7 @@ int wd_run(const struct wd_run_opts *o)
 	struct wd_setup setup = { .netns_fd = -1 };
 	pid_t prompter = -1;
 	struct wd_spawn_opts sopts;
-	sigset_t sigs, oldsigs;
+	sigset_t oldsigs;
 	siginfo_t si;
 	uint64_t t0, t_start, t_end;
 	char msg[1024];
@@ -637,17 +646,9 @@ int wd_run(const struct wd_run_opts *o)
 		}
 	}
 
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGHUP);
-	sigaddset(&sigs, SIGQUIT);
-	sigprocmask(SIG_BLOCK, &sigs, &oldsigs);
-	sigfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sigfd < 0) {
-		log_warn("run: signalfd");
+	sigfd = stop_signals(&oldsigs);
+	if (sigfd < 0)
 		goto out_restore_sigs;
-	}
 
 	st.actx.backend = ops->name;
 	st.actx.rules = &rs;
@@ -890,7 +891,7 @@ int wd_adopt(const struct wd_adopt_opts *o)
 	struct kept k = { 0 };
 	cJSON *state = NULL;
 	pid_t prompter = -1;
-	sigset_t sigs, oldsigs;
+	sigset_t oldsigs;
 	siginfo_t si;
 	char msg[1024];
 	int err, sigfd = -1, events = -1, held = 0, rc = 1;
@@ -958,17 +959,9 @@ int wd_adopt(const struct wd_adopt_opts *o)
 			goto out;
 		}
 	}
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGHUP);
-	sigaddset(&sigs, SIGQUIT);
-	sigprocmask(SIG_BLOCK, &sigs, &oldsigs);
-	sigfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sigfd < 0) {
-		log_warn("adopt: signalfd");
+	sigfd = stop_signals(&oldsigs);
+	if (sigfd < 0)
 		goto out_sigs;
-	}
 	if (st.audit != stderr)
 		st.actx.seq = wd_audit_next_seq(st.audit, o->sandbox);
 	st.actx.backend = k.backend;
