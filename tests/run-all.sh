@@ -18,7 +18,9 @@ while [ $# -gt 0 ]; do
 done
 here=$(cd "$(dirname "$0")" && pwd)
 logs=$(mktemp -d /tmp/wd-test.XXXXXX)
-trap 'rm -rf "$logs"' EXIT
+vm=
+# an interrupted run ends its VM too (by pid)
+trap '[ -n "$vm" ] && kill "$vm" 2>/dev/null; rm -rf "$logs"' EXIT
 rc=0
 
 echo "== unit tests (cmocka) =="
@@ -35,6 +37,20 @@ tally() {
 		awk '{ p += $1; f += $2; s += $3; n++ } END { if (n) print p, f, s }'
 }
 
+# The VM emulates its CPUs on one host thread: it runs on one core while the host suite runs on
+# the other, and its output is shown when it ends. In it, two runners side by side (each keeps
+# its own cgroup group and run directories): bpf-lsm in full, and landlock's part.
+echo "== integration tests in the VM: started (bpf-lsm chosen by the probe; landlock beside it;" \
+	"cgroup v2), shown when they end =="
+"$here/vm/run.sh" --cache "$out/vm" --stage "$out/vm/stage" --timeout "$vm_timeout" \
+	--cmd "tests/integration/run.sh --where vm --bin /warden/bin --backend landlock > /tmp/landlock.log 2>&1 & ll=\$!
+tests/integration/run.sh --where vm --bin /warden/bin --backend auto; rc=\$?
+wait \$ll || rc=1
+cat /tmp/landlock.log
+exit \$rc" \
+	> "$logs/vm.log" 2>&1 &
+vm=$!
+
 echo "== integration tests on this host =="
 "$here/integration/run.sh" --where host --bin "$out/vm/stage/bin" 2>&1 | tee "$logs/host.log"
 read -r hp hf hs <<< "$(tally host "$logs/host.log")"
@@ -44,15 +60,9 @@ if [ -z "${hp:-}" ]; then
 fi
 
 echo "== integration tests in the VM (bpf-lsm chosen by the probe; landlock beside it; cgroup v2) =="
-# Two runners side by side on the VM's two CPUs (each keeps its own cgroup group and run
-# directories): bpf-lsm in full, shown as it goes; landlock's part, shown when it ends.
-"$here/vm/run.sh" --cache "$out/vm" --stage "$out/vm/stage" --timeout "$vm_timeout" \
-	--cmd "tests/integration/run.sh --where vm --bin /warden/bin --backend landlock > /tmp/landlock.log 2>&1 & ll=\$!
-tests/integration/run.sh --where vm --bin /warden/bin --backend auto; rc=\$?
-wait \$ll || rc=1
-cat /tmp/landlock.log
-exit \$rc" \
-	2>&1 | tee "$logs/vm.log"
+wait "$vm"
+vm=
+cat "$logs/vm.log"
 read -r vp vf vs <<< "$(tally vm "$logs/vm.log")"
 if [ -z "${vp:-}" ]; then
 	echo "VM suite did not finish (see above)"
