@@ -32,6 +32,8 @@ static void __attribute__((noreturn)) init_loop(pid_t cmd, int status_fd)
 	int status;
 	pid_t pid;
 
+	/* ps shows what it is, not the name of the warden it was forked from */
+	prctl(PR_SET_NAME, "warden-init");
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	for (;;) {

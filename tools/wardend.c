@@ -157,6 +157,7 @@ static void adopt(const char *name, unsigned int wait_ms)
 		struct wd_adopt_opts o = { .sandbox = name, .wait_ms = wait_ms };
 
 		child_common();
+		prctl(PR_SET_NAME, "wardend-sup");
 		_exit(wd_adopt(&o));
 	}
 	*s = (struct sup){ .pid = pid, .adopted = true, .ready = -1, .client = -1 };
@@ -256,6 +257,7 @@ static cJSON *op_run(const cJSON *req, int client, bool *deferred)
 		};
 
 		child_common();
+		prctl(PR_SET_NAME, "wardend-sup");
 		close(pfd[0]);
 		/* the command's output and the supervisor's messages: where the request says */
 		args = calloc((size_t)cJSON_GetArraySize(argv) + 1, sizeof(*args));
