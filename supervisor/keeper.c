@@ -142,6 +142,7 @@ static int await_successor(struct keep *kp, bool *gone)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct timespec t0;
+	char tmp[sizeof(sa.sun_path)];
 	int lsock, events, conn = -1;
 
 	*gone = false;
@@ -149,18 +150,29 @@ static int await_successor(struct keep *kp, bool *gone)
 	lsock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (lsock < 0)
 		return -1;
-	memcpy(sa.sun_path, kp->path, strlen(kp->path) + 1);
-	/* the name stood, bound and not listening, for as long as the supervisor lived */
-	if (kp->named >= 0)
-		close(kp->named);
-	kp->named = -1;
-	unlink(kp->path);
-	if (bind(lsock, (struct sockaddr *)&sa, sizeof(sa)) || chmod(kp->path, 0600) ||
-	    listen(lsock, 4)) {
-		log_warn("keeper: cannot listen on %s", kp->path);
+	/*
+	 * The name stood, bound and not listening, for as long as the supervisor lived. A
+	 * listening socket made under a temporary name replaces it in one rename, so a successor
+	 * waiting for the name (inotify) can connect as soon as it sees it.
+	 */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.keep-%s.sock", wd_run_dir(), kp->cg.name) >=
+	    sizeof(tmp)) {
 		close(lsock);
 		return -1;
 	}
+	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
+	unlink(tmp);
+	if (bind(lsock, (struct sockaddr *)&sa, sizeof(sa)) || chmod(tmp, 0600) ||
+	    listen(lsock, 4) || rename(tmp, kp->path)) {
+		log_warn("keeper: cannot listen on %s", kp->path);
+		unlink(tmp);
+		close(lsock);
+		return -1;
+	}
+	if (kp->named >= 0)
+		close(kp->named);
+	kp->named = -1;
+	memcpy(sa.sun_path, kp->path, strlen(kp->path) + 1);
 	log_warnx("keeper: the supervisor of sandbox %s ended; its %zu held call(s) stay held "
 		  "and the sandbox waits up to %u s for `warden adopt %s`",
 		  kp->cg.name, kp->n_calls, kp->survive_s, kp->cg.name);

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <linux/seccomp.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -878,6 +879,54 @@ static void lost_since(struct run_state *st, int counts, const struct wd_cgroup 
 	audit_write(st, wd_audit_lost_line(&st->actx, clock_ns(CLOCK_REALTIME), sb.lost));
 }
 
+/*
+ * wd_keeper_adopt(), waiting up to @o->wait_ms for a supervisor still ending: its keeper renames
+ * a listening socket over the name once it has seen it go, which inotify tells.
+ */
+static int adopt_when_let_in(const struct wd_adopt_opts *o, struct wd_keeper *k,
+			     struct wd_adoption *a)
+{
+	uint64_t deadline = clock_ns(CLOCK_MONOTONIC) + (uint64_t)o->wait_ms * 1000000;
+	char name[64], ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	int in, err;
+
+	err = wd_keeper_adopt(o->sandbox, k, a);
+	if (err != -ECONNREFUSED || !o->wait_ms)
+		return err;
+	snprintf(name, sizeof(name), "keep-%s.sock", o->sandbox);
+	in = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (in < 0 || inotify_add_watch(in, wd_run_dir(), IN_MOVED_TO | IN_CREATE) < 0) {
+		if (in >= 0)
+			close(in);
+		return err;
+	}
+	/* watched first, then tried again: a rename in between is not missed */
+	while ((err = wd_keeper_adopt(o->sandbox, k, a)) == -ECONNREFUSED) {
+		bool ours = false;
+
+		/* until the name is made again, or the time is up */
+		while (!ours) {
+			uint64_t now = clock_ns(CLOCK_MONOTONIC);
+			struct pollfd pfd = { .fd = in, .events = POLLIN };
+			ssize_t n;
+
+			if (now >= deadline ||
+			    poll(&pfd, 1, (int)((deadline - now + 999999) / 1000000)) <= 0)
+				goto out;
+			while ((n = read(in, ev, sizeof(ev))) > 0)
+				for (char *p = ev; p < ev + n;) {
+					struct inotify_event *ie = (struct inotify_event *)p;
+
+					ours |= ie->len && strcmp(ie->name, name) == 0;
+					p += sizeof(*ie) + ie->len;
+				}
+		}
+	}
+out:
+	close(in);
+	return err;
+}
+
 int wd_adopt(const struct wd_adopt_opts *o)
 {
 	struct run_state st = { .audit = stderr };
@@ -895,18 +944,10 @@ int wd_adopt(const struct wd_adopt_opts *o)
 	siginfo_t si;
 	char msg[1024];
 	int err, sigfd = -1, events = -1, held = 0, rc = 1;
-	unsigned int waited_ms = 0;
 	size_t waiting;
 	bool ended = false;
 
-	/* Its supervisor may still be dying: the keeper listens once it has seen it go. */
-	while ((err = wd_keeper_adopt(o->sandbox, &keeper, &a)) == -ECONNREFUSED &&
-	       waited_ms < o->wait_ms) {
-		struct timespec ts = { 0, 50 * 1000000 };
-
-		nanosleep(&ts, NULL);
-		waited_ms += 50;
-	}
+	err = adopt_when_let_in(o, &keeper, &a);
 	if (err) {
 		if (err == -ENOENT)
 			log_warnx("adopt: no sandbox %s waits for a supervisor (no keeper socket "
