@@ -291,6 +291,11 @@ uint64_t wd_audit_next_seq(FILE *f, const char *sandbox)
 	n = fread(buf, 1, (size_t)(end - start), f);
 	buf[n] = 0;
 	fseek(f, 0, SEEK_END);
+	/* a line the dead supervisor left half written is ended, so the next starts a line */
+	if (n && buf[n - 1] != '\n') {
+		fputc('\n', f);
+		fflush(f);
+	}
 	/* whole lines only: the first may be cut by the window, the last by a crash */
 	line = start ? strchr(buf, '\n') : buf;
 	while (line && *line) {

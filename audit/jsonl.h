@@ -52,7 +52,8 @@ char *wd_audit_adopt_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, size_t 
 			  bool kernel_records);
 /*
  * The seq after the last record of @sandbox in the audit file @f (read from its last MiB), so a
- * supervisor taking a run over goes on numbering where the one before stopped. 0 if none.
+ * supervisor taking a run over goes on numbering where the one before stopped. 0 if none. A
+ * half-written last line is ended with a newline (the next record starts a line of its own).
  */
 uint64_t wd_audit_next_seq(FILE *f, const char *sandbox);
 char *wd_audit_lost_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t count);

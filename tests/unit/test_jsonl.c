@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,6 +241,51 @@ static void test_supervisor_records(void **state)
 	free(line);
 }
 
+/* A file of @text, open for reading and appending as warden adopt opens the audit file. */
+static FILE *audit_file(const char *text)
+{
+	FILE *f = tmpfile();
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	fflush(f);
+	return f;
+}
+
+/* A successor numbers on from the last whole record of its sandbox, whatever else is there. */
+static void test_next_seq(void **state)
+{
+	FILE *f;
+
+	(void)state;
+	f = audit_file("");
+	assert_int_equal(wd_audit_next_seq(f, "sb-00000001"), 0);
+	fclose(f);
+
+	f = audit_file("{\"seq\":0,\"sandbox\":\"sb-00000001\",\"type\":\"start\"}\n"
+		       "{\"seq\":7,\"sandbox\":\"sb-00000002\",\"type\":\"start\"}\n"
+		       "{\"seq\":1,\"sandbox\":\"sb-00000001\",\"type\":\"hold\"}\n"
+		       "{\"seq\":8,\"sandbox\":\"sb-00000002\",\"type\":\"exit\"}\n");
+	assert_int_equal(wd_audit_next_seq(f, "sb-00000001"), 2);
+	assert_int_equal(wd_audit_next_seq(f, "sb-00000002"), 9);
+	assert_int_equal(wd_audit_next_seq(f, "sb-00000003"), 0);
+	/* what is written next goes at the end */
+	fputs("{\"seq\":2,\"sandbox\":\"sb-00000001\",\"type\":\"adopt\"}\n", f);
+	fflush(f);
+	assert_int_equal(wd_audit_next_seq(f, "sb-00000001"), 3);
+	fclose(f);
+
+	/* a line the dead supervisor left half written does not count */
+	f = audit_file("{\"seq\":4,\"sandbox\":\"sb-00000001\",\"type\":\"hold\"}\n"
+		       "{\"seq\":5,\"sandbox\":\"sb-000");
+	assert_int_equal(wd_audit_next_seq(f, "sb-00000001"), 5);
+	/* and is ended: the next record starts a line of its own */
+	fputs("{\"seq\":5,\"sandbox\":\"sb-00000001\",\"type\":\"adopt\"}\n", f);
+	fflush(f);
+	assert_int_equal(wd_audit_next_seq(f, "sb-00000001"), 6);
+	fclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_unresolved_target_is_null),
 		cmocka_unit_test(test_syscall_exit_records),
 		cmocka_unit_test(test_supervisor_records),
+		cmocka_unit_test(test_next_seq),
 	};
 
 	return cmocka_run_group_tests_name("audit_jsonl", tests, NULL, NULL);
