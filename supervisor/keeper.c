@@ -15,8 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cJSON.h>
+
+#include "audit/jsonl.h"
 #include "supervisor/ctl.h"
 #include "supervisor/keeper.h"
+#include "supervisor/spawn.h"
 #include "supervisor/log.h"
 
 /*
@@ -243,6 +247,54 @@ static int hand_over(struct keep *kp, int conn)
 	return 0;
 }
 
+/*
+ * The sandbox ended without a supervisor (@killed: by the keeper): the run's audit stream still
+ * ends with an exit record, numbered on from the file, how the command ended where the init
+ * said so.
+ */
+static void write_exit(struct keep *kp, bool killed)
+{
+	cJSON *st = kp->state ? cJSON_Parse(kp->state) : NULL;
+	cJSON *audit = cJSON_GetObjectItemCaseSensitive(st, "audit");
+	cJSON *be = cJSON_GetObjectItemCaseSensitive(st, "backend");
+	cJSON *pid = cJSON_GetObjectItemCaseSensitive(st, "pid");
+	struct wd_audit_ctx actx = { .sandbox = kp->cg.name };
+	const char *status = killed ? "killed" : "ended";
+	int code = killed ? 128 + SIGKILL : -1, signo = killed ? SIGKILL : 0;
+	struct timespec now;
+	siginfo_t si = { 0 };
+	char *line;
+	FILE *f;
+
+	if (!cJSON_IsString(audit) || !cJSON_IsNumber(pid))
+		goto out; /* no state, or the audit went to warden's standard error */
+	actx.backend = cJSON_IsString(be) ? be->valuestring : "";
+	if (kp->fds[WD_KEEP_STATUS] >= 0 &&
+	    wd_child_read_status(kp->fds[WD_KEEP_STATUS], &si) == 0) {
+		bool exited = si.si_code == CLD_EXITED;
+
+		status = exited ? "completed" : "killed";
+		signo = exited ? 0 : si.si_status;
+		code = exited ? si.si_status : 128 + si.si_status;
+	}
+	f = fopen(audit->valuestring, "a+e");
+	if (!f) {
+		log_warn("keeper: cannot append the exit record to %s", audit->valuestring);
+		goto out;
+	}
+	actx.seq = wd_audit_next_seq(f, kp->cg.name);
+	clock_gettime(CLOCK_REALTIME, &now);
+	line = wd_audit_exit_line(&actx, (uint64_t)now.tv_sec * 1000000000ull +
+						 (uint64_t)now.tv_nsec,
+				  pid->valueint, status, code, signo);
+	if (line)
+		fprintf(f, "%s\n", line);
+	free(line);
+	fclose(f);
+out:
+	cJSON_Delete(st);
+}
+
 /* The keeper's whole life: hold on until told done; if the supervisor dies, hand over or end. */
 static void __attribute__((noreturn)) keeper_main(struct keep *kp)
 {
@@ -339,6 +391,7 @@ static void __attribute__((noreturn)) keeper_main(struct keep *kp)
 		unlink(kp->path);
 	/* Held calls stay held meanwhile (the listener is ours); the kill ends them. */
 	wd_cgroup_destroy(&kp->cg);
+	write_exit(kp, !gone);
 	_exit(0);
 }
 

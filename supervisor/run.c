@@ -530,8 +530,9 @@ static int child_setup(void *ctx)
 }
 
 /*
- * What a successor needs to take the sandbox on (`warden run --survive`), as a warden.keep/1
- * object: the effective policy itself, so a file changed or removed since does not matter.
+ * What the keeper needs to end the audit stream if warden dies, and a successor to take the
+ * sandbox on (`warden run --survive`), as a warden.keep/1 object: the effective policy itself,
+ * so a file changed or removed since does not matter.
  */
 static void tell_keeper(struct wd_keeper *k, const struct run_state *st,
 			const struct wd_policy *pol, const char *audit_path, pid_t pid)
@@ -555,8 +556,8 @@ static void tell_keeper(struct wd_keeper *k, const struct run_state *st,
 	if (text)
 		err = wd_keeper_state(k, text);
 	if (err)
-		log_warnx("run: --survive: cannot give the keeper what a successor needs (%s); if "
-			  "warden dies, the sandbox dies with it", strerror(-err));
+		log_warnx("run: cannot give the keeper the run's state (%s): if warden dies, the "
+			  "sandbox dies with it, and without an exit record", strerror(-err));
 	free(text);
 	cJSON_Delete(p);
 	cJSON_Delete(o);
@@ -706,8 +707,11 @@ int wd_run(const struct wd_run_opts *o)
 		dprintf(o->ready_fd, "%s\n", cg.name);
 		close(o->ready_fd);
 	}
-	if (o->survive_s && !child.setup_errno && !child.exec_errno) {
-		/* a successor learns from the init how the command ended */
+	if (!child.setup_errno && !child.exec_errno) {
+		/*
+		 * What the keeper needs to write the exit record if it ends the sandbox itself,
+		 * and a successor to take it over: from the init, how the command ended.
+		 */
 		int maps[2];
 
 		ops->audit_maps(be, &maps[0], &maps[1]);

@@ -47,6 +47,8 @@ test_a_run_killed_mid_hold_deletes_nothing_and_its_sandbox_ends() {
 		fail "the held call failed with ENOSYS instead of staying held: $(cat "$T/err")"
 	fi
 	expect_line "$T/err" "keeper: warden ended while sandbox" "killing the sandbox"
+	# the audit stream still ends with the run's exit record, written by the keeper
+	expect_line "$T/audit" '"type":"exit"' '"status":"killed"' '"exit_code":137' '"signal":9'
 }
 
 test_a_run_killed_takes_a_daemonized_grandchild_with_it() {
@@ -152,6 +154,9 @@ test_a_surviving_run_nobody_takes_over_is_killed_when_its_time_is_up() {
 	[ ! -e "$T/rm.rc" ] || fail "rm went on after warden died: $(cat "$T/rm.rc")"
 	expect_line "$T/err" "keeper: warden ended while sandbox $sb ran" "killing the sandbox"
 	[ ! -e "$WARDEN_RUN_DIR/keep-$sb.sock" ] || fail "the keeper's socket stayed"
+	expect_line "$T/audit" '"type":"exit"' "\"sandbox\":\"$sb\"" '"status":"killed"' \
+		'"signal":9'
+	expect_eq "records" "$(grep -c '"type":"exit"' "$T/audit")" 1
 }
 
 test_adopt_refuses_a_sandbox_whose_warden_lives_or_that_does_not_survive() {
