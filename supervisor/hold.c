@@ -133,7 +133,7 @@ struct hold {
 	uint64_t created_ms;
 	uint64_t deadline_ms; /* 0: none */
 	bool follower; /* another pending hold asks the same: one prompt, one decision */
-	bool waited; /* was pending (and journaled as waiting) */
+	bool waited; /* journaled as waiting: its answer is journaled too */
 	struct matched m; /* what the receiver found */
 	/* the task's file-system credentials: an approved operation is performed with them */
 	bool creds_known;
@@ -1644,6 +1644,13 @@ static int take(struct wd_hold_engine *e, const struct wd_hold_call *c, struct h
 		return 0;
 	}
 	h->m = (struct matched){ .act = act, .now = now };
+	/*
+	 * Journaled here, before the hop to the main loop: a supervisor that dies after this
+	 * leaves a call its successor can ask about again (sending from this thread is safe: one
+	 * datagram each, and its answer can only be sent after it).
+	 */
+	h->waited = true;
+	journal(e, h, true);
 	*out = h;
 	return 0;
 }
@@ -1725,8 +1732,6 @@ static void admit(struct wd_hold_engine *e, struct hold *h)
 			h->follower = true;
 	h->next = e->pending;
 	e->pending = h;
-	h->waited = true;
-	journal(e, h, true);
 	arm_timer(e);
 	view_of(h, &v, now, e->rules);
 	if (e->ev.held && !h->follower)
