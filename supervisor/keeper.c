@@ -230,9 +230,22 @@ static int await_successor(struct keep *kp, bool *gone)
 	return conn;
 }
 
+/*
+ * A datagram of a unix socket must fit its sender's buffer (about 200 KiB by default): room for
+ * the largest state, a policy of up to WD_KEEP_STATE_MAX. Root may set it past the sysctl cap.
+ */
+static void room_for_state(int sock)
+{
+	int size = 2 * WD_KEEP_STATE_MAX;
+
+	if (setsockopt(sock, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)))
+		setsockopt(sock, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+}
+
 /* Tell the successor everything; 0, or -1 if it went away meanwhile. */
 static int hand_over(struct keep *kp, int conn)
 {
+	room_for_state(conn);
 	if (send_msg(conn, KEEP_STATE, kp->state, kp->state_len, -1) < 0)
 		return -1;
 	for (unsigned char i = 0; i < WD_KEEP_NFDS; i++)
@@ -459,6 +472,7 @@ int wd_keeper_start(struct wd_keeper *k, const struct wd_cgroup *cg, unsigned in
 	close(sv[1]);
 	if (named >= 0)
 		close(named);
+	room_for_state(sv[0]);
 	k->pid = pid;
 	k->sock = sv[0];
 	return 0;
