@@ -123,6 +123,14 @@ decide() {
 	"$WARDEN" "$verb" "$@" "$(record_field "$line" sandbox)/$(record_field "$line" hold)"
 }
 
+# deny_held AUDIT TARGET: wait for the hold record of the run $run in AUDIT, check that it holds
+# TARGET, and deny it; the record stays in $line.
+deny_held() {
+	line=$(wait_record "$1" '"type":"hold"' "$run")
+	expect_eq "held target" "$(record_field "$line" target)" "$2"
+	decide deny "$line"
+}
+
 # record_field LINE KEY: a scalar field of one JSON record line.
 record_field() {
 	printf '%s\n' "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^\",}]*\)\"\{0,1\}[,}].*/\1/p"

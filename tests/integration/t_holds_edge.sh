@@ -278,9 +278,7 @@ test_link_then_unlink() {
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
 	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
 		"ln $T/app/src/a $T/free/a && rm -f $T/app/src/a; echo rm=\$?; rm -f $T/free/a && echo second=ok"
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
-	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
-	decide deny "$line"
+	deny_held "$T/audit" "$T/app/src/a"
 	wait $run
 	expect_line "$T/out" "rm=1"
 	expect_line "$T/out" "second=ok"
@@ -347,9 +345,7 @@ replace_dir_and_delete() {
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
 	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" replace-dir "$T/work/d" \
 		"$1" "$T/app/src" a
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
-	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
-	decide deny "$line"
+	deny_held "$T/audit" "$T/app/src/a"
 	wait $run || true
 	expect_line "$T/out" "EPERM"
 	expect_eq "protected content" "$(cat "$T/app/src/a")" a
@@ -365,9 +361,7 @@ test_dotdot_after_a_symlink_is_walked() {
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
 	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" unlinks \
 		"$T/work/seed" "$T/work/l/../a"
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
-	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
-	decide deny "$line"
+	deny_held "$T/audit" "$T/app/src/a"
 	wait $run || true
 	expect_eq "results" "$(tr '\n' ' ' < "$T/out")" "ok EPERM "
 	expect_eq "protected content" "$(cat "$T/app/src/a")" a
@@ -420,9 +414,7 @@ test_truncate_through_dev_stdout() {
 		expect_eq "written through /dev/stdout" "$(cat "$T/piped")" hello
 	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit2" -- sh -c \
 		"exec >> $T/app/src/a; (echo x > /dev/stdout) 2> /dev/null || echo refused >&2"
-	line=$(wait_record "$T/audit2" '"type":"hold"' $run)
-	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
-	decide deny "$line"
+	deny_held "$T/audit2" "$T/app/src/a"
 	wait $run
 	expect_line "$T/out" "refused"
 	expect_eq "protected content" "$(cat "$T/app/src/a")" a
@@ -435,9 +427,7 @@ test_truncate_through_a_symlink_denied_keeps_the_file() {
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
 	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
 		"(: > $T/free/s) || echo refused"
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
-	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/c"
-	decide deny "$line"
+	deny_held "$T/audit" "$T/app/src/c"
 	wait $run
 	expect_line "$T/out" "refused"
 	expect_line "$T/out" "Operation not permitted"
