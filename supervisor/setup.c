@@ -25,6 +25,23 @@ extern char **environ;
 
 /* ---- env ------------------------------------------------------------------------------------- */
 
+/*
+ * What every command gets, policy or not, as systemd gives a service: a fixed PATH (never the
+ * caller's, which may name a directory the caller can write), the run user's HOME, USER and
+ * LOGNAME, and from the caller only what says how to talk to a person: the terminal type, the
+ * locale (the POSIX categories by name, not "LC_*": ssh and others carry arbitrary LC_ variables)
+ * and the time zone. Everything else of warden's environment, secrets included, stays out unless
+ * env.pass names it; env.set overrides all of it.
+ */
+#define WD_ENV_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+static const char *const env_from_caller[] = {
+	"TERM",	       "LANG",	       "LANGUAGE",    "LC_ALL",		"LC_CTYPE",
+	"LC_NUMERIC",  "LC_TIME",      "LC_COLLATE",  "LC_MONETARY",	"LC_MESSAGES",
+	"LC_PAPER",    "LC_NAME",      "LC_ADDRESS",  "LC_TELEPHONE",	"LC_MEASUREMENT",
+	"LC_IDENTIFICATION", "TZ",
+};
+
 static bool env_passes(const struct wd_ruleset *rs, const char *kv)
 {
 	char name[256];
@@ -34,6 +51,9 @@ static bool env_passes(const struct wd_ruleset *rs, const char *kv)
 		return false;
 	memcpy(name, kv, n);
 	name[n] = 0;
+	for (size_t i = 0; i < sizeof(env_from_caller) / sizeof(env_from_caller[0]); i++)
+		if (strcmp(env_from_caller[i], name) == 0)
+			return true;
 	for (size_t i = 0; i < rs->n_env_pass; i++)
 		if (fnmatch(rs->env_pass[i], name, 0) == 0)
 			return true;
@@ -47,38 +67,59 @@ static bool same_name(const char *a, const char *b)
 	return strncmp(a, b, n) == 0 && b[n] == '=';
 }
 
-/* What env.pass lets through from warden's environment, then env.set over it. */
+/* Set NAME=value (@kv, or @name and @value joined) in the command's environment, over any. */
+static int env_put(struct wd_setup *s, const char *kv, const char *name, const char *value)
+{
+	char *v;
+	size_t j;
+
+	if (kv) {
+		v = strdup(kv);
+	} else if (asprintf(&v, "%s=%s", name, value) < 0) {
+		v = NULL;
+	}
+	if (!v)
+		return -ENOMEM;
+	for (j = 0; j < s->n_env && !same_name(v, s->envp[j]); j++)
+		;
+	if (j < s->n_env)
+		free(s->envp[j]);
+	else
+		s->n_env++;
+	s->envp[j] = v;
+	return 0;
+}
+
+/*
+ * The fixed base (PATH, and the run user's HOME, USER, LOGNAME: the policy's user, else the one
+ * warden runs as), then what passes from warden's environment (the base list above and env.pass),
+ * then env.set over them.
+ */
 static int build_env(struct wd_setup *s, const struct wd_ruleset *rs)
 {
-	size_t cap = rs->n_env_set + 1;
+	size_t cap = rs->n_env_set + 5;
+	struct passwd *pw;
+	int err;
 
 	for (char **e = environ; e && *e; e++)
 		cap++;
 	s->envp = calloc(cap, sizeof(char *));
 	if (!s->envp)
 		return -ENOMEM;
-	for (char **e = environ; e && *e; e++) {
-		if (!env_passes(rs, *e))
-			continue;
-		s->envp[s->n_env] = strdup(*e);
-		if (!s->envp[s->n_env])
-			return -ENOMEM;
-		s->n_env++;
-	}
-	for (size_t i = 0; i < rs->n_env_set; i++) {
-		size_t j;
-
-		for (j = 0; j < s->n_env && !same_name(rs->env_set[i], s->envp[j]); j++)
-			;
-		if (j < s->n_env)
-			free(s->envp[j]);
-		else
-			s->n_env++;
-		s->envp[j] = strdup(rs->env_set[i]);
-		if (!s->envp[j])
-			return -ENOMEM;
-	}
-	return 0;
+	err = env_put(s, NULL, "PATH", WD_ENV_PATH);
+	pw = getpwuid(s->drop_user ? s->uid : getuid());
+	if (!err)
+		err = env_put(s, NULL, "HOME", pw && pw->pw_dir[0] ? pw->pw_dir : "/");
+	if (!err && pw)
+		err = env_put(s, NULL, "USER", pw->pw_name);
+	if (!err && pw)
+		err = env_put(s, NULL, "LOGNAME", pw->pw_name);
+	for (char **e = environ; !err && e && *e; e++)
+		if (env_passes(rs, *e))
+			err = env_put(s, *e, NULL, NULL);
+	for (size_t i = 0; !err && i < rs->n_env_set; i++)
+		err = env_put(s, rs->env_set[i], NULL, NULL);
+	return err;
 }
 
 /* ---- user ------------------------------------------------------------------------------------ */
@@ -230,16 +271,15 @@ int wd_setup_prepare(struct wd_setup *s, const struct wd_ruleset *rs, char *why,
 	s->netns_fd = -1;
 	snprintf(why, whysz, "out of memory");
 	snprintf(s->hostname, sizeof(s->hostname), "warden");
-	if (rs->env_clean) {
-		err = build_env(s, rs);
-		if (err)
-			return err;
-	}
 	if (rs->user) {
 		err = resolve_user(s, rs, why, whysz);
 		if (err)
 			return err;
 	}
+	/* After the user: HOME and USER are the run user's. */
+	err = build_env(s, rs);
+	if (err)
+		return err;
 	for (int i = WD_NS_MOUNT; i <= WD_NS_UTS; i++)
 		if (rs->ns[i] == WD_NS_PRIVATE)
 			s->clone_flags |= (uint64_t)flags[i];
@@ -338,6 +378,7 @@ int wd_setup_child_ns(const struct wd_setup *s, uint64_t clone_flags)
 
 int wd_setup_child_user(const struct wd_setup *s)
 {
+	static char *empty_env[] = { NULL };
 	uid_t ruid, euid, suid;
 	gid_t rgid, egid, sgid;
 
@@ -359,7 +400,7 @@ int wd_setup_child_user(const struct wd_setup *s)
 		if (s->uid != 0 && syscall(SYS_setresuid, 0, 0, 0) != -1)
 			return -EPERM;
 	}
-	if (s->envp)
-		environ = s->envp;
+	/* Never warden's own: an empty one if none was built. */
+	environ = s->envp ? s->envp : empty_env;
 	return 0;
 }

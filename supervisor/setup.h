@@ -17,7 +17,7 @@
 #include "policy/compile.h"
 
 struct wd_setup {
-	char **envp; /* the command's environment; NULL: warden's own passes unchanged */
+	char **envp; /* the command's environment, always built (never warden's own) */
 	size_t n_env;
 	bool drop_user; /* policy "user": become uid/gid with groups[] before exec */
 	uid_t uid;

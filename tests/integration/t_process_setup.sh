@@ -21,12 +21,18 @@ test_env_from_pass_and_set() {
 	setup_policy "$T/p.json" '"env":{"pass":["WDT_PASS_*"],"set":{"WDT_SET":"x y","WDT_PASS_B":"over"}}'
 	WDT_PASS_A=1 WDT_PASS_B=2 WDT_SECRET=hunter2 wrun --policy "$T/p.json" -- "$BIN/wd-try" env \
 		> "$T/out" 2> "$T/err" || fail "run failed: $(cat "$T/err")"
-	expect_eq "environment" "$(sort "$T/out" | tr '\n' ' ')" "WDT_PASS_A=1 WDT_PASS_B=over WDT_SET=x y "
-	# without env, warden's environment passes unchanged
+	expect_eq "environment" "$(grep '^WDT_' "$T/out" | sort | tr '\n' ' ')" \
+		"WDT_PASS_A=1 WDT_PASS_B=over WDT_SET=x y "
+	# the base list comes with it; warden's PATH does not
+	expect_line "$T/out" "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	# without env, a clean environment: the secret stays out (issue #12)
 	policy "$T/q.json" "" "" ""
 	WDT_SECRET=hunter2 wrun --policy "$T/q.json" -- "$BIN/wd-try" env > "$T/out" 2> "$T/err" ||
 		fail "run failed: $(cat "$T/err")"
-	expect_line "$T/out" "WDT_SECRET=hunter2"
+	if grep -q WDT_SECRET "$T/out"; then
+		fail "warden's environment reached the command: $(cat "$T/out")"
+	fi
+	expect_line "$T/out" "HOME=/root"
 }
 
 test_user_drop() {

@@ -41,12 +41,21 @@ static bool has(const struct wd_setup *s, const char *kv)
 	return false;
 }
 
+static const char *const caller_vars[] = {
+	"TERM", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE",
+	"LC_MONETARY", "LC_MESSAGES", "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE",
+	"LC_MEASUREMENT", "LC_IDENTIFICATION", "TZ", NULL,
+};
+
 static void test_env(void **state)
 {
 	struct wd_setup s;
 	char why[512];
 
 	(void)state;
+	/* none of what passes by default, so that what is there is counted */
+	for (const char *const *v = caller_vars; *v; v++)
+		unsetenv(*v);
 	setenv("WDT_A", "1", 1);
 	setenv("WDT_B", "2", 1);
 	setenv("OTHER_SECRET", "x", 1);
@@ -54,19 +63,39 @@ static void test_env(void **state)
 				   "\"NEW\":\"a=b\"}}}",
 				 &s, why, sizeof(why)),
 			 0);
-	assert_int_equal(s.n_env, 3);
+	/* the base (PATH, HOME, USER, LOGNAME), the passed and the set */
+	assert_int_equal(s.n_env, 7);
 	assert_true(has(&s, "WDT_A=1"));
 	assert_true(has(&s, "WDT_B=over"));
 	assert_true(has(&s, "NEW=a=b"));
-	assert_null(s.envp[3]);
+	assert_true(has(&s, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"));
+	assert_false(has(&s, "OTHER_SECRET=x"));
+	assert_null(s.envp[7]);
 	wd_setup_release(&s);
 
-	/* no env: warden's own passes unchanged */
+	/* no env: the base and the caller's locale and terminal, never its other variables */
+	setenv("PATH", "/wdt/bin:/usr/bin", 1);
+	setenv("TERM", "wdt-term", 1);
+	setenv("LC_TIME", "C", 1);
+	setenv("LC_WDT_SMUGGLED", "x", 1);
 	assert_int_equal(prepare(S "}", &s, why, sizeof(why)), 0);
-	assert_null(s.envp);
+	assert_non_null(s.envp);
+	assert_true(has(&s, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"));
+	assert_true(has(&s, "TERM=wdt-term"));
+	assert_true(has(&s, "LC_TIME=C"));
+	assert_false(has(&s, "LC_WDT_SMUGGLED=x"));
+	assert_false(has(&s, "OTHER_SECRET=x"));
+	assert_false(has(&s, "WDT_A=1"));
+	for (size_t i = 0; i < s.n_env; i++)
+		assert_true(strncmp(s.envp[i], "HOME=", 5) != 0 || s.envp[i][5] == '/');
 	assert_false(s.drop_user);
 	assert_int_equal(s.clone_flags, 0);
 	assert_int_equal(s.netns_fd, -1);
+	wd_setup_release(&s);
+
+	/* env.pass may name what the base sets: the caller's PATH then */
+	assert_int_equal(prepare(S ",\"env\":{\"pass\":[\"PATH\"]}}", &s, why, sizeof(why)), 0);
+	assert_true(has(&s, "PATH=/wdt/bin:/usr/bin"));
 	wd_setup_release(&s);
 }
 
