@@ -56,10 +56,10 @@ UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabiliti
 	test_policy_schema test_policy_corpus test_setup test_devid
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
-	$(OUT)/tests/helpers/wd-lsm-check
+	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak
 
 .PHONY: all
-all: $(OUT)/warden $(OUT)/wardend $(HELPERS)
+all: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(HELPERS)
 
 # vmlinux.h from the running kernel's BTF, replaced only when it changes so BPF objects are not
 # rebuilt for nothing.
@@ -93,6 +93,11 @@ $(OUT)/warden: $(OUT)/tools/warden.o $(OUT)/tools/cmd_hold.o $(OUT)/tools/cmd_po
 $(OUT)/wardend: $(OUT)/tools/wardend.o $(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# pid 1 of a sandbox's pid namespace, exec'd from beside warden: static, so nothing but itself.
+$(OUT)/warden-init: $(OUT)/tools/warden-init.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -static -o $@ $^
 
 $(OUT)/tests/helpers/%: $(OUT)/tests/helpers/%.o
 	$(call msg,LD,$@)
@@ -153,7 +158,7 @@ BTRFS_TOOLS = $(shell command -v mkfs.btrfs || echo /sbin/mkfs.btrfs) \
 .PHONY: vmstage
 vmstage: all
 	$(Q)rm -rf $(VM_STAGE) && mkdir -p $(VM_STAGE)/bin $(VM_STAGE)/tests
-	$(Q)cp $(OUT)/warden $(OUT)/wardend $(HELPERS) $(VM_STAGE)/bin/
+	$(Q)cp $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(HELPERS) $(VM_STAGE)/bin/
 	$(Q)cp -r tests/integration tests/escape $(VM_STAGE)/tests/
 	$(Q)cp $(BTRFS_TOOLS) $(VM_STAGE)/bin/
 

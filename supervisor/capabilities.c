@@ -104,6 +104,27 @@ const struct wd_capability wd_capabilities[] = {
 	{ "escape.self-approve", "answering its own holds through warden's sockets (as root)",
 	  YES("a run's holds socket and a keeper's refuse any peer in a sandbox cgroup"),
 	  YES("a run's holds socket and a keeper's refuse any peer in a sandbox cgroup") },
+	/* Nothing of warden's leaks in; the exit status is the kernel's (issue #12) */
+	{ "leak.env", "warden's environment (secrets) stays out: the command gets a clean one "
+	  "unless env.pass names a variable",
+	  YES("built by warden: a fixed PATH, the run user's HOME, USER, LOGNAME, the caller's TERM, "
+	      "locale and TZ, then env.pass and env.set"),
+	  YES("built by warden: a fixed PATH, the run user's HOME, USER, LOGNAME, the caller's TERM, "
+	      "locale and TZ, then env.pass and env.set") },
+	{ "leak.init", "the sandbox's init holds nothing of warden's (environment, memory, "
+	  "descriptors) and the command cannot read or take what it has",
+	  YES("a program of its own (warden-init), exec'd with an empty environment and its status "
+	      "socket only, outside the sandbox cgroup (ptrace_access_check refuses it), not "
+	      "dumpable, no capabilities"),
+	  YES("a program of its own (warden-init), exec'd with an empty environment and its status "
+	      "socket only, outside the Landlock domain (Landlock refuses ptrace of it), not "
+	      "dumpable, no capabilities") },
+	{ "trust.exit-status", "the exit status warden reports is the command's, never bytes the "
+	  "command wrote",
+	  YES("without an init, waitid on the command; with one, its socket (no reopening "
+	      "through /proc/1/fd) and only a message SCM_CREDENTIALS says the init sent"),
+	  YES("the init's socket (no reopening through /proc/1/fd) and only a message "
+	      "SCM_CREDENTIALS says the init sent") },
 	{ "hold.protect", "fs.protect hold: deletes, renames, truncations wait for an operator",
 	  YES("the seccomp waiting room; the supervisor performs the approved call on the object "
 	      "checked, from outside the sandbox; the kernel refuses the rest (fs.protect.kernel)"),
@@ -124,7 +145,8 @@ const struct wd_capability wd_capabilities[] = {
 	  PART("argv is read from the task's memory: advisory; fs.exec decides"),
 	  PART("argv is read from the task's memory: advisory; fs.exec decides") },
 	/* Process set-up (supervisor/setup.c), the same code on both */
-	{ "setup.env", "env: the command's environment is only what env.pass and env.set give",
+	{ "setup.env", "env: the command's environment is the clean base, env.pass and env.set, "
+	  "nothing else",
 	  YES("built by warden; execve passes only it"),
 	  YES("built by warden; execve passes only it") },
 	{ "setup.user",

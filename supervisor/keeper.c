@@ -283,7 +283,7 @@ static void write_exit(struct keep *kp, bool killed)
 		goto out; /* no state, or the audit went to warden's standard error */
 	actx.backend = cJSON_IsString(be) ? be->valuestring : "";
 	if (kp->fds[WD_KEEP_STATUS] >= 0 &&
-	    wd_child_read_status(kp->fds[WD_KEEP_STATUS], &si) == 0) {
+	    wd_child_read_status(kp->fds[WD_KEEP_STATUS], (pid_t)pid->valueint, &si) == 0) {
 		bool exited = si.si_code == CLD_EXITED;
 
 		status = exited ? "completed" : "killed";

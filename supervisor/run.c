@@ -1060,7 +1060,8 @@ int wd_adopt(const struct wd_adopt_opts *o)
 	 * with the supervisor that started it.
 	 */
 	memset(&si, 0, sizeof(si));
-	if (a.fds[WD_KEEP_STATUS] >= 0 && wd_child_read_status(a.fds[WD_KEEP_STATUS], &si) == 0) {
+	if (a.fds[WD_KEEP_STATUS] >= 0 &&
+	    wd_child_read_status(a.fds[WD_KEEP_STATUS], k.pid, &si) == 0) {
 		int signo, code = exit_code_of(&si, &signo);
 
 		audit_write(&st, wd_audit_exit_line(&st.actx, clock_ns(CLOCK_REALTIME), k.pid,

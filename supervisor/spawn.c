@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/close_range.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,32 +25,47 @@ struct wd_spawn_failure {
 	int err;
 };
 
-/*
- * pid 1 of the sandbox's pid namespace: reap everything, and when the command ends, report its
- * wait status and end (the kernel then kills what is left in the namespace).
- */
-static void __attribute__((noreturn)) init_loop(pid_t cmd, int status_fd)
-{
-	sigset_t all;
-	int status;
-	pid_t pid;
+/* The init's fds across its exec (tools/warden-init.c says what it does with them). */
+#define INIT_STATUS_FD 3
+#define INIT_READY_FD 4
 
-	/* ps shows what it is, not the name of the warden it was forked from */
-	prctl(PR_SET_NAME, "warden-init");
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
-	for (;;) {
-		pid = waitpid(-1, &status, 0);
-		if (pid < 0 && errno == EINTR)
-			continue;
-		if (pid < 0)
-			_exit(127);
-		if (pid != cmd)
-			continue;
-		if (write(status_fd, &status, sizeof(status)) != sizeof(status))
-			_exit(127);
-		_exit(0);
+/*
+ * pid 1 of the sandbox's pid namespace becomes the init program: a small one of its own, with an
+ * empty environment, no fd but its status channel and its ready pipe, and none of warden's
+ * memory. This runs before the backend's restrictions and before the cgroup is joined (only the
+ * command joins it), so no exec rule of the sandbox applies to it, and it stays outside what the
+ * command may reach: Landlock refuses ptrace (so /proc/1/mem, environ, fd and pidfd_getfd) of a
+ * task outside the command's domain, the BPF programs of a task outside its cgroup.
+ */
+static void __attribute__((noreturn)) exec_init(int init, int status, int ready, int errfd,
+						 pid_t cmd)
+{
+	struct wd_spawn_failure f = { .stage = 0 };
+	char pid[16], *argv[] = { "warden-init", pid, NULL }, *envp[] = { NULL };
+	int i = (int)sizeof(pid) - 1, s, r;
+
+	/* the command's pid, as the init sees it, in decimal: no stdio after fork */
+	pid[i] = 0;
+	do {
+		pid[--i] = (char)('0' + cmd % 10);
+		cmd /= 10;
+	} while (cmd && i > 0);
+	memmove(pid, pid + i, sizeof(pid) - (size_t)i);
+	/* out of the way of 3 and 4 first, then there (dup2 leaves them open across exec) */
+	s = fcntl(status, F_DUPFD_CLOEXEC, 10);
+	r = fcntl(ready, F_DUPFD_CLOEXEC, 10);
+	if (s < 0 || r < 0 || dup2(s, INIT_STATUS_FD) < 0 || dup2(r, INIT_READY_FD) < 0)
+		goto fail;
+	/* Not even the caller's standard streams: everything else is close-on-exec already. */
+	if (syscall(SYS_close_range, 0, 2, 0))
+		goto fail;
+	syscall(SYS_execveat, init, "", argv, envp, AT_EMPTY_PATH);
+fail:
+	f.err = errno;
+	if (write(errfd, &f, sizeof(f)) < 0) {
+		/* nothing left to tell anyone */
 	}
+	_exit(127);
 }
 
 /* In the child, between clone3 and execve: async-signal-safe calls only. */
@@ -55,6 +73,8 @@ static void __attribute__((noreturn)) init_loop(pid_t cmd, int status_fd)
 struct child_fds {
 	int err; /* why it could not exec */
 	int status; /* init reports the command's status (new pid namespace) */
+	int ready[2]; /* the init says it is out of reach (read end, write end) */
+	int init; /* the init program, opened O_PATH */
 	int notify; /* the waiting room's listener goes over it */
 	int procs; /* the sandbox's cgroup.procs, when it is joined after the set-up */
 };
@@ -67,6 +87,7 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 	pid_t cmd;
 	struct wd_spawn_failure f = { .stage = 0 };
 	sigset_t all;
+	char ready;
 	int r;
 
 	sigemptyset(&all);
@@ -99,6 +120,25 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 		errno = -r;
 		goto fail;
 	}
+	if (o->clone_flags & CLONE_NEWPID) {
+		/*
+		 * Here, before the cgroup and the backend: this process stays pid 1 and becomes
+		 * the init (exec_init), its child goes on to be the command once the init says
+		 * it is ready (not dumpable, no capabilities).
+		 */
+		cmd = fork();
+		if (cmd < 0)
+			goto fail;
+		if (cmd > 0)
+			exec_init(fds->init, fds->status, fds->ready[1], errfd, cmd);
+		close(fds->ready[1]);
+		do {
+			r = (int)read(fds->ready[0], &ready, 1);
+		} while (r < 0 && errno == EINTR);
+		/* no word: the init failed and said so on the error pipe, or was killed */
+		if (r != 1 || ready != 'r')
+			_exit(127);
+	}
 	if (fds->procs >= 0 && write(fds->procs, "0", 1) != 1)
 		goto fail;
 	if (o->setup) {
@@ -115,26 +155,10 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 			goto fail;
 		}
 	}
-	/* Last: the init of a pid namespace runs as the user too. */
 	r = wd_setup_child_user(o->plan);
 	if (r) {
 		errno = -r;
 		goto fail;
-	}
-	if (o->clone_flags & CLONE_NEWPID) {
-		cmd = fork();
-		if (cmd < 0)
-			goto fail;
-		if (cmd > 0) {
-			/*
-			 * The init never execs: it keeps nothing of warden's (its BPF objects, its
-			 * sockets, its keeper's line) but the status pipe, moved to fd 3.
-			 */
-			if (dup2(fds->status, 3) < 0 ||
-			    syscall(SYS_close_range, 4, ~0u, 0))
-				_exit(127);
-			init_loop(cmd, 3);
-		}
 	}
 	f.stage = 1;
 	execvp(argv[0], argv);
@@ -146,13 +170,38 @@ fail:
 	_exit(127);
 }
 
+/* The init program, warden-init beside warden's own binary: O_PATH, or -errno. */
+static int open_init(void)
+{
+	char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	char *slash;
+	int fd;
+
+	if (n < 0)
+		return -errno;
+	path[n] = 0;
+	slash = strrchr(path, '/');
+	if (!slash || (size_t)(slash - path) + sizeof("/warden-init") > sizeof(path))
+		return -ENAMETOOLONG;
+	strcpy(slash, "/warden-init");
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		fd = -errno;
+		log_warn("spawn: the sandbox's init program %s", path);
+	}
+	return fd;
+}
+
 int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child)
 {
 	struct clone_args args;
 	int pipefd[2] = { -1, -1 }, statusfd[2] = { -1, -1 }, notifyfd[2] = { -1, -1 };
+	int readyfd[2] = { -1, -1 };
+	bool newpid = o->clone_flags & CLONE_NEWPID;
 	struct child_fds fds;
 	struct wd_spawn_failure f = { 0 };
-	int pidfd = -1, procs = -1, err = 0;
+	int pidfd = -1, procs = -1, init = -1, err = 0, one = 1;
 	pid_t parent = getpid();
 	ssize_t n;
 	long pid;
@@ -167,12 +216,26 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 		err = -errno;
 		goto out_close;
 	}
-	if ((o->clone_flags & CLONE_NEWPID) && pipe2(statusfd, O_CLOEXEC)) {
+	/*
+	 * The init's status channel is a socket, not a pipe: nothing can open it again through
+	 * /proc/1/fd (ENXIO), and with SO_PASSCRED the kernel names the sender of what is read.
+	 */
+	if (newpid && (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, statusfd) ||
+		       setsockopt(statusfd[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) ||
+		       pipe2(readyfd, O_CLOEXEC))) {
 		err = -errno;
 		goto out_close;
 	}
+	if (newpid) {
+		init = open_init();
+		if (init < 0) {
+			err = init;
+			goto out_close;
+		}
+	}
 
-	if (o->join_after_setup) {
+	/* With an init, only the command joins the cgroup: the init stays out of its reach. */
+	if (o->join_after_setup || newpid) {
 		procs = openat(o->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
 		if (procs < 0) {
 			err = -errno;
@@ -183,7 +246,7 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 
 	memset(&args, 0, sizeof(args));
 	args.flags = CLONE_PIDFD | o->clone_flags;
-	if (!o->join_after_setup) {
+	if (procs < 0) {
 		args.flags |= CLONE_INTO_CGROUP;
 		args.cgroup = (uint64_t)o->cgroup_fd;
 	}
@@ -203,11 +266,18 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 		if (notifyfd[0] >= 0)
 			close(notifyfd[0]);
 		fds = (struct child_fds){ .err = pipefd[1], .status = statusfd[1],
+					  .ready = { readyfd[0], readyfd[1] }, .init = init,
 					  .notify = notifyfd[1], .procs = procs };
 		child_exec(o, argv, &fds, parent);
 	}
 	close(pipefd[1]);
 	pipefd[1] = -1;
+	/* the ready pipe is the init's and the command's alone: EOF means the init is gone */
+	for (int i = 0; i < 2; i++) {
+		if (readyfd[i] >= 0)
+			close(readyfd[i]);
+		readyfd[i] = -1;
+	}
 	child->status_fd = statusfd[0];
 	statusfd[0] = -1;
 	child->pid = (pid_t)pid;
@@ -249,7 +319,11 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 out_close:
 	if (procs >= 0)
 		close(procs);
+	if (init >= 0)
+		close(init);
 	for (int i = 0; i < 2; i++) {
+		if (readyfd[i] >= 0)
+			close(readyfd[i]);
 		if (pipefd[i] >= 0)
 			close(pipefd[i]);
 		if (statusfd[i] >= 0)
@@ -269,29 +343,65 @@ int wd_child_wait(struct wd_child *child, siginfo_t *si)
 	if (waitid(P_PIDFD, (id_t)child->pidfd, si, WEXITED))
 		return -errno;
 	if (child->status_fd >= 0)
-		wd_child_read_status(child->status_fd, si);
+		wd_child_read_status(child->status_fd, child->pid, si);
 	return 0;
 }
 
-int wd_child_read_status(int status_fd, siginfo_t *si)
+int wd_child_read_status(int status_fd, pid_t init, siginfo_t *si)
 {
-	int status;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+	} ctl;
+	struct ucred cred;
+	struct msghdr msg;
+	struct iovec iov;
+	int status, err = -ENODATA;
 	ssize_t n;
 
-	/* The init wrote the command's status before it exited, or never will. */
-	do {
-		n = read(status_fd, &status, sizeof(status));
-	} while (n < 0 && errno == EINTR);
-	if (n != sizeof(status))
-		return -ENODATA; /* the init itself was killed: its own status stands */
-	if (WIFEXITED(status)) {
-		si->si_code = CLD_EXITED;
-		si->si_status = WEXITSTATUS(status);
-	} else if (WIFSIGNALED(status)) {
-		si->si_code = WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
-		si->si_status = WTERMSIG(status);
+	/*
+	 * The init wrote the command's status before it exited, or never will. Only a message
+	 * the kernel says the init (@init, as this process sees pids) sent counts: nothing else
+	 * should hold the other end, and were it stolen, what it says is not an exit status.
+	 */
+	for (;;) {
+		iov = (struct iovec){ .iov_base = &status, .iov_len = sizeof(status) };
+		msg = (struct msghdr){ .msg_iov = &iov,
+				       .msg_iovlen = 1,
+				       .msg_control = ctl.buf,
+				       .msg_controllen = sizeof(ctl.buf) };
+		n = recvmsg(status_fd, &msg, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* the init itself was killed: its own status stands */
+		cred.pid = 0;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+			    c->cmsg_len == CMSG_LEN(sizeof(cred)))
+				memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+			else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+				for (size_t i = 0;
+				     i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++)
+					close(((int *)CMSG_DATA(c))[i]);
+		}
+		if (n != sizeof(status) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+		    init <= 0 || cred.pid != init) {
+			log_warnx("spawn: ignored a status from pid %d, not the sandbox's init %d",
+				  (int)cred.pid, (int)init);
+			continue;
+		}
+		if (WIFEXITED(status)) {
+			si->si_code = CLD_EXITED;
+			si->si_status = WEXITSTATUS(status);
+		} else if (WIFSIGNALED(status)) {
+			si->si_code = WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
+			si->si_status = WTERMSIG(status);
+		}
+		err = 0;
+		break;
 	}
-	return 0;
+	return err;
 }
 
 void wd_child_close(struct wd_child *child)

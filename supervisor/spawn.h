@@ -13,7 +13,7 @@
 struct wd_child {
 	pid_t pid;
 	int pidfd;
-	int status_fd; /* in a new pid namespace: where its init reports the command's status */
+	int status_fd; /* in a new pid namespace: the socket its init reports the command's status on */
 	int notify_fd; /* the waiting room's listener, when opts->notify was given */
 	int setup_errno; /* the sandbox could not be entered (the backend's set-up failed) */
 	int exec_errno; /* 0 when the command started, else why execve failed */
@@ -70,9 +70,11 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 int wd_child_wait(struct wd_child *child, siginfo_t *si);
 /*
  * Read what the sandbox's init reported into @si (as waitid would have said it of the command):
- * 0, or -ENODATA when it reported nothing (it was killed first).
+ * 0, or -ENODATA when it reported nothing (it was killed first). Only a message the kernel
+ * attests was sent by @init (SCM_CREDENTIALS, pids as the caller sees them) counts. The one
+ * reader of the init's status channel, for warden, its keeper and a successor.
  */
-int wd_child_read_status(int status_fd, siginfo_t *si);
+int wd_child_read_status(int status_fd, pid_t init, siginfo_t *si);
 void wd_child_close(struct wd_child *child);
 
 #endif

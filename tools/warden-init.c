@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * warden-init: pid 1 of a sandbox's pid namespace. warden execs it (supervisor/spawn.c) with an
+ * empty environment and two fds: 3, the status channel (a socket whose other end only warden
+ * holds), and 4, the ready pipe to the command's process, which waits on it. It makes itself
+ * unreadable (not dumpable) and powerless (no capabilities, bounding set emptied), says it is
+ * ready, then reaps every process of the namespace; when the command (argv[1], a pid as the
+ * namespace sees it) ends, it sends its wait status and exits, and the kernel ends the rest.
+ *
+ *   warden-init PID
+ */
+#include <errno.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define STATUS_FD 3
+#define READY_FD 4
+
+int main(int argc, char **argv)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct none[2] = { { 0 } };
+	sigset_t all;
+	pid_t cmd, pid;
+	int status;
+	char *end;
+
+	/* First: from here on /proc/1/mem, environ, maps and fd are not the command's to read. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		return 127;
+	if (argc != 2)
+		return 127;
+	cmd = (pid_t)strtol(argv[1], &end, 10);
+	if (*end || cmd <= 1)
+		return 127;
+	prctl(PR_SET_NAME, "warden-init");
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	/*
+	 * It needs none: waiting and writing to its own socket take no privilege. The bounding set
+	 * goes first (that takes CAP_SETPCAP); with no_new_privs, nothing gives them back.
+	 */
+	for (int cap = 0; cap <= 63; cap++)
+		prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+	if (syscall(SYS_capset, &hdr, none))
+		return 127;
+	if (write(READY_FD, "r", 1) != 1)
+		return 127;
+	close(READY_FD);
+	for (;;) {
+		pid = waitpid(-1, &status, 0);
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			return 127;
+		if (pid != cmd)
+			continue;
+		if (write(STATUS_FD, &status, sizeof(status)) != sizeof(status))
+			return 127;
+		return 0;
+	}
+}
