@@ -580,11 +580,18 @@ static void explain_limits(const struct wd_policy *p, struct lines *ls)
 
 static void explain_env(const struct wd_policy *p, struct lines *ls)
 {
+	/* A clean environment whatever the policy says: warden's own never passes (issue #12). */
+	say(ls, S_ENV, -1, NULL,
+	    "a clean one, not warden's: PATH (a fixed safe one), HOME, USER and LOGNAME of the "
+	    "user it runs as, and TERM, LANG, LANGUAGE, LC_ALL and the other LC_ categories and "
+	    "TZ from warden's environment where set");
 	if (!p->env_pass.n && !p->n_env_set) {
-		say(ls, S_ENV, -1, NULL, "warden's own environment, passed on as it is");
+		say(ls, S_ENV, -1, NULL,
+		    "nothing else of warden's environment: a secret in it stays out unless "
+		    "env.pass names it (this is a change: warden once passed its own)");
 		return;
 	}
-	say(ls, S_ENV, -1, NULL, "only these variables:");
+	say(ls, S_ENV, -1, NULL, "and only these variables besides:");
 	for (size_t i = 0; i < p->env_pass.n; i++) {
 		char ptr[64];
 
@@ -602,8 +609,8 @@ static void explain_env(const struct wd_policy *p, struct lines *ls)
 		char ptr[160];
 
 		snprintf(ptr, sizeof(ptr), "/env/set/%.100s", p->env_set[i].name);
-		say(ls, S_ENV, p->env_set[i].origin, ptr, "%s set to \"%s\"", p->env_set[i].name,
-		    p->env_set[i].value);
+		say(ls, S_ENV, p->env_set[i].origin, ptr, "%s set to \"%s\" (over any of the above)",
+		    p->env_set[i].name, p->env_set[i].value);
 	}
 }
 

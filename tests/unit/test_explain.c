@@ -85,7 +85,11 @@ static void test_cli_in_full(void **state)
 		"  none\n"
 		"\n"
 		"environment:\n"
-		"  warden's own environment, passed on as it is\n"
+		"  a clean one, not warden's: PATH (a fixed safe one), HOME, USER and LOGNAME of the "
+		"user it runs as, and TERM, LANG, LANGUAGE, LC_ALL and the other LC_ categories and "
+		"TZ from warden's environment where set\n"
+		"  nothing else of warden's environment: a secret in it stays out unless env.pass "
+		"names it (this is a change: warden once passed its own)\n"
 		"\n"
 		"user:\n"
 		"  runs as the user warden runs as\n"
@@ -128,7 +132,7 @@ static const struct {
 	    "refuses this policy today: /net/default: net" } },
 	{ "postgres-client",
 	  { "may read under $HOME/.pgpass", "may connect to 127.0.0.1, tcp port 5432",
-	    "may connect to ::1, tcp port 5432", "only these variables:",
+	    "may connect to ::1, tcp port 5432", "and only these variables besides:",
 	    "any variable matching PG* from warden's environment",
 	    "$HOME: warden's $HOME, here /home/u" } },
 	{ "sqlite-app",
