@@ -135,9 +135,11 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 		do {
 			r = (int)read(fds->ready[0], &ready, 1);
 		} while (r < 0 && errno == EINTR);
-		/* no word: the init failed and said so on the error pipe, or was killed */
-		if (r != 1 || ready != 'r')
-			_exit(127);
+		/* no word: the init failed (an exec failure it said first), or was killed */
+		if (r != 1 || ready != 'r') {
+			errno = ESRCH;
+			goto fail;
+		}
 	}
 	if (fds->procs >= 0 && write(fds->procs, "0", 1) != 1)
 		goto fail;

@@ -56,16 +56,21 @@ struct wd_spawn_opts {
  * Spawn @argv in the cgroup @o->cgroup_fd and wait until it has exec'd (or failed to). The child
  * gets a new session, no_new_privs, default signal handling, only fds 0-2, dies with its parent
  * (unless @o->survive);
- * then, in this order: the plan's namespaces and mounts, @o->setup (the backend), the waiting
- * room, the plan's user and environment, execve. Returns 0 (check setup_errno and exec_errno) or
- * -errno when no child could be made.
+ * then, in this order: the plan's namespaces and mounts; in a new pid namespace, the fork of the
+ * command's process from pid 1, which execs warden-init (found beside warden's own binary) and
+ * never joins the cgroup; the cgroup (joined by the command's process when there is an init or
+ * @o->join_after_setup, else from clone3); @o->setup (the backend), the waiting room, the plan's
+ * user and environment, execve. Returns 0 (check setup_errno and exec_errno) or -errno when no
+ * child could be made.
  */
 int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child);
 
 /*
- * Wait for the child to end and say how the command ended. In a new pid namespace the child is a
- * small init (pid 1 there, since init cannot be killed from inside and a command that signals
- * itself must see normal signal rules) that runs the command as pid 2 and reports its status.
+ * Wait for the child to end and say how the command ended. In a new pid namespace the child is
+ * warden-init (pid 1 there, since init cannot be killed from inside and a command that signals
+ * itself must see normal signal rules), which runs the command as pid 2 and reports its status
+ * over @child->status_fd (wd_child_read_status); otherwise the child is the command and its
+ * status is the kernel's, from waitid.
  */
 int wd_child_wait(struct wd_child *child, siginfo_t *si);
 /*
