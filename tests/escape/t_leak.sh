@@ -71,6 +71,25 @@ test_init_unreadable() {
 	esac
 }
 
+# Without an init (bpf-lsm without namespaces.pid) the command's parent is warden itself, and on
+# every backend its keeper and supervisors are outside the sandbox: none of them can be read.
+test_supervisor_unreadable() {
+	claims escape.ptrace yes yes
+	setup /proc
+	start_victim_env
+	control "the environment of a process outside" found "$L" grep "$victim" environ "$SECRET"
+	out=$(WD_TEST_SECRET="$SECRET" inside "$L" grep ppid environ "$SECRET")
+	if on_bpf_lsm; then
+		expect_denied "warden's /proc/PID/environ" "$out"
+		expect_denied "warden's /proc/PID/mem" "$(inside "$L" mem ppid)"
+		expect_denied "pidfd_getfd of warden's descriptors" "$(inside "$L" getfd ppid)"
+	else
+		# its own pid namespace: the parent is the init, warden is not there to name
+		expect_absent "the parent's /proc/PID/environ" "$out"
+		expect_eq "the command's parent" "$(inside "$L" grep ppid cmdline warden-init)" found
+	fi
+}
+
 # A process outside with the secret in its environment and the policy's path in its argv; its
 # pid in $victim (killed by the test's EXIT trap).
 start_victim_env() {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * wd-leak: what a command may take from another process, for tests/escape/t_leak.sh. Each prints
- * one answer and exits 0, or 2 for bad usage (fake-status: the status asked for).
+ * one answer and exits 0, or 2 for bad usage (fake-status: the status asked for). A PID may be
+ * "ppid": the process's parent (0, so ENOENT, when that is outside its pid namespace).
  *
  *   wd-leak grep PID FILE TEXT  read /proc/PID/FILE: "found" if it holds TEXT (NULs count as
  *                               separators), "absent" if not, else the errno name of the open
@@ -211,6 +212,12 @@ static int cmd_fake_status(pid_t pid, int code)
 
 int main(int argc, char **argv)
 {
+	static char ppid[16];
+
+	if (argc > 2 && strcmp(argv[2], "ppid") == 0) {
+		snprintf(ppid, sizeof(ppid), "%d", (int)getppid());
+		argv[2] = ppid;
+	}
 	if (argc == 5 && strcmp(argv[1], "grep") == 0)
 		return cmd_grep(argv[2], argv[3], argv[4]);
 	if (argc == 4 && strcmp(argv[1], "read") == 0)
