@@ -36,10 +36,9 @@ extern char **environ;
 #define WD_ENV_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 static const char *const env_from_caller[] = {
-	"TERM",	       "LANG",	       "LANGUAGE",    "LC_ALL",		"LC_CTYPE",
-	"LC_NUMERIC",  "LC_TIME",      "LC_COLLATE",  "LC_MONETARY",	"LC_MESSAGES",
-	"LC_PAPER",    "LC_NAME",      "LC_ADDRESS",  "LC_TELEPHONE",	"LC_MEASUREMENT",
-	"LC_IDENTIFICATION", "TZ",
+	"TERM", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE",
+	"LC_MONETARY", "LC_MESSAGES", "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE",
+	"LC_MEASUREMENT", "LC_IDENTIFICATION", "TZ",
 };
 
 static bool env_passes(const struct wd_ruleset *rs, const char *kv)

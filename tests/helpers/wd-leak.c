@@ -39,16 +39,26 @@
 static const char *errname(int e)
 {
 	switch (e) {
-	case EPERM: return "EPERM";
-	case EACCES: return "EACCES";
-	case ENOENT: return "ENOENT";
-	case ESRCH: return "ESRCH";
-	case EBADF: return "EBADF";
-	case ENXIO: return "ENXIO";
-	case EIO: return "EIO";
-	case EINVAL: return "EINVAL";
-	case ENOSYS: return "ENOSYS";
-	default: return strerror(e);
+	case EPERM:
+		return "EPERM";
+	case EACCES:
+		return "EACCES";
+	case ENOENT:
+		return "ENOENT";
+	case ESRCH:
+		return "ESRCH";
+	case EBADF:
+		return "EBADF";
+	case ENXIO:
+		return "ENXIO";
+	case EIO:
+		return "EIO";
+	case EINVAL:
+		return "EINVAL";
+	case ENOSYS:
+		return "ENOSYS";
+	default:
+		return strerror(e);
 	}
 }
 
