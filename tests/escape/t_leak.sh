@@ -110,7 +110,7 @@ test_fake_exit_status() {
 	sleep 60 < /dev/null > /dev/null 2>&1 3> "$T/sink" &
 	victim=$!
 	trap 'kill $victim 2>/dev/null' EXIT
-	out=$("$L" fake-status "$victim" 0)
+	out=$("$L" fake-status "$victim" 0 3)
 	[ "$out" != "wrote 0" ] && [ -s "$T/sink" ] ||
 		fail "control: writing through /proc/$victim/fd outside a sandbox: got '$out'"
 	# inside: the command writes a fake status (42) wherever the init reports, then exits 3

@@ -14,14 +14,16 @@
  *   wd-leak fds PID             list /proc/PID/fd: how many entries, or the errno name
  *   wd-leak getfd PID           pidfd_getfd every fd 0-255 of PID: "ok" for the first it gets,
  *                               else the errno name of the last try
- *   wd-leak fake-status PID N   as an attacker inside (PID 1, the init): write a fake wait status
- *                               (exit 42) into every /proc/PID/fd/M (M 0-255, whether listed or
- *                               not) and every fd pidfd_getfd takes from PID; print how many
- *                               writes went through ("wrote K"), then exit N
+ *   wd-leak fake-status PID N [FD]  as an attacker inside (PID 1, the init): write a fake wait
+ *                               status (exit 42) into every /proc/PID/fd/M (M 0-255, whether
+ *                               listed or not; only FD if given) and every fd pidfd_getfd takes
+ *                               from PID; print how many writes went through ("wrote K"), then
+ *                               exit N. SIGPIPE is ignored: a pipe with no reader is no answer
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,12 +191,15 @@ static int cmd_getfd(const char *pid)
 	return answer(r >= 0 ? "ok" : errname(-r));
 }
 
-static int cmd_fake_status(pid_t pid, int code)
+static int cmd_fake_status(pid_t pid, int code, int only)
 {
 	int fake = W_EXITCODE(42, 0), wrote = 0, pidfd;
 	char path[64];
 
+	signal(SIGPIPE, SIG_IGN);
 	for (int i = 0; i < 256; i++) {
+		if (only >= 0 && i != only)
+			continue;
 		int fd;
 
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, i);
@@ -207,7 +212,7 @@ static int cmd_fake_status(pid_t pid, int code)
 	}
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	for (int i = 0; pidfd >= 0 && i < 256; i++) {
-		int fd = (int)syscall(SYS_pidfd_getfd, pidfd, i, 0);
+		int fd = only >= 0 && i != only ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, i, 0);
 
 		if (fd < 0)
 			continue;
@@ -238,8 +243,9 @@ int main(int argc, char **argv)
 		return cmd_fds(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "getfd") == 0)
 		return cmd_getfd(argv[2]);
-	if (argc == 4 && strcmp(argv[1], "fake-status") == 0)
-		return cmd_fake_status((pid_t)atoi(argv[2]), atoi(argv[3]));
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "fake-status") == 0)
+		return cmd_fake_status((pid_t)atoi(argv[2]), atoi(argv[3]),
+				       argc == 5 ? atoi(argv[4]) : -1);
 	fprintf(stderr, "usage: see the comment at the top of wd-leak.c\n");
 	return 2;
 }
