@@ -228,7 +228,8 @@ $(OUT)/bench/%: $(OUT)/bench/%.o
 .PHONY: bench
 bench: all $(OUT)/bench/unlink_lat $(OUT)/bench/notify_floor
 	$(Q)rm -rf $(OUT)/bench/bin && mkdir -p $(OUT)/bench/bin
-	$(Q)cp $(OUT)/warden $(OUT)/bench/unlink_lat $(OUT)/bench/notify_floor $(OUT)/bench/bin/
+	$(Q)cp $(OUT)/warden $(OUT)/warden-init $(OUT)/bench/unlink_lat $(OUT)/bench/notify_floor \
+		$(OUT)/bench/bin/
 	$(Q)bench/run.sh --bin $(OUT)/bench/bin
 
 .PHONY: clean
