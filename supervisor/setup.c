@@ -240,6 +240,9 @@ int wd_setup_prepare(struct wd_setup *s, const struct wd_ruleset *rs, char *why,
 		if (err)
 			return err;
 	}
+	/* a user other than root keeps what the policy names only as ambient capabilities */
+	s->caps.keep = rs->caps;
+	s->caps.ambient = s->drop_user && s->uid != 0;
 	for (int i = WD_NS_MOUNT; i <= WD_NS_UTS; i++)
 		if (rs->ns[i] == WD_NS_PRIVATE)
 			s->clone_flags |= (uint64_t)flags[i];

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "supervisor/caps.h"
 #include "supervisor/log.h"
 #include "supervisor/spawn.h"
 
@@ -115,6 +116,12 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 			goto fail;
 		}
 	}
+	/* Capabilities, step one: the bounding set, while CAP_SETPCAP is still there. */
+	r = wd_caps_bound(o->plan ? &o->plan->caps : NULL);
+	if (r) {
+		errno = -r;
+		goto fail;
+	}
 	/* Last: the init of a pid namespace runs as the user too. */
 	r = wd_setup_child_user(o->plan);
 	if (r) {
@@ -133,8 +140,17 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 			if (dup2(fds->status, 3) < 0 ||
 			    syscall(SYS_close_range, 4, ~0u, 0))
 				_exit(127);
+			/* The init keeps no capability at all, whatever the command keeps. */
+			if (wd_caps_drop(&wd_caps_none))
+				_exit(127);
 			init_loop(cmd, 3);
 		}
+	}
+	/* Capabilities, step two: only what the policy keeps, right before execve. */
+	r = wd_caps_drop(o->plan ? &o->plan->caps : NULL);
+	if (r) {
+		errno = -r;
+		goto fail;
 	}
 	f.stage = 1;
 	execvp(argv[0], argv);
