@@ -101,6 +101,15 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("new session; file_ioctl refuses TIOCSTI and TIOCLINUX"),
 	  YES("new session; seccomp refuses TIOCSTI and TIOCLINUX") },
 	{ "escape.setuid", "setuid binaries", YES("no_new_privs"), YES("no_new_privs; nosuid mounts") },
+	{ "escape.caps", "capabilities: none, even as root (bounding, ambient, inheritable, "
+	  "permitted and effective sets empty; the sandbox's init too), but what policy caps keeps",
+	  YES("bounding set emptied before the user switch, capset before execve"),
+	  YES("bounding set emptied before the user switch, capset before execve") },
+	{ "escape.privileged-syscalls", "privileged syscalls (swapon, reboot, kexec, modules, acct, "
+	  "setting the clock, syslog, fanotify_init, quotactl, pivot_root, vhangup, iopl, odd "
+	  "personalities) refused as a second line behind the capabilities",
+	  YES("seccomp filter; the syscall-exit recorder records each refusal"),
+	  YES("seccomp filter; the syscall-exit recorder records each refusal") },
 	{ "escape.self-approve", "answering its own holds through warden's sockets (as root)",
 	  YES("a run's holds socket and a keeper's refuse any peer in a sandbox cgroup"),
 	  YES("a run's holds socket and a keeper's refuse any peer in a sandbox cgroup") },

@@ -7,6 +7,8 @@
  * usage.
  *
  *   wd-privs caps               print "inh prm eff bnd amb" of this process, in hex
+ *   wd-privs caps-of PID        the same of process PID, from /proc/PID/status
+ *   wd-privs nnp                print its no_new_privs bit (0 or 1)
  *   wd-privs swapon FILE        swapon a file that is no swap area (EINVAL after the check)
  *   wd-privs sethostname NAME   set the host name (run it in a uts namespace of the test's own)
  *   wd-privs adjtimex           a setting adjtimex with a tick out of range (EINVAL after the
@@ -18,6 +20,7 @@
  *   wd-privs mtu IFACE MTU      SIOCSIFMTU on IFACE (in a network namespace of the test's own)
  *   wd-privs fanotify FILE      fanotify_init(FAN_CLASS_CONTENT) and an open-permission mark on
  *                               FILE; both closed at once
+ *   wd-privs personality        add ADDR_NO_RANDOMIZE to its own personality, then take it away
  *   wd-privs mknod PATH         make a character device (1, 3) at PATH, then remove it
  *   wd-privs bind-low PORT      bind a TCP socket to 127.0.0.1:PORT (below 1024)
  *   wd-privs chown PATH UID     chown PATH to UID
@@ -37,6 +40,7 @@
 #include <sys/fanotify.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -83,6 +87,44 @@ static int caps(void)
 	       (unsigned long long)(d[0].effective | (uint64_t)d[1].effective << 32),
 	       (unsigned long long)bnd, (unsigned long long)amb);
 	return 0;
+}
+
+static int caps_of(const char *pid)
+{
+	static const char *const keys[] = { "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:" };
+	unsigned long long v[5] = { 0 };
+	char path[64], line[256];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return answer(-1);
+	while (fgets(line, sizeof(line), f)) {
+		for (int i = 0; i < 5; i++) {
+			if (strncmp(line, keys[i], strlen(keys[i])))
+				continue;
+			v[i] = strtoull(line + strlen(keys[i]), NULL, 16);
+			found++;
+		}
+	}
+	fclose(f);
+	if (found != 5) {
+		errno = ENODATA;
+		return answer(-1);
+	}
+	printf("%llx %llx %llx %llx %llx\n", v[0], v[1], v[2], v[3], v[4]);
+	return 0;
+}
+
+static int persona(void)
+{
+	int old = personality(0xffffffff);
+
+	if (old < 0 || personality((unsigned long)old | ADDR_NO_RANDOMIZE) < 0)
+		return answer(-1);
+	return answer(personality((unsigned long)old) < 0 ? -1 : 0);
 }
 
 static int fifo(void)
@@ -158,6 +200,18 @@ int main(int argc, char **argv)
 		goto usage;
 	if (!strcmp(argv[1], "caps"))
 		return caps();
+	if (!strcmp(argv[1], "caps-of") && argc == 3)
+		return caps_of(argv[2]);
+	if (!strcmp(argv[1], "nnp")) {
+		int r = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+
+		if (r < 0)
+			return answer(-1);
+		printf("%d\n", r);
+		return 0;
+	}
+	if (!strcmp(argv[1], "personality"))
+		return persona();
 	if (!strcmp(argv[1], "swapon") && argc == 3)
 		return answer(swapon(argv[2], 0));
 	if (!strcmp(argv[1], "sethostname") && argc == 3)
@@ -165,7 +219,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "adjtimex")) {
 		struct timex t = { .modes = ADJ_TICK, .tick = 0 };
 
-		return answer(adjtimex(&t) < 0 ? -1 : 0);
+		/* the syscall itself: glibc's adjtimex() is clock_adjtime(CLOCK_REALTIME) */
+		return answer(syscall(SYS_adjtimex, &t) < 0 ? -1 : 0);
 	}
 	if (!strcmp(argv[1], "syslog-read"))
 		return answer(klogctl(3, buf, sizeof(buf)) < 0 ? -1 : 0);
@@ -186,7 +241,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "nocaps") && argc >= 3)
 		return nocaps(argv + 2);
 usage:
-	fprintf(stderr, "usage: wd-privs caps|swapon|sethostname|adjtimex|syslog-read|"
+	fprintf(stderr, "usage: wd-privs caps|caps-of|nnp|personality|swapon|sethostname|adjtimex|syslog-read|"
 			"syslog-level|fifo|mtu|fanotify|mknod|bind-low|chown|nocaps ...\n");
 	return 2;
 }
