@@ -57,7 +57,8 @@ struct wd_spawn_opts {
  * gets a new session, no_new_privs, default signal handling, only fds 0-2, dies with its parent
  * (unless @o->survive);
  * then, in this order: the plan's namespaces and mounts, @o->setup (the backend), the waiting
- * room, the plan's user and environment, execve. Returns 0 (check setup_errno and exec_errno) or
+ * room, the bounding set (supervisor/caps.h), the plan's user and environment, the other
+ * capability sets (the init's all empty), execve. Returns 0 (check setup_errno and exec_errno) or
  * -errno when no child could be made.
  */
 int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child);
