@@ -1552,12 +1552,13 @@ static const struct wd_cap_info cap_table[] = {
 			      "those groups may read in the trees it may use"),
 	CAP(CAP_SETUID, true, "become any user: it reads and writes as that user in the trees it "
 			      "may use"),
-	CAP(CAP_SETPCAP, false, "changes capability sets and secure bits: a way to widen what it keeps"),
+	CAP(CAP_SETPCAP, false, "changes capability sets and secure bits: a way to widen what it "
+				"keeps"),
 	CAP(CAP_LINUX_IMMUTABLE, false, "sets and clears the immutable and append-only flags the "
 					"host relies on"),
 	CAP(CAP_NET_BIND_SERVICE, true, "bind TCP and UDP ports below 1024 (in the sandbox's "
-					"network namespace when it has its own): it can answer as a "
-					"system service on the host's addresses"),
+					"network namespace when it has its own): it can answer "
+					"as a system service on the host's addresses"),
 	CAP(CAP_NET_BROADCAST, false, "may broadcast and multicast (unused by Linux today: refused "
 				      "for what it may come to mean)"),
 	CAP(CAP_NET_ADMIN, false, "configures interfaces, routes, firewall rules and traffic "
@@ -1605,8 +1606,8 @@ static const struct wd_cap_info cap_table[] = {
 				"other processes' data"),
 	CAP(CAP_BPF, false, "loads BPF programs and reads maps: the very kind that confine the "
 			    "sandbox"),
-	CAP(CAP_CHECKPOINT_RESTORE, false, "picks pids and reads other processes' state (checkpoint "
-					   "and restore)"),
+	CAP(CAP_CHECKPOINT_RESTORE, false, "picks pids and reads other processes' state "
+					   "(checkpoint and restore)"),
 };
 #undef CAP
 

@@ -105,9 +105,9 @@ const struct wd_capability wd_capabilities[] = {
 	  "permitted and effective sets empty; the sandbox's init too), but what policy caps keeps",
 	  YES("bounding set emptied before the user switch, capset before execve"),
 	  YES("bounding set emptied before the user switch, capset before execve") },
-	{ "escape.privileged-syscalls", "privileged syscalls (swapon, reboot, kexec, modules, acct, "
-	  "setting the clock, syslog, fanotify_init, quotactl, pivot_root, vhangup, iopl, odd "
-	  "personalities) refused as a second line behind the capabilities",
+	{ "escape.privileged-syscalls", "privileged syscalls (swapon, reboot, kexec, modules, "
+	  "acct, setting the clock, syslog, fanotify_init, quotactl, pivot_root, vhangup, iopl, "
+	  "odd personalities) refused as a second line behind the capabilities",
 	  YES("seccomp filter; the syscall-exit recorder records each refusal"),
 	  YES("seccomp filter; the syscall-exit recorder records each refusal") },
 	{ "escape.self-approve", "answering its own holds through warden's sockets (as root)",

@@ -241,7 +241,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "nocaps") && argc >= 3)
 		return nocaps(argv + 2);
 usage:
-	fprintf(stderr, "usage: wd-privs caps|caps-of|nnp|personality|swapon|sethostname|adjtimex|syslog-read|"
-			"syslog-level|fifo|mtu|fanotify|mknod|bind-low|chown|nocaps ...\n");
+	fprintf(stderr, "usage: wd-privs caps|caps-of|nnp|personality|swapon|sethostname|"
+			"adjtimex|syslog-read|syslog-level|fifo|mtu|fanotify|mknod|bind-low|chown|"
+			"nocaps ...\n");
 	return 2;
 }
