@@ -93,7 +93,9 @@ static void test_seccomp_claims(void **state)
 		assert_false(wd_seccomp_refuses(228, f)); /* clock_gettime */
 		assert_false(wd_seccomp_refuses(96, f));  /* gettimeofday */
 	}
-	assert_false(wd_seccomp_refuses(321, WD_SECCOMP_PRIVILEGED_ONLY)); /* bpf: lsm/bpf */
+	assert_true(wd_seccomp_refuses(321, WD_SECCOMP_PRIVILEGED_ONLY)); /* bpf */
+	assert_true(wd_seccomp_refuses(165, WD_SECCOMP_PRIVILEGED_ONLY)); /* mount */
+	assert_false(wd_seccomp_refuses(101, WD_SECCOMP_PRIVILEGED_ONLY)); /* ptrace: LSM */
 	assert_false(wd_seccomp_refuses(425, WD_SECCOMP_PRIVILEGED_ONLY));
 }
 
