@@ -42,7 +42,7 @@ TEMPLATES := $(wildcard policy/templates/*.json)
 TEMPLATES_OBJ := $(OUT)/policy/templates_data.o
 AUDIT_SRCS := audit/jsonl.c
 SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/fsutil.c supervisor/cgroup.c \
-	supervisor/spawn.c supervisor/setup.c supervisor/exe_cache.c supervisor/probe.c supervisor/sandbox_bpf.c \
+	supervisor/spawn.c supervisor/caps.c supervisor/setup.c supervisor/exe_cache.c supervisor/probe.c supervisor/sandbox_bpf.c \
 	supervisor/backend.c supervisor/backend_bpf_lsm.c supervisor/backend_landlock.c \
 	supervisor/landlock.c supervisor/seccomp.c supervisor/resolve.c supervisor/carve.c supervisor/notify.c \
 	supervisor/hold_rules.c supervisor/hold.c supervisor/hold_policy.c supervisor/keeper.c supervisor/ctl.c supervisor/capabilities.c \
@@ -56,7 +56,7 @@ UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabiliti
 	test_policy_schema test_policy_corpus test_setup test_devid test_spawn_status
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
-	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak
+	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(HELPERS)
@@ -95,7 +95,7 @@ $(OUT)/wardend: $(OUT)/tools/wardend.o $(LIB_OBJS)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # pid 1 of a sandbox's pid namespace, exec'd from beside warden: static, so nothing but itself.
-$(OUT)/warden-init: $(OUT)/tools/warden-init.o
+$(OUT)/warden-init: $(OUT)/tools/warden-init.o $(OUT)/supervisor/caps.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -static -o $@ $^
 

@@ -7,6 +7,7 @@
 #include <cJSON.h>
 
 #include "audit/jsonl.h"
+#include "bpf/wd_syscalls.h"
 #include "supervisor/hold.h"
 
 const char *wd_audit_type_name(unsigned int type)
@@ -99,18 +100,20 @@ const char *wd_audit_syscall_name(unsigned int nr)
 		{ 82, "rename" }, { 83, "mkdir" }, { 84, "rmdir" }, { 85, "creat" },
 		{ 86, "link" }, { 87, "unlink" }, { 88, "symlink" }, { 90, "chmod" },
 		{ 92, "chown" }, { 94, "lchown" }, { 101, "ptrace" }, { 133, "mknod" },
-		{ 155, "pivot_root" }, { 161, "chroot" }, { 165, "mount" }, { 166, "umount2" },
-		{ 175, "init_module" }, { 176, "delete_module" }, { 246, "kexec_load" },
+		{ 161, "chroot" }, { 165, "mount" }, { 166, "umount2" },
 		{ 248, "add_key" }, { 249, "request_key" }, { 250, "keyctl" }, { 257, "openat" },
 		{ 258, "mkdirat" }, { 259, "mknodat" }, { 260, "fchownat" }, { 263, "unlinkat" },
 		{ 264, "renameat" }, { 265, "linkat" }, { 266, "symlinkat" }, { 268, "fchmodat" },
 		{ 272, "unshare" }, { 280, "utimensat" }, { 298, "perf_event_open" },
 		{ 304, "open_by_handle_at" }, { 308, "setns" }, { 310, "process_vm_readv" },
-		{ 311, "process_vm_writev" }, { 313, "finit_module" }, { 319, "memfd_create" }, { 316, "renameat2" },
-		{ 320, "kexec_file_load" }, { 321, "bpf" }, { 322, "execveat" },
+		{ 311, "process_vm_writev" }, { 319, "memfd_create" }, { 316, "renameat2" },
+		{ 321, "bpf" }, { 322, "execveat" },
 		{ 425, "io_uring_setup" }, { 428, "open_tree" }, { 429, "move_mount" },
 		{ 430, "fsopen" }, { 431, "fsconfig" }, { 432, "fsmount" }, { 433, "fspick" },
-		{ 437, "openat2" }, { 442, "mount_setattr" },
+		{ 437, "openat2" }, { 442, "mount_setattr" }, { 135, "personality" },
+#define NAME(nr, name) { nr, #name },
+		WD_SYSCALLS_PRIVILEGED(NAME)
+#undef NAME
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

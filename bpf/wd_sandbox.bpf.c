@@ -11,6 +11,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "wd_abi.h"
+#include "wd_syscalls.h"
 #include "wd_devid.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -1184,8 +1185,19 @@ struct wd_sys {
 	__s8 path_arg; /* argument holding the path, or -1 */
 	__s8 dirfd_arg; /* argument holding the dirfd, or -1 */
 	__s8 flags_arg; /* argument holding open(2) flags, or -1 */
-	__u8 self_protect; /* refused whole by warden's seccomp filter */
+	__u8 self_protect; /* refused by warden's seccomp filter: WD_SYS_* */
 };
+
+enum {
+	WD_SYS_SELF_PROTECT = 1, /* on the landlock backend */
+	WD_SYS_PRIVILEGED = 2,	 /* on both */
+};
+
+/*
+ * Set by the bpf-lsm backend: its LSM programs record their own denials, so the recorder only
+ * records what its seccomp filter refuses (the privileged syscalls), where no hook sees it.
+ */
+const volatile bool wd_sys_exit_privileged_only = false;
 
 #define O_ACCMODE 3
 #define O_WRONLY 1
@@ -1298,34 +1310,19 @@ static __always_inline bool classify(long nr, struct wd_sys *d)
 		d->path_arg = 1;
 		d->dirfd_arg = 0;
 		return true;
-	/* Refused whole by the landlock backend's seccomp filter (supervisor/seccomp.c). */
-	case 321: /* bpf */
-	case 101: /* ptrace */
-	case 165: /* mount */
-	case 166: /* umount2 */
-	case 155: /* pivot_root */
-	case 161: /* chroot */
-	case 250: /* keyctl */
-	case 248: /* add_key */
-	case 249: /* request_key */
-	case 298: /* perf_event_open */
+	/* Refused by the seccomp filter (supervisor/seccomp.c), from the one list both read. */
+#define CASE(nr, name) case nr:
+	WD_SYSCALLS_PRIVILEGED(CASE)
+	case WD_SYSCALL_PERSONALITY: /* an odd persona */
+		d->type = WD_EV_SYSCALL;
+		d->op = WD_OP_SYSCALL;
+		d->path_arg = -1;
+		d->self_protect = WD_SYS_PRIVILEGED;
+		return true;
+	/* landlock backend only: on bpf-lsm the LSM programs refuse and record these */
+	WD_SYSCALLS_SELF_PROTECT(CASE)
+#undef CASE
 	case 425: /* io_uring_setup */
-	case 304: /* open_by_handle_at */
-	case 308: /* setns */
-	case 428: /* open_tree */
-	case 429: /* move_mount */
-	case 430: /* fsopen */
-	case 431: /* fsconfig */
-	case 432: /* fsmount */
-	case 433: /* fspick */
-	case 442: /* mount_setattr */
-	case 246: /* kexec_load */
-	case 320: /* kexec_file_load */
-	case 175: /* init_module */
-	case 313: /* finit_module */
-	case 176: /* delete_module */
-	case 310: /* process_vm_readv */
-	case 311: /* process_vm_writev */
 	case 319: /* memfd_create (refused where vm.memfd_noexec is missing) */
 	case 272: /* unshare (of a user namespace) */
 	case 56: /* clone (of a user namespace) */
@@ -1333,7 +1330,7 @@ static __always_inline bool classify(long nr, struct wd_sys *d)
 		d->type = WD_EV_SYSCALL;
 		d->op = WD_OP_SYSCALL;
 		d->path_arg = -1;
-		d->self_protect = 1;
+		d->self_protect = WD_SYS_SELF_PROTECT;
 		return true;
 	}
 	return false;
@@ -1379,6 +1376,8 @@ int BPF_PROG(wd_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	nr = sys_nr(regs);
 	if (!classify(nr, &d))
+		return 0;
+	if (wd_sys_exit_privileged_only && d.self_protect != WD_SYS_PRIVILEGED)
 		return 0;
 	/* unlinkat(AT_REMOVEDIR) is a rmdir; unshare and clone only count for a user namespace */
 	if (nr == 263 && (sys_arg(regs, 2) & AT_REMOVEDIR))

@@ -527,6 +527,7 @@ static int compile_rest(const struct wd_policy *p, struct wd_ruleset *rs)
 		return r;
 	if (rs->n_env_set)
 		qsort(rs->env_set, rs->n_env_set, sizeof(char *), env_cmp);
+	rs->caps = wd_policy_caps_mask(p);
 	if (p->user_set.set) {
 		rs->user = strdup(p->user);
 		if (!rs->user)
@@ -791,6 +792,14 @@ void wd_ruleset_dump(const struct wd_ruleset *rs, FILE *out)
 	}
 	if (rs->user)
 		fprintf(out, "user %s group %s\n", rs->user, rs->group ? rs->group : "-");
+	if (rs->caps) {
+		size_t n;
+		const struct wd_cap_info *t = wd_cap_table(&n);
+
+		for (size_t i = 0; i < n; i++)
+			if (rs->caps & (1ULL << t[i].nr))
+				fprintf(out, "caps %s\n", t[i].name);
+	}
 	for (int i = 0; i < WD_NS_NR; i++)
 		if (rs->ns[i] != WD_NS_HOST)
 			fprintf(out, "ns %s %s\n", wd_ns_name((enum wd_ns_kind)i),

@@ -112,6 +112,7 @@ struct wd_ruleset {
 	char **env_set; /* "NAME=value", sorted by name */
 	size_t n_env_set;
 
+	__u64 caps; /* 1 << CAP_*: what the command keeps (policy "caps"); 0: nothing */
 	char *user; /* NULL: the user warden runs as */
 	char *group;
 	/* enum wd_ns_mode; mount is private when tmp is or bind_ro has entries */

@@ -250,6 +250,8 @@ int wd_policy_merge(struct wd_policy *dst, const struct wd_policy *src)
 		dst->group = g;
 		err = take_setting(dst, &dst->user_set, src, &src->user_set);
 	}
+	/* what each layer keeps adds up, as its paths do; each name was checked when parsed */
+	err = err ?: merge_paths(dst, &dst->caps, src, &src->caps);
 	for (int i = 0; !err && i < WD_NS_NR; i++) {
 		err = take_setting(dst, &dst->ns_set[i], src, &src->ns_set[i]);
 		if (src->ns_set[i].set)

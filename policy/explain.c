@@ -208,6 +208,7 @@ static bool to_json(const struct wd_policy *p, cJSON *doc)
 			 p->group ? p->group : "");
 		ok = cJSON_AddStringToObject(doc, "user", buf);
 	}
+	ok = ok && add_strings(doc, "caps", &p->caps);
 	ns = NULL;
 	for (int i = 0; ok && i < WD_NS_NR; i++) {
 		if (!p->ns_set[i].set)
@@ -614,6 +615,23 @@ static void explain_env(const struct wd_policy *p, struct lines *ls)
 	}
 }
 
+/* What the command keeps of root's powers: nothing, unless "caps" names some. */
+static void explain_caps(const struct wd_policy *p, struct lines *ls)
+{
+	const struct wd_cap_info *ci;
+	char ptr[64];
+
+	if (!p->caps.n)
+		say(ls, S_USER, -1, NULL,
+		    "keeps no capabilities, even as root (empty bounding set, no_new_privs)");
+	for (size_t i = 0; i < p->caps.n; i++) {
+		ci = wd_cap_find(p->caps.paths[i]);
+		snprintf(ptr, sizeof(ptr), "/caps/%zu", i);
+		say(ls, S_USER, p->caps.origin[i], ptr, "keeps %s: may %s", p->caps.paths[i],
+		    ci ? ci->risk : "(unknown)");
+	}
+}
+
 static void explain_rest(const struct wd_policy *p, struct lines *ls)
 {
 	bool any = false, holds = p->exec_hold.n > 0;
@@ -631,6 +649,7 @@ static void explain_rest(const struct wd_policy *p, struct lines *ls)
 	} else {
 		say(ls, S_USER, -1, NULL, "runs as the user warden runs as");
 	}
+	explain_caps(p, ls);
 	for (int i = 0; i < WD_NS_NR; i++) {
 		static const char *const words[] = {
 			[WD_NS_HOST] = "the host's",

@@ -192,6 +192,9 @@ struct wd_policy {
 	uint32_t hold_burst_count;
 	uint64_t hold_burst_window_ms;
 
+	/* caps: names of the capabilities the command keeps (from wd_cap_table), none by default */
+	struct wd_path_list caps;
+
 	/* What this document extends, as written; resolved by policy/effective.c. */
 	struct wd_path_list extends;
 
@@ -254,6 +257,25 @@ int wd_path_normalise(const char *in, char *out, size_t outsz, const char **why)
 /* "file: /fs/read/1: expected ... (line 3, column 12)" into @buf; @file when err->source is "". */
 void wd_policy_error_format(const struct wd_policy_error *err, const char *file, char *buf,
 			    size_t bufsz);
+
+/*
+ * Every capability the kernel knows, by name: whether a policy's "caps" may keep it, and what
+ * keeping it risks (or why it is refused). The one list the parser, explain and docs/policy.md
+ * follow.
+ */
+struct wd_cap_info {
+	const char *name; /* "CAP_CHOWN" */
+	int nr;		  /* CAP_CHOWN */
+	bool allowed;
+	const char *risk; /* allowed: what it lets the command do; refused: why */
+};
+
+/* The entry named @name (exactly, "CAP_..."), or NULL. */
+const struct wd_cap_info *wd_cap_find(const char *name);
+/* The whole table: its entries in capability number order, how many in *@n. */
+const struct wd_cap_info *wd_cap_table(size_t *n);
+/* The policy's "caps" as a mask of 1 << CAP_*. */
+uint64_t wd_policy_caps_mask(const struct wd_policy *p);
 
 /* Names used by the parser, the dump and explain; NULL for an out-of-range value. */
 const char *wd_limit_name(enum wd_limit_kind k);

@@ -2,12 +2,17 @@
 /* The bpf-lsm backend: BPF-LSM programs decide every open and exec of a sandboxed task. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "supervisor/backend.h"
+#include "supervisor/log.h"
 #include "supervisor/probe.h"
+#include "supervisor/seccomp.h"
 
 struct wd_backend {
 	struct wd_progs *progs;
+	/* the privileged syscalls, refused as on the landlock backend (bpf/wd_syscalls.h) */
+	struct wd_seccomp_plan sc;
 };
 
 static int bl_start(struct wd_backend **out, wd_record_fn fn, void *ctx)
@@ -37,7 +42,14 @@ static void bl_stop(struct wd_backend *b)
 static int bl_sandbox_add(struct wd_backend *b, uint64_t cgid, const struct wd_policy *p,
 			  const struct wd_ruleset *rs)
 {
+	int err;
+
 	(void)p;
+	err = wd_seccomp_prepare(&b->sc, WD_SECCOMP_PRIVILEGED_ONLY);
+	if (err) {
+		log_warnx("bpf-lsm: the seccomp filter does not fit: %s", strerror(-err));
+		return err;
+	}
 	return wd_progs_sandbox_add(b->progs, cgid, rs);
 }
 
@@ -47,10 +59,10 @@ static uint64_t bl_clone_flags(const struct wd_backend *b)
 	return 0;
 }
 
+/* In the child (no_new_privs set): the same refusals as the landlock backend's second line. */
 static int bl_child_setup(struct wd_backend *b)
 {
-	(void)b;
-	return 0;
+	return wd_seccomp_install(&b->sc);
 }
 
 static int bl_sandbox_remove(struct wd_backend *b, uint64_t cgid, const struct wd_ruleset *rs,
@@ -78,7 +90,8 @@ static const char *bl_detail(const struct wd_backend *b)
 {
 	(void)b;
 	return "BPF-LSM programs: file_open, bprm_check_security, mmap_file, file_mprotect, "
-	       "path hooks (fs.protect too), setattr and xattr hooks, self-protection";
+	       "path hooks (fs.protect too), setattr and xattr hooks, self-protection; "
+	       "seccomp: privileged syscalls";
 }
 
 const struct wd_backend_ops wd_backend_bpf_lsm = {

@@ -58,15 +58,16 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("path_link needs fs.write on the source as well as on the new name"),
 	  YES("Landlock REFER rules") },
 	{ "escape.bind-mount", "bind mount over an allowed path",
-	  YES("sb_mount, move_mount, sb_umount, sb_pivotroot, path_chroot refused; files on "
-	      "detached mounts are unresolved"),
+	  YES("seccomp refuses the mount family; behind it sb_mount, move_mount, sb_umount, "
+	      "sb_pivotroot, path_chroot refused; files on detached mounts are unresolved"),
 	  YES("seccomp refuses the mount family; Landlock denies mounts") },
 	{ "escape.rename", "rename into place: a denied file into an allowed tree, a payload into "
 	  "an exec tree", YES("path_rename needs fs.write at both ends"),
 	  YES("Landlock REMOVE_* at the source, MAKE_* at the destination") },
 	{ "escape.proc-root", "/proc/self/root and /proc/PID/fd/N", YES("resolved path"),
 	  YES("resolved inode") },
-	{ "escape.open-by-handle", "open_by_handle_at", YES("file_open sees the opened file"),
+	{ "escape.open-by-handle", "open_by_handle_at",
+	  YES("seccomp refuses it (no CAP_DAC_READ_SEARCH either); file_open sees a file opened"),
 	  YES("seccomp refuses it") },
 	{ "escape.dotdot", "\"..\" through directory fds", YES("resolved path"),
 	  YES("resolved inode") },
@@ -84,7 +85,8 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("the interpreter is opened for execution"), YES("Landlock EXECUTE on the interpreter") },
 	{ "escape.multicall", "busybox-style multicall binaries", NO("by design: rules name binaries"),
 	  NO("by design: rules name binaries") },
-	{ "escape.bpf", "bpf() from inside", YES("lsm/bpf refuses every command"),
+	{ "escape.bpf", "bpf() from inside",
+	  YES("seccomp refuses it; lsm/bpf refuses every command behind it"),
 	  YES("seccomp refuses it") },
 	{ "escape.ptrace", "ptrace of a process outside the sandbox",
 	  YES("ptrace_access_check: only tasks of the same sandbox"),
@@ -101,6 +103,15 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("new session; file_ioctl refuses TIOCSTI and TIOCLINUX"),
 	  YES("new session; seccomp refuses TIOCSTI and TIOCLINUX") },
 	{ "escape.setuid", "setuid binaries", YES("no_new_privs"), YES("no_new_privs; nosuid mounts") },
+	{ "escape.caps", "capabilities: none, even as root (bounding, ambient, inheritable, "
+	  "permitted and effective sets empty; the sandbox's init too), but what policy caps keeps",
+	  YES("bounding set emptied before the user switch, capset before execve"),
+	  YES("bounding set emptied before the user switch, capset before execve") },
+	{ "escape.privileged-syscalls", "privileged syscalls (swapon, reboot, kexec, modules, "
+	  "acct, setting the clock, syslog, fanotify_init, quotactl, pivot_root, vhangup, iopl, "
+	  "odd personalities) refused as a second line behind the capabilities",
+	  YES("seccomp filter; the syscall-exit recorder records each refusal"),
+	  YES("seccomp filter; the syscall-exit recorder records each refusal") },
 	{ "escape.self-approve", "answering its own holds through warden's sockets (as root)",
 	  YES("a run's holds socket and a keeper's refuse any peer in a sandbox cgroup"),
 	  YES("a run's holds socket and a keeper's refuse any peer in a sandbox cgroup") },

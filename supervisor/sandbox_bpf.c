@@ -112,6 +112,13 @@ static int choose_programs(struct bpf_object *obj, enum wd_progs_set set)
 
 		bpf_program__set_autoload(prog, lsm == (set == WD_PROGS_LSM));
 	}
+	/*
+	 * bpf-lsm installs the privileged-syscall filter too (supervisor/seccomp.c): the recorder
+	 * records its refusals, which no LSM hook sees, and nothing else there.
+	 */
+	prog = bpf_object__find_program_by_name(obj, "wd_sys_exit");
+	if (set == WD_PROGS_LSM && prog)
+		bpf_program__set_autoload(prog, true);
 	if (set != WD_PROGS_LSM)
 		return 0;
 	vmlinux = btf__load_vmlinux_btf();
@@ -168,6 +175,7 @@ int wd_progs_open(struct wd_progs **out, enum wd_progs_set set)
 		goto out_destroy_skel;
 	}
 	if (set == WD_PROGS_LSM) {
+		progs->skel->rodata->wd_sys_exit_privileged_only = true;
 		err = bpf_hook_ret_arg(&progs->skel->rodata->wd_bpf_ret_arg);
 		if (err) {
 			log_warnx("bpf: cannot tell the lsm/bpf hook's arguments: %s",

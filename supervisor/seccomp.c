@@ -8,30 +8,40 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bpf/wd_syscalls.h"
 #include "supervisor/seccomp.h"
 
 #ifndef __x86_64__
-#error "the seccomp filter knows x86_64's syscall numbers only: port refused[]"
+#error "the seccomp filter knows x86_64's syscall numbers only: port bpf/wd_syscalls.h"
 #endif
 
 #define X32_SYSCALL_BIT 0x40000000u
 #define WD_TIOCSTI 0x5412u
 #define WD_TIOCLINUX 0x541cu
 
-/* Refused whole, whatever the arguments. Keep in step with classify() in bpf/wd_sandbox.bpf.c. */
-static const unsigned int refused[] = {
-	SYS_bpf, SYS_ptrace, SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_keyctl,
-	SYS_add_key, SYS_request_key, SYS_perf_event_open, SYS_open_by_handle_at, SYS_setns,
-	SYS_open_tree, SYS_move_mount, SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick,
-	SYS_mount_setattr, SYS_kexec_load, SYS_kexec_file_load, SYS_init_module,
-	SYS_finit_module, SYS_delete_module, SYS_process_vm_readv, SYS_process_vm_writev,
-};
+#define NR(nr, name) nr,
+/* Refused whole, whatever the arguments: bpf/wd_syscalls.h, which classify() reads too. */
+static const unsigned int self_protect[] = { WD_SYSCALLS_SELF_PROTECT(NR) };
+static const unsigned int privileged[] = { WD_SYSCALLS_PRIVILEGED(NR) };
+#undef NR
+
+static bool in(const unsigned int *v, size_t n, unsigned int nr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == nr)
+			return true;
+	return false;
+}
 
 static bool is_refused(unsigned int nr, unsigned int flags)
 {
-	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
-		if (refused[i] == nr)
-			return true;
+	if (in(privileged, sizeof(privileged) / sizeof(privileged[0]), nr))
+		return true;
+	/* on bpf-lsm the LSM programs refuse the rest themselves, and record it */
+	if (flags & WD_SECCOMP_PRIVILEGED_ONLY)
+		return false;
+	if (in(self_protect, sizeof(self_protect) / sizeof(self_protect[0]), nr))
+		return true;
 	if (nr == SYS_io_uring_setup && !(flags & WD_SECCOMP_ALLOW_IO_URING))
 		return true;
 	if (nr == SYS_memfd_create && (flags & WD_SECCOMP_DENY_MEMFD))
@@ -64,6 +74,10 @@ int wd_seccomp_prepare(struct wd_seccomp_plan *p, unsigned int flags)
 {
 	const unsigned int eperm = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
 	const unsigned int enosys = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
+#define PERSONA(v) v,
+	static const unsigned int personas[] = { WD_PERSONAS(PERSONA) };
+#undef PERSONA
+	const unsigned int n_personas = sizeof(personas) / sizeof(personas[0]);
 	int err = 0;
 
 	p->len = 0;
@@ -80,6 +94,17 @@ int wd_seccomp_prepare(struct wd_seccomp_plan *p, unsigned int flags)
 			continue;
 		IF_EQ_NEXT(nr);
 		RET(eperm);
+	}
+	/* personality(2): the usual personas only (no READ_IMPLIES_EXEC, no ADDR_NO_RANDOMIZE) */
+	JUMP(BPF_JEQ, WD_SYSCALL_PERSONALITY, 0, (unsigned char)(n_personas + 3));
+	LOAD(offsetof(struct seccomp_data, args[0])); /* its low word: the kernel reads no more */
+	for (unsigned int i = 0; i < n_personas; i++)
+		JUMP(BPF_JEQ, personas[i], (unsigned char)(n_personas - i), 0);
+	RET(eperm);
+	LOAD(offsetof(struct seccomp_data, nr));
+	if (flags & WD_SECCOMP_PRIVILEGED_ONLY) {
+		RET(SECCOMP_RET_ALLOW);
+		return err ? -E2BIG : 0;
 	}
 	/* clone3 passes its flags in memory a filter cannot read: ENOSYS makes libc use clone. */
 	IF_EQ_NEXT(SYS_clone3);

@@ -275,6 +275,9 @@ int wd_setup_prepare(struct wd_setup *s, const struct wd_ruleset *rs, char *why,
 		if (err)
 			return err;
 	}
+	/* a user other than root keeps what the policy names only as ambient capabilities */
+	s->caps.keep = rs->caps;
+	s->caps.ambient = s->drop_user && s->uid != 0;
 	/* After the user: HOME and USER are the run user's. */
 	err = build_env(s, rs);
 	if (err)

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "policy/compile.h"
+#include "supervisor/caps.h"
 
 struct wd_setup {
 	char **envp; /* the command's environment, always built (never warden's own) */
@@ -30,6 +31,7 @@ struct wd_setup {
 	size_t n_bind_ro;
 	char hostname[64]; /* for a private uts namespace */
 	int netns_fd;	   /* a network with loopback up, made by warden; -1: the host's */
+	struct wd_caps_plan caps; /* policy "caps": what the command keeps (nothing by default) */
 };
 
 /*

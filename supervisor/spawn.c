@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "supervisor/caps.h"
 #include "supervisor/log.h"
 #include "supervisor/spawn.h"
 
@@ -157,7 +158,19 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 			goto fail;
 		}
 	}
+	/* Capabilities, step one: the bounding set, while CAP_SETPCAP is still there. */
+	r = wd_caps_bound(o->plan ? &o->plan->caps : NULL);
+	if (r) {
+		errno = -r;
+		goto fail;
+	}
 	r = wd_setup_child_user(o->plan);
+	if (r) {
+		errno = -r;
+		goto fail;
+	}
+	/* Capabilities, step two: only what the policy keeps, right before execve. */
+	r = wd_caps_drop(o->plan ? &o->plan->caps : NULL);
 	if (r) {
 		errno = -r;
 		goto fail;

@@ -10,7 +10,6 @@
  *   warden-init PID
  */
 #include <errno.h>
-#include <linux/capability.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -18,13 +17,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "supervisor/caps.h"
+
 #define STATUS_FD 3
 #define READY_FD 4
 
 int main(int argc, char **argv)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct none[2] = { { 0 } };
 	sigset_t all;
 	pid_t cmd, pid;
 	int status;
@@ -42,12 +41,11 @@ int main(int argc, char **argv)
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	/*
-	 * It needs none: waiting and writing to its own socket take no privilege. The bounding set
-	 * goes first (that takes CAP_SETPCAP); with no_new_privs, nothing gives them back.
+	 * It needs none: waiting and writing to its own socket take no privilege. The same two
+	 * steps as the command's (supervisor/caps.c), keeping nothing; with no_new_privs, nothing
+	 * gives them back.
 	 */
-	for (int cap = 0; cap <= 63; cap++)
-		prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
-	if (syscall(SYS_capset, &hdr, none))
+	if (wd_caps_bound(&wd_caps_none) || wd_caps_drop(&wd_caps_none))
 		return 127;
 	if (write(READY_FD, "r", 1) != 1)
 		return 127;

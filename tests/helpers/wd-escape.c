@@ -46,8 +46,13 @@
  *   wd-escape utimes PATH             utimensat(2) to the epoch
  *   wd-escape setxattr PATH           setxattr(2) trusted.wd=1 (tmpfs has no user.* before 6.6)
  *   wd-escape removexattr PATH        removexattr(2) trusted.wd
+ *   wd-escape setacl PATH             setxattr(2) of an access ACL with a named user (1234,
+ *                                     read): an attribute its owner may set without a
+ *                                     capability, where trusted.* needs CAP_SYS_ADMIN
+ *   wd-escape removeacl PATH          removexattr(2) of the access ACL
  */
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <linux/io_uring.h>
 #include <sched.h>
@@ -436,6 +441,18 @@ int main(int argc, char **argv)
 		return done(setxattr(a, "trusted.wd", "1", 1, 0));
 	if (!strcmp(op, "removexattr") && a)
 		return done(removexattr(a, "trusted.wd"));
+	if (!strcmp(op, "setacl") && a) {
+		/* posix_acl_xattr format: version 2, then (tag, perm, id) sorted by tag */
+		static const struct {
+			uint32_t version;
+			struct { uint16_t tag, perm; uint32_t id; } e[5];
+		} acl = { 2, { { 0x01, 6, ~0u }, { 0x02, 4, 1234 }, { 0x04, 4, ~0u },
+			       { 0x10, 4, ~0u }, { 0x20, 4, ~0u } } };
+
+		return done(setxattr(a, "system.posix_acl_access", &acl, sizeof(acl), 0));
+	}
+	if (!strcmp(op, "removeacl") && a)
+		return done(removexattr(a, "system.posix_acl_access"));
 	fprintf(stderr, "usage: wd-escape OP [ARGS...] (ops are listed at the top of wd-escape.c)\n");
 	return 2;
 }

@@ -77,6 +77,26 @@ static void test_seccomp_claims(void **state)
 	assert_false(wd_seccomp_refuses(319, 0)); /* memfd_create, where memfd_noexec exists */
 	assert_true(wd_seccomp_refuses(319, WD_SECCOMP_DENY_MEMFD));
 	assert_false(wd_seccomp_refuses(257, 0)); /* openat */
+	/* the privileged ones on both backends; bpf-lsm's filter leaves self-protection to LSM */
+	{
+		const struct wd_capability *c = wd_capability_find("escape.privileged-syscalls");
+
+		assert_true(c->landlock.cover == WD_COVER_YES && c->bpf_lsm.cover == WD_COVER_YES);
+	}
+	for (unsigned int f = 0; f <= WD_SECCOMP_PRIVILEGED_ONLY; f += WD_SECCOMP_PRIVILEGED_ONLY) {
+		static const unsigned int nrs[] = { 167, 168, 169, 246, 320, 175, 313, 176, 163,
+						    164, 227, 305, 159, 103, 300, 179, 443, 155,
+						    153, 172, 173, 212, 134 };
+
+		for (size_t i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
+			assert_true(wd_seccomp_refuses(nrs[i], f));
+		assert_false(wd_seccomp_refuses(228, f)); /* clock_gettime */
+		assert_false(wd_seccomp_refuses(96, f));  /* gettimeofday */
+	}
+	assert_true(wd_seccomp_refuses(321, WD_SECCOMP_PRIVILEGED_ONLY)); /* bpf */
+	assert_true(wd_seccomp_refuses(165, WD_SECCOMP_PRIVILEGED_ONLY)); /* mount */
+	assert_false(wd_seccomp_refuses(101, WD_SECCOMP_PRIVILEGED_ONLY)); /* ptrace: LSM */
+	assert_false(wd_seccomp_refuses(425, WD_SECCOMP_PRIVILEGED_ONLY));
 }
 
 static void test_seccomp_filter_fits(void **state)
@@ -85,6 +105,8 @@ static void test_seccomp_filter_fits(void **state)
 
 	(void)state;
 	assert_int_equal(wd_seccomp_prepare(&p, WD_SECCOMP_DENY_MEMFD), 0);
+	assert_true(p.len > 10 && p.len <= WD_SECCOMP_MAX_INSNS);
+	assert_int_equal(wd_seccomp_prepare(&p, WD_SECCOMP_PRIVILEGED_ONLY), 0);
 	assert_true(p.len > 10 && p.len <= WD_SECCOMP_MAX_INSNS);
 }
 

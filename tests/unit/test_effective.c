@@ -132,7 +132,7 @@ static void test_files_and_merge(void **state)
 	    "\"limits\":{\"memory\":\"1GiB\",\"pids\":8},\"env\":{\"set\":{\"A\":\"base\","
 	    "\"B\":\"base\"}},\"user\":\"nobody\",\"namespaces\":{\"pid\":\"private\"},"
 	    "\"hold\":{\"timeout\":\"1m\",\"approvers\":[\"user:a\"],"
-	    "\"delete_burst\":{\"count\":50,\"window\":\"2s\"}}}");
+	    "\"delete_burst\":{\"count\":50,\"window\":\"2s\"}},\"caps\":[\"CAP_CHOWN\"]}");
 	path = put("p.json",
 		   "{\"schema\":\"warden.policy/1\",\"extends\":\"base/base.json\",\"mode\":"
 		   "\"enforce\","
@@ -141,7 +141,7 @@ static void test_files_and_merge(void **state)
 		   "\"limits\":{\"pids\":16},\"env\":{\"set\":{\"B\":\"top\"}},\"user\":\"1000:"
 		   "1000\","
 		   "\"namespaces\":{\"pid\":\"host\"},\"hold\":{\"approvers\":[\"user:b\","
-		   "\"user:a\"]}}");
+		   "\"user:a\"]},\"caps\":[\"CAP_NET_BIND_SERVICE\",\"CAP_CHOWN\"]}");
 	load_ok(path, NULL, &p);
 	assert_int_equal(p.n_origins, 3);
 	assert_string_equal(p.origins[0], "template cli");
@@ -171,6 +171,12 @@ static void test_files_and_merge(void **state)
 	assert_int_equal(p.ns[WD_NS_PID], WD_NS_HOST);
 	assert_int_equal(p.hold_timeout_ms, 60000);
 	assert_int_equal(p.hold_approvers.n, 2);
+	/* what each layer keeps adds up, each name once, from where it was first said */
+	assert_int_equal(p.caps.n, 2);
+	assert_string_equal(p.caps.paths[0], "CAP_CHOWN");
+	assert_int_equal(p.caps.origin[0], 1);
+	assert_string_equal(p.caps.paths[1], "CAP_NET_BIND_SERVICE");
+	assert_int_equal(p.caps.origin[1], 2);
 	/* the upper document says nothing of bursts: the lower one's burst, both parts, stays */
 	assert_true(p.hold_burst_set.set);
 	assert_int_equal(p.hold_burst_set.origin, 1);

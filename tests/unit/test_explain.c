@@ -93,6 +93,7 @@ static void test_cli_in_full(void **state)
 		"\n"
 		"user:\n"
 		"  runs as the user warden runs as\n"
+		"  keeps no capabilities, even as root (empty bounding set, no_new_privs)\n"
 		"\n"
 		"namespaces:\n"
 		"  the host's\n"
@@ -223,7 +224,8 @@ static void test_more_words(void **state)
 		"\"/bin/rm\",\"argv\":[]}]},\"net\":{\"default\":\"allow\",\"deny\":[\"*:25\"]},"
 		"\"env\":{\"set\":{\"A\":\"1\"}},\"user\":\"a:b\",\"namespaces\":{\"net\":"
 		"\"veth\"},"
-		"\"hold\":{\"on_timeout\":\"allow\",\"approvers\":[\"group:ops\",\"user:amy\"]}}";
+		"\"hold\":{\"on_timeout\":\"allow\",\"approvers\":[\"group:ops\",\"user:amy\"]},"
+		"\"caps\":[\"CAP_NET_BIND_SERVICE\"]}";
 	struct wd_load_opts o = { 0 };
 	struct wd_policy_errors errs = { 0 };
 	struct wd_policy p;
@@ -244,6 +246,9 @@ static void test_more_words(void **state)
 	assert_non_null(strstr(buf, "may not connect to any host, tcp and udp port 25"));
 	assert_non_null(strstr(buf, "A set to \"1\""));
 	assert_non_null(strstr(buf, "runs as user a, group b"));
+	assert_non_null(strstr(buf, "keeps CAP_NET_BIND_SERVICE: may bind TCP and UDP ports below "
+				    "1024"));
+	assert_null(strstr(buf, "keeps no capabilities"));
 	assert_non_null(strstr(buf, "net namespace: its own, with a veth pair to the host"));
 	assert_non_null(strstr(buf, "waits at most 5m for a decision, then is allowed"));
 	assert_non_null(strstr(buf, "members of group ops may approve or deny"));

@@ -48,6 +48,59 @@ static void refused(const char *json, const char *pointer, const char *words)
 		fail_msg("%s\nmessage \"%s\" lacks \"%s\"", json, e.msg, words);
 }
 
+/* caps: names from the short list kept, once each; everything else refused by its pointer. */
+static void test_caps(void **state)
+{
+	struct wd_policy p;
+	size_t n, allowed = 0;
+	const struct wd_cap_info *t = wd_cap_table(&n);
+
+	(void)state;
+	ok(S "}", &p);
+	assert_int_equal(p.caps.n, 0);
+	assert_int_equal(wd_policy_caps_mask(&p), 0);
+	wd_policy_free(&p);
+	ok(S ",\"caps\":[\"CAP_NET_BIND_SERVICE\",\"CAP_CHOWN\",\"CAP_CHOWN\"]}", &p);
+	assert_int_equal(p.caps.n, 2);
+	assert_string_equal(p.caps.paths[0], "CAP_NET_BIND_SERVICE");
+	assert_true(wd_policy_caps_mask(&p) == ((1ULL << 10) | (1ULL << 0)));
+	wd_policy_free(&p);
+	ok(S ",\"caps\":[]}", &p);
+	assert_int_equal(p.caps.n, 0);
+	wd_policy_free(&p);
+
+	refused(S ",\"caps\":\"CAP_CHOWN\"}", "/caps", "expected an array");
+	refused(S ",\"caps\":[1]}", "/caps/0", "got a number");
+	refused(S ",\"caps\":[\"CAP_CHOWN\",\"CAP_SYS_ADMIN\"]}", "/caps/1",
+		"CAP_SYS_ADMIN is refused: a process holding it mounts");
+	refused(S ",\"caps\":[\"cap_chown\"]}", "/caps/0", "upper case");
+	refused(S ",\"caps\":[\"CAP_NOSUCH\"]}", "/caps/0", "a policy may keep: CAP_CHOWN");
+	/* the ones the brief names as the way out, each refused with a reason */
+	{
+		static const char *const no[] = {
+			"CAP_SYS_ADMIN", "CAP_SYS_PTRACE", "CAP_SYS_MODULE", "CAP_BPF",
+			"CAP_PERFMON", "CAP_NET_ADMIN", "CAP_SYS_RAWIO", "CAP_MAC_ADMIN",
+			"CAP_SYS_TIME", "CAP_SYSLOG", "CAP_SYS_BOOT", "CAP_DAC_READ_SEARCH",
+			"CAP_MKNOD", "CAP_NET_RAW", "CAP_SETPCAP", "CAP_SETFCAP",
+			"CAP_SYS_NICE", "CAP_SYS_CHROOT", "CAP_SYS_RESOURCE",
+		};
+		char json[256];
+
+		for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+			snprintf(json, sizeof(json), S ",\"caps\":[\"%s\"]}", no[i]);
+			refused(json, "/caps/0", "is refused: a process holding it");
+		}
+	}
+	/* the table names every capability of this kernel's headers, in number order */
+	assert_int_equal(n, 41);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(t[i].nr, (int)i);
+		assert_non_null(t[i].risk);
+		allowed += t[i].allowed;
+	}
+	assert_int_equal(allowed, 8);
+}
+
 static void test_minimal(void **state)
 {
 	struct wd_policy p;
@@ -752,6 +805,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_full_fs),
 		cmocka_unit_test(test_variables),
 		cmocka_unit_test(test_protect),
