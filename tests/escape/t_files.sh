@@ -213,10 +213,11 @@ test_keeper_and_adopt_write_to_the_file_opened_not_the_name() {
 		expect_eq gate "$line" ready
 		sb=$(record_field "$(line_with_all "$T/out/a.jsonl" '"type":"start"')" sandbox)
 		keeper=$(keeper_of "$run") || exit 1
-		kill -KILL "$run"
-		wait "$run" 2>/dev/null || true
+		# swapped while warden lives, so the keeper (or successor) comes to it after
 		mv "$T/out/a.jsonl" "$T/out/a.jsonl.old"
 		ln -s "$T/victim" "$T/out/a.jsonl"
+		kill -KILL "$run"
+		wait "$run" 2>/dev/null || true
 		if [ $how = adopt ]; then
 			timeout 60 "$BIN/wd-try" wait-line "$T/err" "waits up to 120 s for" > /dev/null ||
 				fail "the keeper did not wait for a successor: $(cat "$T/err")"
