@@ -221,15 +221,15 @@ test_fatal_signal_ends_the_held_call_unperformed() {
 	edge_tree
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
 	for sig in INT TERM; do
-		wrun --policy "$T/p.json" --audit "$WD_OUT/audit.$sig" --report "$T/r.$sig" \
+		wrun --policy "$T/p.json" --audit "$WD_OUT/audit.$sig" --report "$WD_OUT/r.$sig" \
 			-- rm -f "$T/app/src/a" > /dev/null 2>&1 &
 		run=$!
 		trap 'kill $run 2>/dev/null || true' EXIT
 		line=$(wait_record "$WD_OUT/audit.$sig" '"type":"hold"' $run)
 		kill -"$sig" "$(record_field "$line" pid)"
 		wait $run || true
-		expect_eq "SIG$sig: status" "$(report_field "$T/r.$sig" status)" killed
-		expect_eq "SIG$sig: signal" "$(report_field "$T/r.$sig" signal)" "$(kill -l "$sig")"
+		expect_eq "SIG$sig: status" "$(report_field "$WD_OUT/r.$sig" status)" killed
+		expect_eq "SIG$sig: signal" "$(report_field "$WD_OUT/r.$sig" signal)" "$(kill -l "$sig")"
 		[ -e "$T/app/src/a" ] || fail "SIG$sig: the held delete happened"
 		expect_eq "SIG$sig: hold records" \
 			"$(count_of "$WD_OUT/audit.$sig" '"type":"hold"')" 1
