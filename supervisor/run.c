@@ -664,6 +664,8 @@ static int open_audit(FILE **out, const struct wd_ruleset *rs, const char *path)
 
 	if (!err) {
 		*out = fdopen(f.fd, "a+");
+		if (!*out)
+			*out = fdopen(f.fd, "a"); /* /dev/null */
 		if (*out)
 			f.fd = -1;
 		else
