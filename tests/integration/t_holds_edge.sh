@@ -5,14 +5,15 @@
 WHERE=any
 BACKENDS="bpf-lsm landlock"
 
-# edge_policy FILE PROTECT_JSON [MORE_JSON]: may write $T, execute the usual programs and the
+# edge_policy FILE PROTECT_JSON [MORE_JSON]: may write $T (and read $WD_OUT, where warden's audit
+# is: one helper waits for a record there), execute the usual programs and the
 # test helpers (dynamically linked: their libraries are mapped for execution, which bpf-lsm
 # checks against fs.exec).
 edge_policy() {
 	local libs= d
 	for d in $LIBDIRS; do libs="$libs,\"$d\""; done
-	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s"%s],"protect":%s}%s}\n' \
-		"$BIN" "$T" "$BIN" "$LOADER" "$libs" "$2" "${3:+,$3}" > "$1"
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s"%s],"protect":%s}%s}\n' \
+		"$BIN" "$WD_OUT" "$T" "$BIN" "$LOADER" "$libs" "$2" "${3:+,$3}" > "$1"
 }
 
 edge_tree() {
