@@ -143,8 +143,10 @@ int wd_dir_open_checked(const char *dir, wd_dir_check_fn check, void *arg, int *
 		}
 		if (S_ISDIR(st.st_mode)) {
 			/* swapped for a link since the stat: refused, never followed */
-			err = enter(&cur, openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-							   O_CLOEXEC), real, check, arg);
+			err = enter(
+				&cur,
+				openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+				real, check, arg);
 			continue;
 		}
 		if (!S_ISLNK(st.st_mode)) {
@@ -186,8 +188,8 @@ out:
 }
 
 /* Split @path into its directory (pinned and checked) and its last name. */
-static int out_dir(struct wd_out_file *f, const char *what, const char *path,
-		   wd_dir_check_fn check, void *arg)
+static int out_dir(struct wd_out_file *f, const char *what, const char *path, wd_dir_check_fn check,
+		   void *arg)
 {
 	char dir[PATH_MAX], real[PATH_MAX];
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
@@ -229,7 +231,8 @@ int wd_out_append_open(struct wd_out_file *f, const char *what, const char *path
 	if (err)
 		goto out;
 	f->fd = openat(f->dirfd, f->name,
-		       O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+		       O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+		       0600);
 	if (f->fd >= 0) {
 		if (fchmod(f->fd, 0600))
 			err = -errno;
@@ -261,8 +264,9 @@ int wd_out_append_open(struct wd_out_file *f, const char *what, const char *path
 	}
 	if (st.st_uid != geteuid() || st.st_nlink != 1) {
 		log_warnx("%s: %s exists but %s: refused (remove it, or name another file)", what,
-			  path, st.st_uid != geteuid() ? "is not owned by warden's user" :
-							  "has more than one name (a hard link)");
+			  path,
+			  st.st_uid != geteuid() ? "is not owned by warden's user"
+						 : "has more than one name (a hard link)");
 		err = -EPERM;
 		goto out;
 	}
@@ -321,8 +325,9 @@ int wd_out_replace_open(struct wd_out_file *f, const char *what, const char *pat
 	}
 	/* Unnamed until the end: nothing is left behind if warden dies. */
 	f->fd = openat(f->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-	for (int i = 0; f->fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EEXIST) &&
-			i < 8; i++) {
+	for (int i = 0;
+	     f->fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EEXIST) && i < 8;
+	     i++) {
 		tmp_name(f);
 		f->fd = openat(f->dirfd, f->tmp,
 			       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

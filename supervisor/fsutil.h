@@ -48,7 +48,8 @@ struct wd_out_file {
 /*
  * Append-only file (the audit file): created O_CREAT|O_EXCL|O_NOFOLLOW mode 0600, or an
  * existing one taken only if it is a regular file (not a link), owned by warden's uid, with one
- * name (st_nlink 1); it is then made 0600. The null device is taken as it is (write only). @f->fd is O_RDWR|O_APPEND. 0 or -errno (said why).
+ * name (st_nlink 1); it is then made 0600. The null device is taken as it is (write only).
+ * @f->fd is O_RDWR|O_APPEND. 0 or -errno (said why).
  */
 int wd_out_append_open(struct wd_out_file *f, const char *what, const char *path,
 		       wd_dir_check_fn check, void *arg);

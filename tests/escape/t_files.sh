@@ -78,7 +78,9 @@ test_report_path_a_sandbox_may_plant_a_link_in() {
 	wrun --policy "$T/p.json" --report "$T/out/r.json" --audit "$T/audit" \
 		-- "$E" symlink "$T/victim" "$T/out/r.json" > "$T/out.txt" 2> "$T/err" || rc=$?
 	expect_denied "a link at the report's name from inside" "$(cat "$T/out.txt")"
-	[ -f "$T/out/r.json" ] && [ ! -L "$T/out/r.json" ] || fail "no plain report at $T/out/r.json"
+	if [ ! -f "$T/out/r.json" ] || [ -L "$T/out/r.json" ]; then
+		fail "no plain report at $T/out/r.json"
+	fi
 	expect_eq "report status" "$(report_field "$T/out/r.json" status)" completed
 	expect_eq "the file the link names" "$(cat "$T/victim")" original
 }

@@ -78,7 +78,7 @@ static int teardown(void **state)
 
 static void test_walk_checks_every_directory_a_link_passes(void **state)
 {
-	struct seen s = { .n = 0 };
+	struct seen s = {.n = 0};
 	char p[PATH_MAX], real[PATH_MAX], rw[PATH_MAX], sub[PATH_MAX];
 	int fd;
 
@@ -101,7 +101,7 @@ static void test_walk_checks_every_directory_a_link_passes(void **state)
 static void test_append_makes_0600_and_refuses_links(void **state)
 {
 	struct wd_out_file f = WD_OUT_FILE_INIT;
-	struct seen s = { .n = 0 };
+	struct seen s = {.n = 0};
 	char p[PATH_MAX], q[PATH_MAX];
 	struct stat st;
 
@@ -133,8 +133,8 @@ static void test_append_makes_0600_and_refuses_links(void **state)
 static void test_replace_renames_over_and_refuses_links(void **state)
 {
 	struct wd_out_file f = WD_OUT_FILE_INIT;
-	struct seen s = { .n = 0 };
-	char p[PATH_MAX], victim[PATH_MAX], buf[32] = { 0 };
+	struct seen s = {.n = 0};
+	char p[PATH_MAX], victim[PATH_MAX], buf[32] = {0};
 	struct stat st;
 	int fd;
 
