@@ -155,6 +155,27 @@ const struct wd_capability wd_capabilities[] = {
 	{ "hold.exec", "exec.hold: listed programs run only when an operator approves",
 	  PART("argv is read from the task's memory: advisory; fs.exec decides"),
 	  PART("argv is read from the task's memory: advisory; fs.exec decides") },
+	/* What warden writes as root (supervisor/fsutil.c, run.c) */
+	{ "files.report-path", "--report, --audit and the run directory: never where the sandbox "
+	  "can write, never through a link",
+	  YES("each directory of the path checked against fs.write before the command runs, links "
+	      "walked, not trusted; files made O_NOFOLLOW|O_CREAT|O_EXCL (the report renamed into "
+	      "place), an existing audit file only a plain one of root's with one name"),
+	  YES("each directory of the path checked against fs.write before the command runs, links "
+	      "walked, not trusted; files made O_NOFOLLOW|O_CREAT|O_EXCL (the report renamed into "
+	      "place), an existing audit file only a plain one of root's with one name") },
+	{ "files.audit-mode", "the audit file and the report are mode 0600",
+	  YES("made 0600; an existing audit file is made 0600"),
+	  YES("made 0600; an existing audit file is made 0600") },
+	{ "files.keeper-reopen", "the keeper's exit record and `warden adopt` go to the file the run "
+	  "opened, whatever its name has become",
+	  YES("the keeper and a successor get the audit stream as an fd; no path is reopened"),
+	  YES("the keeper and a successor get the audit stream as an fd; no path is reopened") },
+	{ "audit.sink", "the audit stream is warden's alone: the command cannot write records into it",
+	  YES("without --audit, a file of the sandbox's own under the run directory, named on "
+	      "stderr; stderr only when the command's fd 2 is another stream"),
+	  YES("without --audit, a file of the sandbox's own under the run directory, named on "
+	      "stderr; stderr only when the command's fd 2 is another stream") },
 	/* Process set-up (supervisor/setup.c), the same code on both */
 	{ "setup.env", "env: the command's environment is the clean base, env.pass and env.set, "
 	  "nothing else",

@@ -268,7 +268,6 @@ static int hand_over(struct keep *kp, int conn)
 static void write_exit(struct keep *kp, bool killed)
 {
 	cJSON *st = kp->state ? cJSON_Parse(kp->state) : NULL;
-	cJSON *audit = cJSON_GetObjectItemCaseSensitive(st, "audit");
 	cJSON *be = cJSON_GetObjectItemCaseSensitive(st, "backend");
 	cJSON *pid = cJSON_GetObjectItemCaseSensitive(st, "pid");
 	struct wd_audit_ctx actx = { .sandbox = kp->cg.name };
@@ -277,10 +276,11 @@ static void write_exit(struct keep *kp, bool killed)
 	struct timespec now;
 	siginfo_t si = { 0 };
 	char *line;
-	FILE *f;
+	FILE *f = NULL;
+	int fd;
 
-	if (!cJSON_IsString(audit) || !cJSON_IsNumber(pid))
-		goto out; /* no state, or the audit went to warden's standard error */
+	if (kp->fds[WD_KEEP_AUDIT] < 0 || !cJSON_IsNumber(pid))
+		goto out; /* no state, or no stream to end */
 	actx.backend = cJSON_IsString(be) ? be->valuestring : "";
 	if (kp->fds[WD_KEEP_STATUS] >= 0 &&
 	    wd_child_read_status(kp->fds[WD_KEEP_STATUS], (pid_t)pid->valueint, &si) == 0) {
@@ -290,9 +290,17 @@ static void write_exit(struct keep *kp, bool killed)
 		signo = exited ? 0 : si.si_status;
 		code = exited ? si.si_status : 128 + si.si_status;
 	}
-	f = fopen(audit->valuestring, "a+e");
+	/* the stream warden opened before the command ran: no name is looked up again */
+	fd = fcntl(kp->fds[WD_KEEP_AUDIT], F_DUPFD_CLOEXEC, 3);
+	if (fd >= 0) {
+		f = fdopen(fd, "a+");
+		if (!f)
+			f = fdopen(fd, "a"); /* a stream, not a file: write only */
+		if (!f)
+			close(fd);
+	}
 	if (!f) {
-		log_warn("keeper: cannot append the exit record to %s", audit->valuestring);
+		log_warn("keeper: cannot append the exit record of %s", kp->cg.name);
 		goto out;
 	}
 	actx.seq = wd_audit_next_seq(f, kp->cg.name);

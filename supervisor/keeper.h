@@ -42,6 +42,11 @@ enum wd_keep_fd {
 	WD_KEEP_STATUS, /* where the sandbox's init reports the command's wait status */
 	WD_KEEP_EVENTS, /* the kernel's audit ring buffer (a BPF map) */
 	WD_KEEP_COUNTS, /* the per-sandbox counters (denials, records lost; a BPF map) */
+	/*
+	 * The audit stream, as warden opened it before the command ran: the keeper appends the
+	 * exit record to it and a successor writes on in it, neither reopening a path.
+	 */
+	WD_KEEP_AUDIT,
 	WD_KEEP_NFDS,
 };
 

@@ -44,37 +44,21 @@ char *wd_report_json(const struct wd_report *r)
 	return s;
 }
 
-int wd_report_write(const struct wd_report *r, const char *path)
+int wd_report_open(struct wd_out_file *f, const char *path, wd_dir_check_fn check, void *arg)
 {
-	char tmp[4096];
-	char *json;
-	FILE *f = NULL;
-	int err = 0;
+	return wd_out_replace_open(f, "report", path, check, arg);
+}
 
-	json = wd_report_json(r);
-	if (!json)
-		return -ENOMEM;
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp)) {
-		err = -ENAMETOOLONG;
-		goto out_free;
-	}
-	f = fopen(tmp, "we");
-	if (!f) {
-		err = -errno;
-		log_warn("report: cannot write %s", tmp);
-		goto out_free;
-	}
-	if (fprintf(f, "%s\n", json) < 0 || fflush(f) || fsync(fileno(f)))
-		err = -errno;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err) {
-		log_warnx("report: cannot write %s: %s", path, strerror(-err));
-		unlink(tmp);
-	}
-out_free:
+int wd_report_commit(struct wd_out_file *f, const struct wd_report *r)
+{
+	char *json = wd_report_json(r), *line = NULL;
+	int err = -ENOMEM;
+
+	if (json && asprintf(&line, "%s\n", json) >= 0)
+		err = wd_out_replace_commit(f, line, strlen(line));
+	else
+		wd_out_close(f);
+	free(line);
 	free(json);
 	return err;
 }

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "supervisor/fsutil.h"
+
 #define WD_REPORT_SCHEMA "warden.report/1"
 
 struct wd_report {
@@ -24,7 +26,13 @@ struct wd_report {
 
 /* Serialise @r; malloc'd string, or NULL on allocation failure. */
 char *wd_report_json(const struct wd_report *r);
-/* Write it to @path atomically (temporary file and rename). 0 or -errno. */
-int wd_report_write(const struct wd_report *r, const char *path);
+/*
+ * Before the command runs: pin @path's directory (each directory on the way through @check, see
+ * fsutil.h) and make the unnamed file the report will be, mode 0600; a path refused or not
+ * writable is said now, so a run whose report cannot be written never runs. 0 or -errno.
+ */
+int wd_report_open(struct wd_out_file *f, const char *path, wd_dir_check_fn check, void *arg);
+/* At the end: write @r into it and rename it over the name (atomic). Closes @f. 0 or -errno. */
+int wd_report_commit(struct wd_out_file *f, const struct wd_report *r);
 
 #endif

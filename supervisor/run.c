@@ -26,11 +26,13 @@
 #include "policy/explain.h"
 #include "supervisor/cgroup.h"
 #include "supervisor/exe_cache.h"
+#include "supervisor/fsutil.h"
 #include "supervisor/log.h"
 #include "supervisor/backend.h"
 #include "supervisor/ctl.h"
 #include "supervisor/hold.h"
 #include "supervisor/hold_policy.h"
+#include "supervisor/hold_rules.h"
 #include "supervisor/keeper.h"
 #include "supervisor/report.h"
 #include "supervisor/resolve.h"
@@ -74,6 +76,11 @@ static void audit_put(struct run_state *st, char *line, bool flush)
 {
 	if (!line) {
 		log_warnx("audit: cannot format a record");
+		return;
+	}
+	if (!st->audit) {
+		/* only before the sink is open, when warden is failing to set the sandbox up */
+		free(line);
 		return;
 	}
 	fprintf(st->audit, "%s\n", line);
@@ -483,7 +490,8 @@ static int supervise(struct run_state *st, const struct wd_backend_ops *ops,
 					ops->consume(be);
 				else
 					ring_buffer__consume(rb);
-				fflush(st->audit);
+				if (st->audit)
+					fflush(st->audit);
 				break;
 			case P_CHILD:
 				if (wd_child_wait(child, si) == 0)
@@ -529,16 +537,154 @@ static int child_setup(void *ctx)
 	return c->ops->child_setup(c->be);
 }
 
+/* What a path warden will write is checked against: the run's rules. */
+struct reach {
+	const struct wd_ruleset *rs;
+	const char *what; /* "report", "audit", "run directory" */
+	const char *path; /* as the caller named it */
+};
+
+/*
+ * A directory warden looks a name up in, or makes a file in, must be one the sandbox cannot
+ * change: where it may create, remove or rename names (fs.write, at or above the directory), a
+ * file warden writes as root could be swapped, linked elsewhere or forged after the fact. So it
+ * is refused up front, naming the path and the rule (docs/threat-model.md).
+ */
+static int sandbox_cannot_change(void *arg, const char *dir)
+{
+	const struct reach *r = arg;
+	const struct wd_rule_entry *e;
+
+	/* a private /tmp hides the host's /tmp, and all under it, from the sandbox */
+	if (r->rs->ns[WD_NS_TMP] == WD_NS_PRIVATE && wd_path_within(dir, "/tmp"))
+		return 0;
+	e = wd_ruleset_lookup(r->rs, dir);
+	if (!e || !(e->val.allow & WD_ACC_WRITE))
+		return 0;
+	log_warnx("%s: %s is refused: the sandbox may write %s (policy rule %s), so it could replace "
+		  "or redirect what warden writes there; name a path outside the trees the policy "
+		  "lets it write", r->what, r->path, dir,
+		  wd_ruleset_rule_name(r->rs, e->val.rule[WD_ACC_IDX_WRITE]));
+	return -EPERM;
+}
+
+/*
+ * Whether the command's standard error (@cmd_fd, the object it will have as fd 2) is another
+ * stream than warden's: only then may records go to warden's standard error, since a command
+ * writing to the same stream could print records of its own into the audit. Compared as
+ * objects (device and inode, and rdev for a terminal), so a pseudo-terminal of the command's
+ * own counts as another stream.
+ */
+static bool stderr_is_warden_alone(int cmd_fd)
+{
+	struct stat ours, theirs;
+
+	if (fstat(STDERR_FILENO, &ours) || fstat(cmd_fd, &theirs))
+		return false;
+	return ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino ||
+	       ours.st_rdev != theirs.st_rdev;
+}
+
+/* The run directory, when the run will use it: a directory the sandbox cannot change either. */
+static int check_run_dir(const struct wd_ruleset *rs, int *fd)
+{
+	struct reach r = { .rs = rs, .what = "run directory", .path = wd_run_dir() };
+	char real[PATH_MAX];
+	int err = wd_run_dir_check(wd_run_dir(), false);
+
+	if (!err)
+		err = wd_dir_open_checked(wd_run_dir(), sandbox_cannot_change, &r, fd, real);
+	if (err && err != -EPERM)
+		log_warnx("run: cannot open the run directory %s: %s", wd_run_dir(),
+			  strerror(-err));
+	return err;
+}
+
+/*
+ * Where the records go without --audit: a file of this sandbox's own under the run directory,
+ * <run dir>/audit/SANDBOX.jsonl (made O_EXCL, mode 0600), said on warden's standard error.
+ */
+static int open_default_sink(struct run_state *st, const struct wd_ruleset *rs,
+			     const char *sandbox)
+{
+	struct wd_out_file f = WD_OUT_FILE_INIT;
+	struct reach r = { .rs = rs, .what = "audit" };
+	char path[PATH_MAX];
+	struct stat sb;
+	int dir = -1, err;
+
+	err = check_run_dir(rs, &dir);
+	if (err)
+		return err;
+	if (mkdirat(dir, "audit", 0700) && errno != EEXIST) {
+		err = -errno;
+		goto out;
+	}
+	if (fstatat(dir, "audit", &sb, AT_SYMLINK_NOFOLLOW)) {
+		err = -errno;
+		goto out;
+	}
+	if (!S_ISDIR(sb.st_mode) || sb.st_uid != geteuid() || (sb.st_mode & 022)) {
+		log_warnx("audit: %s/audit must be a directory owned by uid %u that no one else may "
+			  "write", wd_run_dir(), (unsigned int)geteuid());
+		err = -EPERM;
+		goto out;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/audit/%s.jsonl", wd_run_dir(), sandbox) >=
+	    sizeof(path)) {
+		err = -ENAMETOOLONG;
+		goto out;
+	}
+	r.path = path;
+	err = wd_out_append_open(&f, "audit", path, sandbox_cannot_change, &r);
+	if (!err) {
+		st->audit = fdopen(f.fd, "a+");
+		if (st->audit)
+			f.fd = -1;
+		else
+			err = -errno;
+	}
+	if (!err)
+		fprintf(stderr, "warden: audit records of sandbox %s go to %s\n", sandbox, path);
+	wd_out_close(&f);
+out:
+	if (err && err != -EPERM)
+		log_warnx("audit: cannot make %s/audit/%s.jsonl: %s", wd_run_dir(), sandbox,
+			  strerror(-err));
+	close(dir);
+	return err;
+}
+
+/* --audit FILE: opened (and checked) before the command runs, never after. */
+static int open_audit(FILE **out, const struct wd_ruleset *rs, const char *path)
+{
+	struct wd_out_file f = WD_OUT_FILE_INIT;
+	struct reach r = { .rs = rs, .what = "audit", .path = path };
+	int err = wd_out_append_open(&f, "audit", path, sandbox_cannot_change, &r);
+
+	if (!err) {
+		*out = fdopen(f.fd, "a+");
+		if (!*out)
+			*out = fdopen(f.fd, "a"); /* /dev/null */
+		if (*out)
+			f.fd = -1;
+		else
+			err = -errno;
+	}
+	wd_out_close(&f);
+	return err;
+}
+
 /*
  * What the keeper needs to end the audit stream if warden dies, and a successor to take the
  * sandbox on (`warden run --survive`), as a warden.keep/1 object: the effective policy itself,
  * so a file changed or removed since does not matter.
  */
 static void tell_keeper(struct wd_keeper *k, const struct run_state *st,
-			const struct wd_policy *pol, const char *audit_path, pid_t pid)
+			const struct wd_policy *pol, pid_t pid)
 {
 	cJSON *o = cJSON_CreateObject(), *p = wd_policy_to_json(pol);
-	char audit[PATH_MAX], *text = NULL;
+	char *text = NULL;
 	int err = -ENOMEM;
 
 	if (o && p) {
@@ -546,9 +692,7 @@ static void tell_keeper(struct wd_keeper *k, const struct run_state *st,
 		cJSON_AddStringToObject(o, "sandbox", st->actx.sandbox);
 		cJSON_AddStringToObject(o, "backend", st->actx.backend);
 		cJSON_AddNumberToObject(o, "pid", pid);
-		/* the successor's working directory is not ours */
-		if (audit_path && realpath(audit_path, audit))
-			cJSON_AddStringToObject(o, "audit", audit);
+		/* the audit file itself goes to the keeper as an fd (WD_KEEP_AUDIT), never a path */
 		cJSON_AddItemToObject(o, "policy", p);
 		p = NULL;
 		text = cJSON_PrintUnformatted(o);
@@ -565,7 +709,8 @@ static void tell_keeper(struct wd_keeper *k, const struct run_state *st,
 
 int wd_run(const struct wd_run_opts *o)
 {
-	struct run_state st = { .audit = stderr };
+	struct run_state st = { .audit = NULL };
+	struct wd_out_file report = WD_OUT_FILE_INIT;
 	struct wd_policy pol;
 	struct wd_ruleset rs = { 0 };
 	struct wd_policy_error perr;
@@ -605,6 +750,27 @@ int wd_run(const struct wd_run_opts *o)
 		wd_policy_free(&pol);
 		return err == -EINVAL ? WD_EXIT_USAGE : WD_EXIT_INTERNAL;
 	}
+	/*
+	 * The files warden will write, made and checked before anything else: a run whose
+	 * report or audit cannot be written (or would be in reach of the sandbox) never runs.
+	 */
+	if (o->report_path) {
+		struct reach r = { .rs = &rs, .what = "report", .path = o->report_path };
+
+		err = wd_report_open(&report, o->report_path, sandbox_cannot_change, &r);
+		if (err) {
+			rc = err == -EPERM || err == -EINVAL ? WD_EXIT_USAGE : WD_EXIT_INTERNAL;
+			goto out_free_rules;
+		}
+	}
+	if (o->audit_path) {
+		err = open_audit(&st.audit, &rs, o->audit_path);
+		if (err) {
+			rep.error = "the audit file could not be opened (see warden's messages)";
+			rc = err == -EPERM || err == -EINVAL ? WD_EXIT_USAGE : WD_EXIT_INTERNAL;
+			goto out_free_rules;
+		}
+	}
 
 	ops = wd_backend_choose(o->backend, msg, sizeof(msg));
 	if (!ops) {
@@ -638,15 +804,26 @@ int wd_run(const struct wd_run_opts *o)
 		goto out_free_rules;
 	}
 	holds.st = &st;
+	/* Its sockets (holds, --survive) are where the CLI trusts to find them. */
+	if (o->survive_s || wd_hold_rules_classes(&holds.rules)) {
+		int dir = -1;
 
-	if (o->audit_path) {
-		st.audit = fopen(o->audit_path, "ae");
-		if (!st.audit) {
-			log_warn("audit: cannot open %s", o->audit_path);
-			st.audit = stderr;
+		err = check_run_dir(&rs, &dir);
+		if (dir >= 0)
+			close(dir);
+		if (err) {
+			rep.error = "the run directory is refused (see warden's messages)";
+			rc = err == -EPERM ? WD_EXIT_USAGE : WD_EXIT_INTERNAL;
 			goto out_free_rules;
 		}
 	}
+	/*
+	 * Without --audit: warden's standard error only when the command writes elsewhere (its
+	 * own terminal); otherwise a file under the run directory, opened once the sandbox has
+	 * its name. (The command's fd 2 is warden's own unless it gets a terminal of its own.)
+	 */
+	if (!st.audit && stderr_is_warden_alone(STDERR_FILENO))
+		st.audit = stderr;
 
 	sigfd = stop_signals(&oldsigs);
 	if (sigfd < 0)
@@ -663,6 +840,10 @@ int wd_run(const struct wd_run_opts *o)
 	st.actx.sandbox = cg.name;
 	wd_setup_name(&setup, cg.name);
 	rep.sandbox = cg.name;
+	if (!st.audit && open_default_sink(&st, &rs, cg.name)) {
+		rep.error = "the audit file could not be made (see warden's messages)";
+		goto out_destroy_cgroup;
+	}
 	if (ops->sandbox_add(be, cg.id, &pol, &rs))
 		goto out_destroy_cgroup;
 	sandbox_added = true;
@@ -715,12 +896,14 @@ int wd_run(const struct wd_run_opts *o)
 		int maps[2];
 
 		ops->audit_maps(be, &maps[0], &maps[1]);
+		fflush(st.audit);
 		if ((child.status_fd >= 0 &&
 		     wd_keeper_give(&keeper, WD_KEEP_STATUS, child.status_fd)) ||
 		    wd_keeper_give(&keeper, WD_KEEP_EVENTS, maps[0]) ||
-		    wd_keeper_give(&keeper, WD_KEEP_COUNTS, maps[1]))
+		    wd_keeper_give(&keeper, WD_KEEP_COUNTS, maps[1]) ||
+		    wd_keeper_give(&keeper, WD_KEEP_AUDIT, fileno(st.audit)))
 			log_warn("run: cannot give the keeper what a successor needs");
-		tell_keeper(&keeper, &st, &pol, o->audit_path, child.pid);
+		tell_keeper(&keeper, &st, &pol, child.pid);
 	}
 	if (child.setup_errno) {
 		wd_child_wait(&child, &si);
@@ -759,7 +942,8 @@ out_destroy_cgroup:
 	wd_keeper_stop(&keeper);
 	if (be)
 		ops->consume(be);
-	fflush(st.audit);
+	if (st.audit)
+		fflush(st.audit);
 	if (sandbox_added) {
 		ops->sandbox_remove(be, cg.id, &rs, &final);
 		rep.denials = final.denials;
@@ -772,7 +956,7 @@ out_destroy_cgroup:
 	if (rep.status) {
 		audit_write(&st, wd_audit_exit_line(&st.actx, clock_ns(CLOCK_REALTIME), child.pid,
 						    rep.status, rep.exit_code, rep.signal));
-		if (o->report_path && wd_report_write(&rep, o->report_path))
+		if (report.fd >= 0 && wd_report_commit(&report, &rep))
 			rc = rc ? rc : WD_EXIT_INTERNAL;
 	}
 	/* held calls of a sandbox that has gone have nobody left to answer */
@@ -790,18 +974,19 @@ out_restore_sigs:
 	if (sigfd >= 0)
 		close(sigfd);
 	sigprocmask(SIG_SETMASK, &oldsigs, NULL);
-	if (st.audit != stderr)
-		fclose(st.audit);
 	wd_exe_cache_free(&st.exes);
 out_free_rules:
-	if (!rep.status && o->report_path) {
+	if (st.audit && st.audit != stderr)
+		fclose(st.audit);
+	if (!rep.status && report.fd >= 0) {
 		/* Nothing ran; the report still says so, and why. */
 		rep.status = "failed_to_start";
 		rep.exit_code = rc;
 		if (!rep.error)
 			rep.error = "warden could not set the sandbox up (see its messages)";
-		wd_report_write(&rep, o->report_path);
+		wd_report_commit(&report, &rep);
 	}
+	wd_out_close(&report);
 	wd_hold_rules_free(&holds.rules);
 	wd_setup_release(&setup);
 	wd_ruleset_free(&rs);
@@ -832,7 +1017,6 @@ static int cgroup_of(const char *name, struct wd_cgroup *cg)
 /* The keeper's warden.keep/1 state: the policy (compiled into @rs) and the rest into @k. */
 struct kept {
 	const char *backend;
-	const char *audit;
 	int pid;
 };
 
@@ -842,7 +1026,6 @@ static int read_state(cJSON *state, const char *name, struct wd_policy *pol,
 	cJSON *schema = cJSON_GetObjectItemCaseSensitive(state, "schema");
 	cJSON *sb = cJSON_GetObjectItemCaseSensitive(state, "sandbox");
 	cJSON *be = cJSON_GetObjectItemCaseSensitive(state, "backend");
-	cJSON *audit = cJSON_GetObjectItemCaseSensitive(state, "audit");
 	cJSON *pid = cJSON_GetObjectItemCaseSensitive(state, "pid");
 	cJSON *p = cJSON_GetObjectItemCaseSensitive(state, "policy");
 	struct wd_policy_error perr;
@@ -856,7 +1039,6 @@ static int read_state(cJSON *state, const char *name, struct wd_policy *pol,
 		return -EPROTO;
 	}
 	k->backend = be->valuestring;
-	k->audit = cJSON_IsString(audit) ? audit->valuestring : NULL;
 	k->pid = pid->valueint;
 	text = cJSON_PrintUnformatted(p);
 	if (!text)
@@ -933,7 +1115,7 @@ out:
 
 int wd_adopt(const struct wd_adopt_opts *o)
 {
-	struct run_state st = { .audit = stderr };
+	struct run_state st = { .audit = NULL };
 	struct run_holds holds = { .engine = NULL };
 	struct wd_keeper keeper = { .pid = -1, .sock = -1 };
 	struct wd_adoption a = { .state = NULL };
@@ -993,22 +1175,36 @@ int wd_adopt(const struct wd_adopt_opts *o)
 		log_warnx("adopt: %s", msg);
 		goto out;
 	}
-	if (o->audit_path || k.audit) {
-		const char *path = o->audit_path ? o->audit_path : k.audit;
+	/*
+	 * Where the run's records went, as the fd the keeper holds (never reopened by a name the
+	 * sandbox might have changed since), or --audit FILE, checked as `warden run` checks it.
+	 * Read too: the records go on numbering from the last one there.
+	 */
+	if (o->audit_path) {
+		err = open_audit(&st.audit, &rs, o->audit_path);
+		if (err)
+			goto out;
+	} else if (a.fds[WD_KEEP_AUDIT] >= 0) {
+		int fd = fcntl(a.fds[WD_KEEP_AUDIT], F_DUPFD_CLOEXEC, 3);
 
-		/* read too: the records go on numbering from the last one there */
-		st.audit = fopen(path, "a+e");
+		st.audit = fd >= 0 ? fdopen(fd, "a+") : NULL;
+		if (!st.audit && fd >= 0)
+			st.audit = fdopen(fd, "a"); /* a stream: write only */
 		if (!st.audit) {
-			log_warn("adopt: cannot open the audit file %s", path);
-			st.audit = stderr;
+			log_warn("adopt: cannot write to the run's audit stream");
+			if (fd >= 0)
+				close(fd);
 			goto out;
 		}
+	} else {
+		log_warnx("adopt: the keeper of %s holds no audit stream; give --audit FILE",
+			  o->sandbox);
+		goto out;
 	}
 	sigfd = stop_signals(&oldsigs);
 	if (sigfd < 0)
 		goto out_sigs;
-	if (st.audit != stderr)
-		st.actx.seq = wd_audit_next_seq(st.audit, o->sandbox);
+	st.actx.seq = wd_audit_next_seq(st.audit, o->sandbox);
 	st.actx.backend = k.backend;
 	st.actx.rules = &rs;
 	st.actx.sandbox = cg.name;
@@ -1091,7 +1287,7 @@ out:
 		close(events);
 	if (cg.fd >= 0)
 		close(cg.fd);
-	if (st.audit != stderr)
+	if (st.audit)
 		fclose(st.audit);
 	/* closing our end without "done" leaves the sandbox to its keeper, as a crash would */
 	if (keeper.sock >= 0)

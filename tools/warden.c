@@ -47,9 +47,12 @@ static const char run_usage[] =
 	"\n"
 	"  -p, --policy POLICY the policy: a file (JSON, schema warden.policy/1; see\n"
 	"                      warden-policy(5)) or a template name (`warden policy init --list`)\n"
-	"  -r, --report FILE   write a JSON run report (schema warden.report/1) to FILE\n"
-	"  -a, --audit FILE    append audit records (JSON lines, warden.audit/1) to FILE;\n"
-	"                      default: standard error\n"
+	"  -r, --report FILE   write a JSON run report (schema warden.report/1) to FILE,\n"
+	"                      mode 0600\n"
+	"  -a, --audit FILE    append audit records (JSON lines, warden.audit/1) to FILE,\n"
+	"                      mode 0600 (an existing FILE: a plain file of root's, no link);\n"
+	"                      default: RUN_DIR/audit/SANDBOX.jsonl, named on standard error\n"
+	"                      (standard error itself only when the command's is another)\n"
 	"      --prompt        ask about this run's holds on the terminal too (as warden\n"
 	"                      prompt --sandbox does); others may still answer them\n"
 	"      --survive SECS  if warden dies, keep the sandbox (held calls held, new ones\n"
@@ -63,7 +66,9 @@ static const char run_usage[] =
 	"Exit status: the command's own, or 128+N when signal N ended it; 2 for bad arguments\n"
 	"or a bad policy; 125 when the sandbox could not be set up; 126 when the command could\n"
 	"not be executed (for example denied by the policy); 127 when it was not found.\n"
-	"Nothing is run when the policy is invalid or the backend is unavailable.\n";
+	"Nothing is run when the policy is invalid or the backend is unavailable, nor when\n"
+	"FILE of --report or --audit is where the sandbox may write (exit 2) or cannot be\n"
+	"made (exit 125): both are opened before the command runs.\n";
 
 static int cmd_run(int argc, char **argv)
 {
@@ -158,7 +163,8 @@ static const char adopt_usage[] =
 	"write the exit record: how the command ended where the sandbox has an init (a pid\n"
 	"namespace, as on landlock), else \"ended\" with a null exit_code.\n"
 	"\n"
-	"  -a, --audit FILE    append audit records to FILE; default: the run's own audit file\n"
+	"  -a, --audit FILE    append audit records to FILE; default: the run's own audit\n"
+	"                      stream (the descriptor its keeper holds)\n"
 	"      --prompt        ask about the holds on this terminal too\n"
 	"      --wait SECS     wait up to SECS (default 5) for the keeper to let a successor\n"
 	"                      in, while the old supervisor is still ending\n"

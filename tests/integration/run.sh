@@ -105,10 +105,15 @@ for file in "$here"/t_*.sh "$here"/../escape/t_*.sh; do
 		before=" $(sandboxes | tr '\n' ' ') "
 		T=$(mktemp -d /tmp/wd-it.XXXXXX)
 		chmod 755 "$T"
+		# beside $T, never in it: a test may let its sandbox write all of $T, and warden
+		# refuses a run directory, audit file or report in reach of the sandbox
+		mkdir -m 755 "$T.o"
 		(
 			export T
 			# this test's runs and its holds tools meet here, and nowhere else
-			export WARDEN_RUN_DIR="$T/run"
+			export WARDEN_RUN_DIR="$T.run"
+			# where a test whose sandbox writes all of $T keeps warden's audit and report
+			export WD_OUT="$T.o"
 			source "$here/lib.sh"
 			source "$file"
 			set -e
@@ -130,7 +135,7 @@ for file in "$here"/t_*.sh "$here"/../escape/t_*.sh; do
 			failed=$((failed + 1))
 			failures+=("$name")
 		fi
-		rm -rf "$T" "$T.out"
+		rm -rf "$T" "$T.out" "$T.run" "$T.o"
 	done
 done
 done

@@ -22,10 +22,10 @@ test_doctor_names_the_choice() {
 
 test_auto_run_uses_the_choice() {
 	policy "$T/p.json" "$T" "$T" ""
-	"$WARDEN" run --policy "$T/p.json" --report "$T/r.json" --audit "$T/audit" \
+	"$WARDEN" run --policy "$T/p.json" --report "$WD_OUT/r.json" --audit "$WD_OUT/audit" \
 		-- "$BIN/wd-try" exit 0
-	expect_eq backend "$(report_field "$T/r.json" backend)" "$(probe_choice)"
-	expect_line "$T/audit" '"type":"start"' "\"backend\":\"$(probe_choice)\""
+	expect_eq backend "$(report_field "$WD_OUT/r.json" backend)" "$(probe_choice)"
+	expect_line "$WD_OUT/audit" '"type":"start"' "\"backend\":\"$(probe_choice)\""
 }
 
 test_unknown_backend_refused() {

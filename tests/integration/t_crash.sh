@@ -33,11 +33,11 @@ test_a_run_killed_mid_hold_deletes_nothing_and_its_sandbox_ends() {
 	echo a > "$T/app/src/a"
 	crash_policy "$T/p.json" \
 		"\"protect\":[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
-	touch "$T/audit"
-	"$WARDEN" run --backend "$BACKEND" --policy "$T/p.json" --audit "$T/audit" \
+	touch "$WD_OUT/audit"
+	"$WARDEN" run --backend "$BACKEND" --policy "$T/p.json" --audit "$WD_OUT/audit" \
 		-- sh -c "rm -rf $T/app; echo rm-returned \$? > $T/rm.rc" > "$T/out" 2> "$T/err" &
 	run=$!
-	timeout 120 "$BIN/wd-try" wait-line "$T/audit" '"type":"hold"' "$run" > /dev/null ||
+	timeout 120 "$BIN/wd-try" wait-line "$WD_OUT/audit" '"type":"hold"' "$run" > /dev/null ||
 		fail "rm was never held"
 	kill_run "$run"
 	# The held unlink neither ran nor failed with ENOSYS: rm was killed where it stood.
@@ -48,7 +48,7 @@ test_a_run_killed_mid_hold_deletes_nothing_and_its_sandbox_ends() {
 	fi
 	expect_line "$T/err" "keeper: warden ended while sandbox" "killing the sandbox"
 	# the audit stream still ends with the run's exit record, written by the keeper
-	expect_line "$T/audit" '"type":"exit"' '"status":"killed"' '"exit_code":137' '"signal":9'
+	expect_line "$WD_OUT/audit" '"type":"exit"' '"status":"killed"' '"exit_code":137' '"signal":9'
 }
 
 test_a_run_killed_takes_a_daemonized_grandchild_with_it() {
@@ -73,18 +73,18 @@ test_a_run_killed_takes_a_daemonized_grandchild_with_it() {
 # --survive: the sandbox outlives its warden, held calls held, until `warden adopt` takes it over.
 
 # survive_start ARGV...: a --survive 120 run of ARGV holding deletes under $T/app, its audit in
-# $T/audit; sets $run (warden's pid) once the first hold is recorded, and $sb (the sandbox).
+# $WD_OUT/audit; sets $run (warden's pid) once the first hold is recorded, and $sb (the sandbox).
 survive_start() {
 	crash_policy "$T/p.json" \
 		"\"protect\":[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
-	touch "$T/audit"
+	touch "$WD_OUT/audit"
 	"$WARDEN" run --backend "$BACKEND" --survive "${SURVIVE:-120}" --policy "$T/p.json" \
-		--audit "$T/audit" -- "$@" > "$T/out" 2> "$T/err" &
+		--audit "$WD_OUT/audit" -- "$@" > "$T/out" 2> "$T/err" &
 	run=$!
-	timeout 120 "$BIN/wd-try" wait-line "$T/audit" '"type":"hold"' "$run" > /dev/null ||
+	timeout 120 "$BIN/wd-try" wait-line "$WD_OUT/audit" '"type":"hold"' "$run" > /dev/null ||
 		fail "nothing was held: $(cat "$T/err")"
-	sb=$(record_field "$(line_with_all "$T/audit" '"type":"start"')" sandbox)
-	[ -n "$sb" ] || fail "no start record in $T/audit"
+	sb=$(record_field "$(line_with_all "$WD_OUT/audit" '"type":"start"')" sandbox)
+	[ -n "$sb" ] || fail "no start record in $WD_OUT/audit"
 }
 
 # adopt_bg AUDIT: `warden adopt $sb` in the background, its records in AUDIT; sets $adopter.
@@ -114,31 +114,31 @@ test_a_surviving_run_killed_mid_hold_is_taken_over_and_its_held_call_answered() 
 		fail "a held call failed with ENOSYS: $(cat "$T/err")"
 	fi
 	# A successor that dies too hands the sandbox back to the keeper: a third takes over.
-	adopt_bg "$T/audit2"
-	timeout 120 "$BIN/wd-try" wait-line "$T/audit2" "\"target\":\"$T/app/a" "$adopter" \
-		> /dev/null || fail "the successor did not hold rm of a again: $(cat "$T/audit2.out")"
+	adopt_bg "$WD_OUT/audit2"
+	timeout 120 "$BIN/wd-try" wait-line "$WD_OUT/audit2" "\"target\":\"$T/app/a" "$adopter" \
+		> /dev/null || fail "the successor did not hold rm of a again: $(cat "$WD_OUT/audit2.out")"
 	kill -KILL "$adopter"
 	wait "$adopter" 2>/dev/null || true
-	adopt_bg "$T/audit3"
-	timeout 120 "$BIN/wd-try" wait-line "$T/audit3" "\"target\":\"$T/app/a" "$adopter" \
-		> /dev/null || fail "the third supervisor did not hold rm of a: $(cat "$T/audit3.out")"
-	expect_line "$T/audit3" '"type":"adopt"' '"kernel_records":true'
-	decide approve "$(line_with_all "$T/audit3" '"type":"hold"' "\"target\":\"$T/app/a")" \
+	adopt_bg "$WD_OUT/audit3"
+	timeout 120 "$BIN/wd-try" wait-line "$WD_OUT/audit3" "\"target\":\"$T/app/a" "$adopter" \
+		> /dev/null || fail "the third supervisor did not hold rm of a: $(cat "$WD_OUT/audit3.out")"
+	expect_line "$WD_OUT/audit3" '"type":"adopt"' '"kernel_records":true'
+	decide approve "$(line_with_all "$WD_OUT/audit3" '"type":"hold"' "\"target\":\"$T/app/a")" \
 		--scope sandbox --subtree "$T/app/a" > /dev/null || fail "approve failed"
 	# rm of b, made while no supervisor lived, waited in the kernel for this one.
-	timeout 120 "$BIN/wd-try" wait-line "$T/audit3" "\"target\":\"$T/app/b" "$adopter" \
+	timeout 120 "$BIN/wd-try" wait-line "$WD_OUT/audit3" "\"target\":\"$T/app/b" "$adopter" \
 		> /dev/null || fail "rm of b was not held by the successor"
-	decide deny "$(line_with_all "$T/audit3" '"type":"hold"' "\"target\":\"$T/app/b")" > /dev/null ||
-		fail "deny failed: $(cat "$T/audit3")"
+	decide deny "$(line_with_all "$WD_OUT/audit3" '"type":"hold"' "\"target\":\"$T/app/b")" > /dev/null ||
+		fail "deny failed: $(cat "$WD_OUT/audit3")"
 	timeout 120 "$BIN/wd-try" wait-exit "$adopter" > /dev/null ||
 		fail "the successor did not end with the sandbox"
-	wait "$adopter" || fail "warden adopt exited $?: $(cat "$T/audit3.out")"
+	wait "$adopter" || fail "warden adopt exited $?: $(cat "$WD_OUT/audit3.out")"
 	[ ! -e "$T/app/a" ] || fail "the approved delete of a did not happen: $(ls -R "$T/app/a")"
 	expect_eq "rm of a" "$(cat "$T/a.rc")" 0
 	[ -e "$T/app/b/f" ] || fail "the denied delete of b happened"
 	[ "$(cat "$T/b.rc")" != 0 ] || fail "rm of b reported success after a denial"
 	# One numbering across supervisors, and how the command ended where the sandbox says.
-	expect_line "$T/audit3" '"type":"exit"' "\"sandbox\":\"$sb\""
+	expect_line "$WD_OUT/audit3" '"type":"exit"' "\"sandbox\":\"$sb\""
 	timeout 60 "$BIN/wd-try" wait-exit "$keeper" > /dev/null || fail "the keeper stayed"
 	[ ! -e "$WARDEN_RUN_DIR/keep-$sb.sock" ] || fail "the keeper's socket stayed"
 	[ -z "$(find "$(cgroup2_mount)" -maxdepth 4 -type d -name "$sb")" ] ||
@@ -154,9 +154,9 @@ test_a_surviving_run_nobody_takes_over_is_killed_when_its_time_is_up() {
 	[ ! -e "$T/rm.rc" ] || fail "rm went on after warden died: $(cat "$T/rm.rc")"
 	expect_line "$T/err" "keeper: warden ended while sandbox $sb ran" "killing the sandbox"
 	[ ! -e "$WARDEN_RUN_DIR/keep-$sb.sock" ] || fail "the keeper's socket stayed"
-	expect_line "$T/audit" '"type":"exit"' "\"sandbox\":\"$sb\"" '"status":"killed"' \
+	expect_line "$WD_OUT/audit" '"type":"exit"' "\"sandbox\":\"$sb\"" '"status":"killed"' \
 		'"signal":9'
-	expect_eq "records" "$(grep -c '"type":"exit"' "$T/audit")" 1
+	expect_eq "records" "$(grep -c '"type":"exit"' "$WD_OUT/audit")" 1
 }
 
 test_adopt_refuses_a_sandbox_whose_warden_lives_or_that_does_not_survive() {
@@ -172,7 +172,7 @@ test_adopt_refuses_a_sandbox_whose_warden_lives_or_that_does_not_survive() {
 	fi
 	expect_line "$T/adopt2.out" "no sandbox sb-00000000 waits for a supervisor"
 	# The refused successor changed nothing: the run's own warden answers.
-	decide deny "$(line_with_all "$T/audit" '"type":"hold"')" > /dev/null || fail "deny failed"
+	decide deny "$(line_with_all "$WD_OUT/audit" '"type":"hold"')" > /dev/null || fail "deny failed"
 	wait "$run" 2>/dev/null || true
 	[ -e "$T/app/src/a" ] || fail "a denied delete ran"
 }
@@ -200,8 +200,8 @@ test_the_keeper_lets_no_process_of_the_sandbox_take_it_over() {
 	[ "$(cat "$T/adopt.rc")" != 0 ] || fail "a process of the sandbox took it over"
 	[ -e "$T/app/src/a" ] || fail "a held delete ran"
 	# the keeper still waits: the real successor is let in, and denies
-	adopt_bg "$T/audit2"
-	line=$(wait_record "$T/audit2" '"type":"hold"' "$adopter")
+	adopt_bg "$WD_OUT/audit2"
+	line=$(wait_record "$WD_OUT/audit2" '"type":"hold"' "$adopter")
 	decide deny "$line" > /dev/null || fail "deny failed"
 	timeout 120 "$BIN/wd-try" wait-exit "$adopter" > /dev/null || fail "the successor stayed"
 	[ -e "$T/app/src/a" ] || fail "a denied delete ran"

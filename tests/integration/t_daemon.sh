@@ -32,20 +32,20 @@ run_held() {
 	echo b > "$T/app/b"
 	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s","%s"],"protect":[{"path":"%s/app","ops":["delete"],"action":"hold"}]}}\n' \
 		"$T" "$T" "$BIN" "$LOADER" "$T" > "$T/p.json"
-	touch "$T/audit"
-	reply=$(ctl "{\"op\":\"run\",\"backend\":\"$BACKEND\",\"policy\":\"$T/p.json\",\"audit\":\"$T/audit\",\"stderr\":\"$T/sup.err\",\"argv\":[\"sh\",\"-c\",\"rm -rf $T/app; echo \$? > $T/rm.rc\"]}")
+	touch "$WD_OUT/audit"
+	reply=$(ctl "{\"op\":\"run\",\"backend\":\"$BACKEND\",\"policy\":\"$T/p.json\",\"audit\":\"$WD_OUT/audit\",\"stderr\":\"$T/sup.err\",\"argv\":[\"sh\",\"-c\",\"rm -rf $T/app; echo \$? > $T/rm.rc\"]}")
 	case $reply in *'"ok":true'*) ;; *) fail "run refused: $reply" ;; esac
 	sb=$(record_field "$reply" sandbox)
 	supervisor=$(record_field "$reply" supervisor)
-	wait_record "$T/audit" '"type":"hold"' "$daemon" > /dev/null
+	wait_record "$WD_OUT/audit" '"type":"hold"' "$daemon" > /dev/null
 }
 
 # held_again: the hold record a successor made, after its adopt record (same seq + 1).
 held_again() {
 	local adopt seq
-	adopt=$(wait_record "$T/audit" '"type":"adopt"' "$daemon")
+	adopt=$(wait_record "$WD_OUT/audit" '"type":"adopt"' "$daemon")
 	seq=$(record_field "$adopt" seq)
-	wait_record "$T/audit" "\"seq\":$((seq + 1)),\"sandbox\":\"$sb\",\"type\":\"hold\"" "$daemon"
+	wait_record "$WD_OUT/audit" "\"seq\":$((seq + 1)),\"sandbox\":\"$sb\",\"type\":\"hold\"" "$daemon"
 }
 
 test_a_wardend_killed_mid_hold_leaves_the_call_held_and_a_restarted_one_answers_it() {
@@ -63,7 +63,7 @@ test_a_wardend_killed_mid_hold_leaves_the_call_held_and_a_restarted_one_answers_
 	line=$(held_again)
 	expect_line "$T/d2.log" "taking $sb over"
 	decide approve "$line" --scope sandbox --subtree "$T/app" > /dev/null || fail "approve failed"
-	wait_record "$T/audit" '"type":"exit"' "$daemon" > /dev/null
+	wait_record "$WD_OUT/audit" '"type":"exit"' "$daemon" > /dev/null
 	[ ! -e "$T/app" ] || fail "the approved rm -rf left $(ls -R "$T/app")"
 	expect_eq "rm" "$(cat "$T/rm.rc")" 0
 	stop_daemon
@@ -79,7 +79,7 @@ test_a_crashed_supervisor_of_wardend_is_taken_over_by_wardend() {
 	# the rest of rm -rf is held too: end the sandbox through wardend
 	reply=$(ctl "{\"op\":\"kill\",\"sandbox\":\"$sb\"}")
 	case $reply in *'"ok":true'*) ;; *) fail "kill refused: $reply" ;; esac
-	wait_record "$T/audit" '"type":"exit"' "$daemon" > /dev/null
+	wait_record "$WD_OUT/audit" '"type":"exit"' "$daemon" > /dev/null
 	[ -e "$T/app/src/a" ] || fail "a held delete ran when the sandbox was killed"
 	stop_daemon
 }

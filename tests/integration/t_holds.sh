@@ -24,21 +24,21 @@ test_rm_rf_held_then_approved_for_the_tree_with_one_prompt() {
 	prompt=$!
 	trap 'kill $prompt 2>/dev/null || true' EXIT
 	rc=0
-	wrun --policy "$T/p.json" --audit "$T/audit" --report "$T/r.json" \
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" --report "$WD_OUT/r.json" \
 		-- rm -rf "$T/app" 2> "$T/err" || rc=$?
 	kill $prompt 2>/dev/null || true
 	expect_eq "rm exit status" "$rc" 0
 	[ ! -e "$T/app" ] || fail "the protected tree is still there: $(find "$T/app")"
-	expect_eq "hold records (one prompt)" "$(grep -c '"type":"hold"' "$T/audit")" 1
-	expect_eq holds "$(report_field "$T/r.json" holds)" 1
-	expect_line "$T/audit" '"type":"hold"' '"op":"' "\"rule\":\"/fs/protect/0\"" \
+	expect_eq "hold records (one prompt)" "$(grep -c '"type":"hold"' "$WD_OUT/audit")" 1
+	expect_eq holds "$(report_field "$WD_OUT/r.json" holds)" 1
+	expect_line "$WD_OUT/audit" '"type":"hold"' '"op":"' "\"rule\":\"/fs/protect/0\"" \
 		'"cmdline":"' '"token":"'
-	expect_line "$T/audit" '"type":"decision"' '"verdict":"allow"' '"by":"uid 0 (root)"' \
+	expect_line "$WD_OUT/audit" '"type":"decision"' '"verdict":"allow"' '"by":"uid 0 (root)"' \
 		'"result":"ok"'
 	# every other delete of the tree was answered by the grant, and each is on record
 	# 7 files and 4 directories: 11 deletes
-	expect_eq "decisions" "$(grep -c '"type":"decision"' "$T/audit")" 11
-	expect_eq "by grant" "$(grep -c '"by":"grant"' "$T/audit")" 10
+	expect_eq "decisions" "$(grep -c '"type":"decision"' "$WD_OUT/audit")" 11
+	expect_eq "by grant" "$(grep -c '"by":"grant"' "$WD_OUT/audit")" 10
 }
 
 test_denied_removes_nothing_and_rm_sees_eperm() {
@@ -48,12 +48,12 @@ test_denied_removes_nothing_and_rm_sees_eperm() {
 	prompt=$!
 	trap 'kill $prompt 2>/dev/null || true' EXIT
 	rc=0
-	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -rf "$T/app" 2> "$T/err" || rc=$?
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- rm -rf "$T/app" 2> "$T/err" || rc=$?
 	kill $prompt 2>/dev/null || true
 	[ "$rc" != 0 ] || fail "rm succeeded"
 	expect_line "$T/err" "Operation not permitted"
 	expect_eq "files left" "$(find "$T/app" -type f | wc -l)" 7
-	expect_line "$T/audit" '"type":"decision"' '"verdict":"deny"' '"by":"uid 0 (root)"'
+	expect_line "$WD_OUT/audit" '"type":"decision"' '"verdict":"deny"' '"by":"uid 0 (root)"'
 }
 
 test_timeout_denies() {
@@ -61,19 +61,19 @@ test_timeout_denies() {
 	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]" \
 		'"hold":{"timeout":"1s"}'
 	rc=0
-	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/src/a" 2> "$T/err" || rc=$?
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- rm -f "$T/app/src/a" 2> "$T/err" || rc=$?
 	expect_eq "rm exit status" "$rc" 1
 	expect_line "$T/err" "Operation not permitted"
 	[ -e "$T/app/src/a" ] || fail "the file was removed"
-	expect_line "$T/audit" '"type":"decision"' '"verdict":"deny"' '"by":"timeout"'
+	expect_line "$WD_OUT/audit" '"type":"decision"' '"verdict":"deny"' '"by":"timeout"'
 }
 
 test_approve_from_another_terminal() {
 	make_tree
 	hold_policy "$T/p.json" \
 		"[{\"path\":\"$T/app\",\"ops\":[\"delete\",\"rename\",\"truncate\"],\"action\":\"hold\"}]"
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/src/b"
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- rm -f "$T/app/src/b"
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $run)
 	sb=$(record_field "$line" sandbox)
 	id=$(record_field "$line" hold)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/b"
@@ -96,21 +96,21 @@ test_mv_over_and_truncate_are_held() {
 	hold_policy "$T/p.json" \
 		"[{\"path\":\"$T/app\",\"ops\":[\"rename\",\"truncate\"],\"action\":\"deny\"}]"
 	rc=0
-	wrun --policy "$T/p.json" --audit "$T/audit" -- mv -f "$T/evil" "$T/app/src/a" \
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- mv -f "$T/evil" "$T/app/src/a" \
 		2> "$T/err" || rc=$?
 	[ "$rc" != 0 ] || fail "mv over a protected file succeeded"
 	expect_eq "protected content" "$(cat "$T/app/src/a")" a
-	expect_line "$T/audit" '"type":"decision"' '"op":"rename"' '"verdict":"deny"' '"by":"rule"'
+	expect_line "$WD_OUT/audit" '"type":"decision"' '"op":"rename"' '"verdict":"deny"' '"by":"rule"'
 	rc=0
-	wrun --policy "$T/p.json" --audit "$T/audit" -- truncate -s 0 "$T/app/src/b" \
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- truncate -s 0 "$T/app/src/b" \
 		2> "$T/err" || rc=$?
 	[ "$rc" != 0 ] || fail "truncate of a protected file succeeded"
 	expect_eq "protected content" "$(cat "$T/app/src/b")" b
-	expect_line "$T/audit" '"op":"truncate"' "\"target\":\"$T/app/src/b\"" '"verdict":"deny"'
+	expect_line "$WD_OUT/audit" '"op":"truncate"' "\"target\":\"$T/app/src/b\"" '"verdict":"deny"'
 	# outside the protected tree the same operations go on without a word
-	wrun --policy "$T/p.json" --audit "$T/audit2" -- mv -f "$T/evil" "$T/moved"
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit2" -- mv -f "$T/evil" "$T/moved"
 	[ -e "$T/moved" ] || fail "an unprotected rename did not happen"
-	no_decision=$(grep -c '"type":"decision"' "$T/audit2" || true)
+	no_decision=$(grep -c '"type":"decision"' "$WD_OUT/audit2" || true)
 	expect_eq "decisions outside the tree" "$no_decision" 0
 }
 
@@ -121,15 +121,15 @@ test_exec_hold_shows_argv() {
 	printf 'a\n' | "$WARDEN" prompt > "$T/prompt.out" 2>&1 &
 	prompt=$!
 	trap 'kill $prompt 2>/dev/null || true' EXIT
-	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -rf "$T/app/build"
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- rm -rf "$T/app/build"
 	kill $prompt 2>/dev/null || true
 	[ ! -e "$T/app/build" ] || fail "the approved rm did not run"
-	expect_line "$T/audit" '"type":"hold"' '"op":"exec"' "-rf $T/app/build\"" \
+	expect_line "$WD_OUT/audit" '"type":"hold"' '"op":"exec"' "-rf $T/app/build\"" \
 		'"rule":"/exec/hold/0"'
 	expect_line "$T/prompt.out" "runs: " "-rf $T/app/build"
 	# the same program with other arguments is not held
-	wrun --policy "$T/p.json" --audit "$T/audit2" -- rm -f "$T/app/src/c"
-	expect_eq "holds for rm -f" "$(grep -c '"type":"hold"' "$T/audit2" || true)" 0
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit2" -- rm -f "$T/app/src/c"
+	expect_eq "holds for rm -f" "$(grep -c '"type":"hold"' "$WD_OUT/audit2" || true)" 0
 }
 
 # The held program run through an open fd (fexecve's two ways) is still that program: held.
@@ -138,9 +138,9 @@ exec_through_fd_is_held() {
 	hold_policy "$T/p.json" "[]" \
 		'"exec":{"hold":[{"path":"/usr/bin/rm","argv":["-rf","**"]}]}'
 	cd "$T"
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" fexec "$1" /usr/bin/rm \
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- "$BIN/wd-try" fexec "$1" /usr/bin/rm \
 		rm -rf "$T/app/build"
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $run)
 	expect_eq "held program" "$(record_field "$line" target)" "$(realpath /usr/bin/rm)"
 	expect_eq "rule" "$(record_field "$line" rule)" "/exec/hold/0"
 	decide deny "$line"
@@ -167,25 +167,25 @@ test_exec_through_proc_self_dotdot_is_refused() {
 	make_tree
 	hold_policy "$T/p.json" "[]" \
 		'"exec":{"hold":[{"path":"/usr/bin/rm","argv":["-rf","**"]}]}'
-	wrun --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" exec \
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- "$BIN/wd-try" exec \
 		/proc/self/../1/exe -rf "$T/app/build" > "$T/out" 2>&1 || true
 	expect_line "$T/out" "EPERM"
-	expect_line "$T/audit" '"type":"decision"' '"verdict":"deny"' '"rule":"/hold/magic-link"'
+	expect_line "$WD_OUT/audit" '"type":"decision"' '"verdict":"deny"' '"rule":"/hold/magic-link"'
 	[ -e "$T/app/build" ] || fail "an exec through /proc/self/.. ran"
 }
 
 test_sigkill_ends_a_held_process_at_once() {
 	make_tree
 	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
-	wrun --policy "$T/p.json" --audit "$T/audit" --report "$T/r.json" \
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" --report "$WD_OUT/r.json" \
 		-- rm -f "$T/app/src/c" > /dev/null 2>&1 &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $run)
 	kill -KILL "$(record_field "$line" pid)"
 	wait $run || true
-	expect_eq status "$(report_field "$T/r.json" status)" killed
-	expect_eq signal "$(report_field "$T/r.json" signal)" 9
+	expect_eq status "$(report_field "$WD_OUT/r.json" status)" killed
+	expect_eq signal "$(report_field "$WD_OUT/r.json" signal)" 9
 	[ -e "$T/app/src/c" ] || fail "the held delete happened"
 }
 
@@ -195,28 +195,28 @@ test_find_delete_is_held() {
 	printf 's\n' | "$WARDEN" prompt > "$T/prompt.out" 2>&1 &
 	prompt=$!
 	trap 'kill $prompt 2>/dev/null || true' EXIT
-	wrun --policy "$T/p.json" --audit "$T/audit" -- find "$T/app/src" -delete
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- find "$T/app/src" -delete
 	kill $prompt 2>/dev/null || true
 	[ ! -e "$T/app/src" ] || fail "find -delete did not finish after the approval"
 	[ -e "$T/app/build/a.o" ] || fail "more than asked for was deleted"
-	expect_eq "hold records" "$(grep -c '"type":"hold"' "$T/audit")" 1
+	expect_eq "hold records" "$(grep -c '"type":"hold"' "$WD_OUT/audit")" 1
 }
 
 # One question, one prompt: several processes deleting the same protected file at once.
 test_same_target_many_callers_one_prompt() {
 	make_tree
 	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
-	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		"rm -f $T/app/src/a & rm -f $T/app/src/a & rm -f $T/app/src/a & wait" &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $run)
 	# the other two calls reach the waiting room as well before the decision
 	"$WARDEN" holds --json > "$T/holds.json"
 	decide approve "$line"
 	wait $run
 	[ ! -e "$T/app/src/a" ] || fail "the approved delete did not happen"
-	expect_eq "hold records (prompts)" "$(grep -c '"type":"hold"' "$T/audit")" 1
+	expect_eq "hold records (prompts)" "$(grep -c '"type":"hold"' "$WD_OUT/audit")" 1
 	expect_eq "holds listed" "$(grep -c '"id":' "$T/holds.json")" 1
 }
 
@@ -225,11 +225,11 @@ test_other_processes_keep_running_while_one_is_held() {
 	make_tree
 	hold_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
 	touch "$T/progress"
-	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		"rm -f $T/app/src/a & for i in 1 2 3; do echo step\$i >> $T/progress; done; echo done >> $T/progress; wait" &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $run)
 	timeout 120 "$BIN/wd-try" wait-line "$T/progress" done $run > /dev/null ||
 		fail "the sandbox's other process did not finish while the call was held"
 	[ -e "$T/app/src/a" ] || fail "the held delete happened before a decision"
@@ -249,11 +249,11 @@ test_an_approved_change_outside_fs_write_is_refused() {
 	prompt=$!
 	trap 'kill $prompt 2>/dev/null || true' EXIT
 	rc=0
-	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/ro/app/f" 2> "$T/err" || rc=$?
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- rm -f "$T/ro/app/f" 2> "$T/err" || rc=$?
 	[ -e "$T/ro/app/f" ] || fail "an approval removed a file the sandbox may not write"
 	expect_eq "rm exit status" "$rc" 1
 	expect_line "$T/err" "$DENY_TEXT"
-	expect_line "$T/audit" '"type":"decision"' '"verdict":"allow"' "\"result\":\"$DENY_ERRNO\""
+	expect_line "$WD_OUT/audit" '"type":"decision"' '"verdict":"allow"' "\"result\":\"$DENY_ERRNO\""
 }
 
 test_an_approved_delete_runs_with_the_tasks_own_rights() {
@@ -267,11 +267,11 @@ test_an_approved_delete_runs_with_the_tasks_own_rights() {
 	prompt=$!
 	trap 'kill $prompt 2>/dev/null || true' EXIT
 	rc=0
-	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/f" 2> "$T/err" || rc=$?
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- rm -f "$T/app/f" 2> "$T/err" || rc=$?
 	[ -e "$T/app/f" ] || fail "root did for user nobody what nobody may not do"
 	expect_eq "rm exit status" "$rc" 1
 	expect_line "$T/err" "Permission denied"
-	expect_line "$T/audit" '"type":"decision"' '"verdict":"allow"' '"result":"EACCES"'
+	expect_line "$WD_OUT/audit" '"type":"decision"' '"verdict":"allow"' '"result":"EACCES"'
 }
 
 # A path through a magic link (/proc/self/fd/N) names what the *resolver* has open: warden cannot
@@ -285,14 +285,14 @@ test_a_path_through_proc_self_fd_is_refused_not_guessed() {
 	# control: outside a sandbox the same call removes the file
 	mkdir -p "$T/ctl" && echo x > "$T/ctl/f"
 	expect_eq "control" "$("$BIN/wd-escape" via-fd unlink "$T/ctl" f)" ok
-	out=$(wrun --policy "$T/p.json" --audit "$T/audit" -- \
+	out=$(wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- \
 		"$BIN/wd-escape" via-fd unlink "$T/app/src" f 2>&1) || true
 	[ -e "$T/app/src/f" ] || fail "a delete through /proc/self/fd reached the protected tree"
 	case $out in
 	EPERM | ENOENT) ;; # refused as a magic link, or not found where warden looked
 	*) fail "the task saw '$out'" ;;
 	esac
-	expect_eq "hold records" "$(grep -c '"type":"hold"' "$T/audit")" 0
+	expect_eq "hold records" "$(grep -c '"type":"hold"' "$WD_OUT/audit")" 0
 }
 
 # Holds that come one right behind another (the first decision and the next hold reach the prompt
@@ -306,11 +306,11 @@ test_back_to_back_holds_are_each_answered_by_the_prompt() {
 	prompt=$!
 	trap 'kill $prompt 2>/dev/null || true' EXIT
 	# one process, deletes back to back: each next hold is published as the last is decided
-	wrun --policy "$T/p.json" --audit "$T/audit" -- \
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- \
 		rm -f "$T/app/a" "$T/app/b" "$T/app/c" "$T/app/d" ||
 		fail "the run failed: $(cat "$T/prompt.out")"
-	expect_eq "holds" "$(grep -c '"type":"hold"' "$T/audit")" 4
-	expect_eq "answered by the prompt" "$(grep -c '"by":"uid 0 (root)"' "$T/audit")" 4
-	expect_eq "left to the timeout" "$(grep -c '"by":"timeout"' "$T/audit")" 0
+	expect_eq "holds" "$(grep -c '"type":"hold"' "$WD_OUT/audit")" 4
+	expect_eq "answered by the prompt" "$(grep -c '"by":"uid 0 (root)"' "$WD_OUT/audit")" 4
+	expect_eq "left to the timeout" "$(grep -c '"by":"timeout"' "$WD_OUT/audit")" 0
 	expect_eq "files left" "$(ls "$T/app" | wc -l)" 0
 }

@@ -5,14 +5,15 @@
 WHERE=any
 BACKENDS="bpf-lsm landlock"
 
-# edge_policy FILE PROTECT_JSON [MORE_JSON]: may write $T, execute the usual programs and the
+# edge_policy FILE PROTECT_JSON [MORE_JSON]: may write $T (and read $WD_OUT, where warden's audit
+# is: one helper waits for a record there), execute the usual programs and the
 # test helpers (dynamically linked: their libraries are mapped for execution, which bpf-lsm
 # checks against fs.exec).
 edge_policy() {
 	local libs= d
 	for d in $LIBDIRS; do libs="$libs,\"$d\""; done
-	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s"%s],"protect":%s}%s}\n' \
-		"$BIN" "$T" "$BIN" "$LOADER" "$libs" "$2" "${3:+,$3}" > "$1"
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s"%s],"protect":%s}%s}\n' \
+		"$BIN" "$WD_OUT" "$T" "$BIN" "$LOADER" "$libs" "$2" "${3:+,$3}" > "$1"
 }
 
 edge_tree() {
@@ -37,20 +38,20 @@ BURST='"hold":{"delete_burst":{"count":5,"window":"1m"}}'
 test_delete_burst_within_count_is_not_held() {
 	edge_tree
 	edge_policy "$T/p.json" "[]" "$BURST"
-	wrun --policy "$T/p.json" --audit "$T/audit" -- \
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- \
 		rm -f "$T/junk/f1" "$T/junk/f2" "$T/junk/f3" "$T/junk/f4" "$T/junk/f5"
 	expect_eq "files left" "$(ls "$T/junk" | wc -l)" 3
-	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 0
+	expect_eq "hold records" "$(count_of "$WD_OUT/audit" '"type":"hold"')" 0
 }
 
 test_delete_burst_holds_the_next_delete_once_then_approved() {
 	edge_tree
 	edge_policy "$T/p.json" "[]" "$BURST"
 	# shellcheck disable=SC2046
-	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f $(junk_args) 2> "$T/err" &
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- rm -f $(junk_args) 2> "$T/err" &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/junk/f6"
 	expect_eq "rule" "$(record_field "$line" rule)" "/hold/delete_burst"
 	[ ! -e "$T/junk/f5" ] || fail "the first five deletes did not go on"
@@ -61,8 +62,8 @@ test_delete_burst_holds_the_next_delete_once_then_approved() {
 	expect_eq "rm exit status" "$rc" 0
 	expect_eq "files left" "$(ls "$T/junk" | wc -l)" 0
 	# one prompt: the approval restarts the count, so the last two go on unasked
-	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 1
-	expect_line "$T/audit" '"type":"decision"' '"verdict":"allow"' '"by":"uid 0 (root)"' \
+	expect_eq "hold records" "$(count_of "$WD_OUT/audit" '"type":"hold"')" 1
+	expect_line "$WD_OUT/audit" '"type":"decision"' '"verdict":"allow"' '"by":"uid 0 (root)"' \
 		"\"target\":\"$T/junk/f6\"" '"result":"ok"'
 }
 
@@ -70,10 +71,10 @@ test_delete_burst_denied_for_the_sandbox_keeps_the_rest() {
 	edge_tree
 	edge_policy "$T/p.json" "[]" "$BURST"
 	# shellcheck disable=SC2046
-	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f $(junk_args) 2> "$T/err" &
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- rm -f $(junk_args) 2> "$T/err" &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $run)
 	decide deny "$line" --all-like-this
 	rc=0
 	wait $run || rc=$?
@@ -81,9 +82,9 @@ test_delete_burst_denied_for_the_sandbox_keeps_the_rest() {
 	expect_line "$T/err" "$T/junk/f6" "Operation not permitted"
 	expect_line "$T/err" "$T/junk/f8" "Operation not permitted"
 	expect_eq "files left" "$(ls "$T/junk" | tr '\n' ' ')" "f6 f7 f8 "
-	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 1
+	expect_eq "hold records" "$(count_of "$WD_OUT/audit" '"type":"hold"')" 1
 	# the rest of the burst is refused by the standing denial, each on record
-	expect_eq "denied by grant" "$(count_of "$T/audit" '"by":"grant"')" 2
+	expect_eq "denied by grant" "$(count_of "$WD_OUT/audit" '"by":"grant"')" 2
 }
 
 # The prompt's "sandbox-wide" answer to a burst is a standing grant for bursts anywhere: with
@@ -95,13 +96,13 @@ test_delete_burst_prompt_sandbox_wide_answers_later_bursts() {
 	prompt=$!
 	trap 'kill $prompt 2>/dev/null || true' EXIT
 	# shellcheck disable=SC2046
-	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f $(junk_args)
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- rm -f $(junk_args)
 	kill $prompt 2>/dev/null || true
 	expect_eq "files left" "$(ls "$T/junk" | wc -l)" 0
 	expect_line "$T/prompt.out" "andbox-wide for delete bursts anywhere"
-	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 1
-	expect_line "$T/audit" '"type":"decision"' "\"target\":\"$T/junk/f3\"" '"by":"uid 0 (root)"'
-	expect_line "$T/audit" '"type":"decision"' "\"target\":\"$T/junk/f6\"" '"by":"grant"'
+	expect_eq "hold records" "$(count_of "$WD_OUT/audit" '"type":"hold"')" 1
+	expect_line "$WD_OUT/audit" '"type":"decision"' "\"target\":\"$T/junk/f3\"" '"by":"uid 0 (root)"'
+	expect_line "$WD_OUT/audit" '"type":"decision"' "\"target\":\"$T/junk/f6\"" '"by":"grant"'
 }
 
 # ---- approvers ------------------------------------------------------------------------------
@@ -113,10 +114,10 @@ test_approvers_decide_others_are_refused() {
 	edge_policy "$T/p.json" \
 		"[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]" \
 		'"hold":{"approvers":["user:nobody","group:4242"]}'
-	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/src/a" 2> "$T/err" &
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- rm -f "$T/app/src/a" 2> "$T/err" &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $run)
 	sb=$(record_field "$line" sandbox)
 	id=$(record_field "$line" hold)
 	tok=$(record_field "$line" token)
@@ -142,7 +143,7 @@ test_approvers_decide_others_are_refused() {
 	"$BIN/wd-try" as 65534 65534 - "$WARDEN" approve "$sb/$id"
 	wait $run
 	[ ! -e "$T/app/src/a" ] || fail "the approved delete did not happen"
-	expect_line "$T/audit" '"type":"decision"' '"verdict":"allow"' '"by":"uid 65534 (nobody)"'
+	expect_line "$WD_OUT/audit" '"type":"decision"' '"verdict":"allow"' '"by":"uid 65534 (nobody)"'
 }
 
 test_unknown_approver_is_refused_at_start() {
@@ -161,10 +162,10 @@ test_unknown_approver_is_refused_at_start() {
 test_no_approvers_socket_is_root_only() {
 	edge_tree
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
-	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/src/a" 2> "$T/err" &
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- rm -f "$T/app/src/a" 2> "$T/err" &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $run)
 	sb=$(record_field "$line" sandbox)
 	expect_eq "socket mode" "$(stat -c %a "$WARDEN_RUN_DIR/run-$sb.sock")" 600
 	rc=0
@@ -192,11 +193,11 @@ test_handled_signal_waits_for_the_decision() {
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
 	for sig in INT TERM; do
 		echo x > "$T/app/src/a"
-		wrun --policy "$T/p.json" --audit "$T/audit.$sig" -- \
+		wrun --policy "$T/p.json" --audit "$WD_OUT/audit.$sig" -- \
 			"$BIN/wd-try" unlink-signalled "$T/app/src/a" > "$T/out.$sig" 2>&1 &
 		run=$!
 		trap 'kill $run 2>/dev/null || true' EXIT
-		line=$(wait_record "$T/audit.$sig" '"type":"hold"' $run)
+		line=$(wait_record "$WD_OUT/audit.$sig" '"type":"hold"' $run)
 		pid=$(record_field "$line" pid)
 		kill -"$sig" "$pid"
 		# kill queues the signal at once; while the call is held it stays queued
@@ -210,8 +211,8 @@ test_handled_signal_waits_for_the_decision() {
 		expect_eq "SIG$sig: output" "$(tr '\n' ' ' < "$T/out.$sig")" "ok caught SIG$sig "
 		[ ! -e "$T/app/src/a" ] || fail "SIG$sig: the approved delete did not happen"
 		expect_eq "SIG$sig: hold records" \
-			"$(count_of "$T/audit.$sig" '"type":"hold"')" 1
-		expect_eq "SIG$sig: decisions" "$(count_of "$T/audit.$sig" '"type":"decision"')" 1
+			"$(count_of "$WD_OUT/audit.$sig" '"type":"hold"')" 1
+		expect_eq "SIG$sig: decisions" "$(count_of "$WD_OUT/audit.$sig" '"type":"decision"')" 1
 	done
 }
 
@@ -221,18 +222,18 @@ test_fatal_signal_ends_the_held_call_unperformed() {
 	edge_tree
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
 	for sig in INT TERM; do
-		wrun --policy "$T/p.json" --audit "$T/audit.$sig" --report "$T/r.$sig" \
+		wrun --policy "$T/p.json" --audit "$WD_OUT/audit.$sig" --report "$WD_OUT/r.$sig" \
 			-- rm -f "$T/app/src/a" > /dev/null 2>&1 &
 		run=$!
 		trap 'kill $run 2>/dev/null || true' EXIT
-		line=$(wait_record "$T/audit.$sig" '"type":"hold"' $run)
+		line=$(wait_record "$WD_OUT/audit.$sig" '"type":"hold"' $run)
 		kill -"$sig" "$(record_field "$line" pid)"
 		wait $run || true
-		expect_eq "SIG$sig: status" "$(report_field "$T/r.$sig" status)" killed
-		expect_eq "SIG$sig: signal" "$(report_field "$T/r.$sig" signal)" "$(kill -l "$sig")"
+		expect_eq "SIG$sig: status" "$(report_field "$WD_OUT/r.$sig" status)" killed
+		expect_eq "SIG$sig: signal" "$(report_field "$WD_OUT/r.$sig" signal)" "$(kill -l "$sig")"
 		[ -e "$T/app/src/a" ] || fail "SIG$sig: the held delete happened"
 		expect_eq "SIG$sig: hold records" \
-			"$(count_of "$T/audit.$sig" '"type":"hold"')" 1
+			"$(count_of "$WD_OUT/audit.$sig" '"type":"hold"')" 1
 	done
 }
 
@@ -247,9 +248,9 @@ test_path_swapped_while_held_changes_nothing() {
 	echo decoy > "$T/decoy/src/a"
 	ln -s "$T/app" "$T/link"
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" swap-unlink \
-		"$T/link/src/a" "$T/link" "$T/decoy" "$T/audit" '"type":"hold"'
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- "$BIN/wd-try" swap-unlink \
+		"$T/link/src/a" "$T/link" "$T/decoy" "$WD_OUT/audit" '"type":"hold"'
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
 	wait_record "$T/out" swapped $run > /dev/null
 	expect_eq "the symlink now" "$(readlink "$T/link")" "$T/decoy"
@@ -260,7 +261,7 @@ test_path_swapped_while_held_changes_nothing() {
 	expect_eq "result" "$(tail -n1 "$T/out")" ok
 	[ ! -e "$T/app/src/a" ] || fail "the object that was checked and approved is still there"
 	expect_eq "decoy" "$(cat "$T/decoy/src/a")" decoy
-	expect_line "$T/audit" '"type":"decision"' "\"target\":\"$T/app/src/a\"" '"result":"ok"'
+	expect_line "$WD_OUT/audit" '"type":"decision"' "\"target\":\"$T/app/src/a\"" '"result":"ok"'
 }
 
 # ---- link-then-unlink -----------------------------------------------------------------------
@@ -276,15 +277,15 @@ test_link_then_unlink() {
 	*) expect_table hold.protect landlock partly ;;
 	esac
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		"ln $T/app/src/a $T/free/a && rm -f $T/app/src/a; echo rm=\$?; rm -f $T/free/a && echo second=ok"
-	deny_held "$T/audit" "$T/app/src/a"
+	deny_held "$WD_OUT/audit" "$T/app/src/a"
 	wait $run
 	expect_line "$T/out" "rm=1"
 	expect_line "$T/out" "second=ok"
 	expect_eq "protected content" "$(cat "$T/app/src/a")" a
 	[ ! -e "$T/free/a" ] || fail "the second name was not removed"
-	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 1
+	expect_eq "hold records" "$(count_of "$WD_OUT/audit" '"type":"hold"')" 1
 }
 
 # Truncation through a second name. Made inside the sandbox: link() of a file protected from
@@ -296,20 +297,20 @@ test_link_then_truncate() {
 	edge_policy "$T/p.json" \
 		"[{\"path\":\"$T/app\",\"ops\":[\"delete\",\"truncate\"],\"action\":\"hold\"}]"
 	rc=0
-	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		"ln $T/app/src/b $T/free/b && : > $T/free/b" 2> "$T/err" || rc=$?
-	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 0
+	expect_eq "hold records" "$(count_of "$WD_OUT/audit" '"type":"hold"')" 0
 	expect_eq "exit status" "$rc" 1
 	expect_line "$T/err" "Operation not permitted"
 	[ ! -e "$T/free/b" ] || fail "a second name of a protected file was made"
 	expect_eq "protected content" "$(cat "$T/app/src/b")" b
 	case $EXPECT_BACKEND in
-	bpf-lsm) expect_line "$T/audit" '"verdict":"deny"' "\"target\":\"$T/app/src/b\"" ;;
+	bpf-lsm) expect_line "$WD_OUT/audit" '"verdict":"deny"' "\"target\":\"$T/app/src/b\"" ;;
 	*)
-		expect_line "$T/audit" '"type":"decision"' '"op":"link"' '"verdict":"deny"' \
+		expect_line "$WD_OUT/audit" '"type":"decision"' '"op":"link"' '"verdict":"deny"' \
 			"\"target\":\"$T/app/src/b\"" '"rule":"/fs/protect/0"'
 		# the EPERM the syscall-exit recorder sees is the waiting room's, and says so
-		expect_line "$T/audit" '"source":"syscall-exit"' '"op":"link"' '"verdict":"deny"' \
+		expect_line "$WD_OUT/audit" '"source":"syscall-exit"' '"op":"link"' '"verdict":"deny"' \
 			'"rule":"/fs/protect/0"'
 		;;
 	esac
@@ -322,9 +323,9 @@ test_truncate_through_a_link_made_before_the_run_is_held() {
 	mkdir "$T/free"
 	ln "$T/app/src/b" "$T/free/b"
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		"(: > $T/free/b) || echo refused"
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/free/b"
 	expect_eq "rule" "$(record_field "$line" rule)" "/fs/protect/0"
 	decide deny "$line"
@@ -343,9 +344,9 @@ replace_dir_and_delete() {
 	edge_tree
 	mkdir -p "$T/work/d"
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" replace-dir "$T/work/d" \
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- "$BIN/wd-try" replace-dir "$T/work/d" \
 		"$1" "$T/app/src" a
-	deny_held "$T/audit" "$T/app/src/a"
+	deny_held "$WD_OUT/audit" "$T/app/src/a"
 	wait $run || true
 	expect_line "$T/out" "EPERM"
 	expect_eq "protected content" "$(cat "$T/app/src/a")" a
@@ -359,9 +360,9 @@ test_dotdot_after_a_symlink_is_walked() {
 	: > "$T/work/seed"
 	ln -s "$T/app/src/deep" "$T/work/l"
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- "$BIN/wd-try" unlinks \
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- "$BIN/wd-try" unlinks \
 		"$T/work/seed" "$T/work/l/../a"
-	deny_held "$T/audit" "$T/app/src/a"
+	deny_held "$WD_OUT/audit" "$T/app/src/a"
 	wait $run || true
 	expect_eq "results" "$(tr '\n' ' ' < "$T/out")" "ok EPERM "
 	expect_eq "protected content" "$(cat "$T/app/src/a")" a
@@ -387,9 +388,9 @@ test_truncate_through_a_symlink_chain_is_held_then_approved() {
 	ln -s "$T/app/src/b" "$T/free/s"
 	ln -s s "$T/free/s2"
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		"cd $T/free && (: > s2); echo rc=\$?"
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/b"
 	expect_eq "not yet truncated" "$(cat "$T/app/src/b")" b
 	decide approve "$line"
@@ -404,17 +405,17 @@ test_truncate_through_a_symlink_chain_is_held_then_approved() {
 test_truncate_through_dev_stdout() {
 	edge_tree
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
-	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c 'echo hello > /dev/stdout' | cat \
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c 'echo hello > /dev/stdout' | cat \
 		> "$T/piped" || true
 	# the waiting room lets it go on; the kernel's file rules decide (bpf-lsm checks the pipe
 	# reopened through /proc against fs.write, and it is not there)
-	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 0
-	expect_eq "decision records" "$(count_of "$T/audit" '"type":"decision"')" 0
+	expect_eq "hold records" "$(count_of "$WD_OUT/audit" '"type":"hold"')" 0
+	expect_eq "decision records" "$(count_of "$WD_OUT/audit" '"type":"decision"')" 0
 	[ "$EXPECT_BACKEND" = bpf-lsm ] ||
 		expect_eq "written through /dev/stdout" "$(cat "$T/piped")" hello
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit2" -- sh -c \
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit2" -- sh -c \
 		"exec >> $T/app/src/a; (echo x > /dev/stdout) 2> /dev/null || echo refused >&2"
-	deny_held "$T/audit2" "$T/app/src/a"
+	deny_held "$WD_OUT/audit2" "$T/app/src/a"
 	wait $run
 	expect_line "$T/out" "refused"
 	expect_eq "protected content" "$(cat "$T/app/src/a")" a
@@ -425,9 +426,9 @@ test_truncate_through_a_symlink_denied_keeps_the_file() {
 	mkdir "$T/free"
 	ln -s "$T/app/src/c" "$T/free/s"
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		"(: > $T/free/s) || echo refused"
-	deny_held "$T/audit" "$T/app/src/c"
+	deny_held "$WD_OUT/audit" "$T/app/src/c"
 	wait $run
 	expect_line "$T/out" "refused"
 	expect_line "$T/out" "Operation not permitted"
@@ -442,11 +443,11 @@ test_truncate_through_a_symlink_denied_keeps_the_file() {
 test_openat2_truncation_is_held_and_a_read_is_not() {
 	edge_tree
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		"$BIN/wd-try openat2 $T/app/src/a read; $BIN/wd-try openat2 $T/app/src/a trunc"
-	line=$(wait_record "$T/audit" '"type":"hold"' $run)
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/app/src/a"
-	expect_eq "held once" "$(count_of "$T/audit" '"type":"hold"')" 1
+	expect_eq "held once" "$(count_of "$WD_OUT/audit" '"type":"hold"')" 1
 	decide deny "$line"
 	wait $run || true
 	expect_eq "read, then refused" "$(tr '\n' ' ' < "$T/out")" "ok EPERM "
@@ -456,9 +457,9 @@ test_openat2_truncation_is_held_and_a_read_is_not() {
 test_openat2_truncation_in_root_is_refused_not_guessed() {
 	edge_tree
 	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]"
-	wrun --policy "$T/p.json" --audit "$T/audit" -- \
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- \
 		"$BIN/wd-try" openat2 "$T/app/src/a" trunc in-root > "$T/out" 2>&1 || true
 	expect_line "$T/out" "EPERM"
-	expect_line "$T/audit" '"type":"decision"' '"verdict":"deny"' '"rule":"/hold/openat2-scoped"'
+	expect_line "$WD_OUT/audit" '"type":"decision"' '"verdict":"deny"' '"rule":"/hold/openat2-scoped"'
 	expect_eq "protected content" "$(cat "$T/app/src/a")" a
 }

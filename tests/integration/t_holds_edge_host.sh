@@ -25,17 +25,17 @@ test_python_rmtree_held_and_approved_for_a_subtree() {
 	EOF
 	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","/usr/lib","/lib","%s","%s"],"protect":[{"path":"%s","ops":["delete"],"action":"hold"}]}}\n' \
 		"$BIN" "$T" "$BIN" "$LOADER" "$T/data" > "$T/p.json"
-	wrun --policy "$T/p.json" --audit "$T/audit" -- \
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- \
 		"$PY" "$T/rm.py" "$T/data/app" "$T/data/keep/k" > "$T/out" 2>&1 &
 	run=$!
 	trap 'kill $run 2>/dev/null || true' EXIT
-	touch "$T/audit"
-	line=$(timeout 120 "$BIN/wd-try" wait-line "$T/audit" '"type":"hold"' $run) ||
+	touch "$WD_OUT/audit"
+	line=$(timeout 120 "$BIN/wd-try" wait-line "$WD_OUT/audit" '"type":"hold"' $run) ||
 		fail "no hold while the run lived"
 	sb=$(printf '%s\n' "$line" | sed -n 's/.*"sandbox":"\([^"]*\)".*/\1/p')
 	id=$(printf '%s\n' "$line" | sed -n 's/.*"hold":\([0-9]*\).*/\1/p')
 	"$WARDEN" approve --scope sandbox --subtree "$T/data/app" "$sb/$id"
-	line=$(timeout 120 "$BIN/wd-try" wait-line "$T/audit" "\"target\":\"$T/data/keep/k\"" $run) ||
+	line=$(timeout 120 "$BIN/wd-try" wait-line "$WD_OUT/audit" "\"target\":\"$T/data/keep/k\"" $run) ||
 		fail "the delete outside the approved subtree was not held"
 	id=$(printf '%s\n' "$line" | sed -n 's/.*"hold":\([0-9]*\).*/\1/p')
 	"$WARDEN" deny "$sb/$id"
@@ -46,7 +46,7 @@ test_python_rmtree_held_and_approved_for_a_subtree() {
 	expect_line "$T/out" "keep: EPERM"
 	[ ! -e "$T/data/app" ] || fail "the approved subtree is still there: $(find "$T/data/app")"
 	expect_eq "kept" "$(cat "$T/data/keep/k")" keep
-	expect_eq "hold records" "$(grep -c '"type":"hold"' "$T/audit")" 2
+	expect_eq "hold records" "$(grep -c '"type":"hold"' "$WD_OUT/audit")" 2
 	# 7 files and 4 directories under the subtree: one asked, ten answered by the grant
-	expect_eq "by grant" "$(grep -c '"by":"grant"' "$T/audit")" 10
+	expect_eq "by grant" "$(grep -c '"by":"grant"' "$WD_OUT/audit")" 10
 }

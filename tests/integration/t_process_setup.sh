@@ -142,9 +142,9 @@ test_private_uts() {
 	local before
 	before=$(hostname)
 	setup_policy "$T/p.json" '"namespaces":{"uts":"private"}'
-	wrun --policy "$T/p.json" --report "$T/r.json" -- "$BIN/wd-try" hostname > "$T/out" \
+	wrun --policy "$T/p.json" --report "$WD_OUT/r.json" -- "$BIN/wd-try" hostname > "$T/out" \
 		2> "$T/err" || fail "run failed: $(cat "$T/err")"
-	expect_eq "host name inside" "$(cat "$T/out")" "$(report_field "$T/r.json" sandbox)"
+	expect_eq "host name inside" "$(cat "$T/out")" "$(report_field "$WD_OUT/r.json" sandbox)"
 	expect_eq "the host's" "$(hostname)" "$before"
 }
 
