@@ -56,7 +56,7 @@ UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabiliti
 	test_policy_schema test_policy_corpus test_setup test_devid
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
-	$(OUT)/tests/helpers/wd-lsm-check
+	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-auditck
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(HELPERS)
@@ -102,6 +102,11 @@ $(OUT)/tests/helpers/%: $(OUT)/tests/helpers/%.o
 $(OUT)/tests/helpers/wd-lsm-check: $(OUT)/tests/helpers/wd-lsm-check.o $(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The audit checker parses JSON with cJSON (and nothing of warden's own).
+$(OUT)/tests/helpers/wd-auditck: $(OUT)/tests/helpers/wd-auditck.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 
 $(OUT)/tests/unit/%: $(OUT)/tests/unit/%.o $(LIB_OBJS)
 	$(call msg,LD,$@)

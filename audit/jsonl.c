@@ -344,6 +344,7 @@ char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size
 	const char *exe = extra ? extra->exe : NULL;
 	const char *target = extra && extra->target ? extra->target : NULL;
 	char comm[WD_COMM_LEN + 1];
+	bool changed;
 	cJSON *o;
 
 	if (size < WD_EVENT_HDR_SIZE || ev->path_len == 0 ||
@@ -353,7 +354,9 @@ char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size
 
 	memcpy(comm, ev->comm, WD_COMM_LEN);
 	comm[WD_COMM_LEN] = 0;
-	if (!target && ev->path[0])
+	/* a relative name whose base moved during the call names no file we could vouch for */
+	changed = ev->source == WD_SRC_SYSCALL_EXIT && (ev->flags & WD_EVF_BASE_CHANGED);
+	if (!target && ev->path[0] && !changed)
 		target = ev->path;
 	if (!target && ev->type == WD_EV_SYSCALL)
 		target = wd_audit_syscall_name(ev->sysno);
@@ -375,6 +378,14 @@ char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size
 		add_str(o, "target", target);
 	else
 		cJSON_AddNullToObject(o, "target"); /* the kernel could not resolve it */
+	if (changed && ev->path[0]) {
+		add_str(o, "name", ev->path);
+		if (ev->dirfd == -100) /* AT_FDCWD */
+			cJSON_AddStringToObject(o, "base", "cwd changed during the call");
+		else
+			cJSON_AddStringToObject(o, "base", "dirfd changed during the call");
+		cJSON_AddNumberToObject(o, "dirfd", ev->dirfd);
+	}
 	cJSON_AddStringToObject(o, "verdict", wd_audit_verdict_name(ev->verdict));
 	add_str(o, "rule", extra && extra->rule ? extra->rule : rule_name(ctx, ev->rule));
 	add_access(o, ev->access);

@@ -168,6 +168,22 @@ enum wd_source {
 	WD_SRC_EXEC_TRACEPOINT = 2, /* sched_process_exec: an exec that happened */
 };
 
+/*
+ * How the recorder at syscall exit found a record's path (wd_event.flags; 0 on LSM records, whose
+ * path the hook resolved from the object itself).
+ */
+enum wd_event_flags {
+	/* the path is absolute as passed, or was made absolute against the cwd or dirfd the call
+	 * had at its entry, which provably held until its exit */
+	WD_EVF_AT_ENTRY = 1 << 0,
+	/* relative, and its base changed during the call (another thread chdir'd, or replaced the
+	 * dirfd): what the kernel resolved it against is not known */
+	WD_EVF_BASE_CHANGED = 1 << 1,
+	/* the call's entry was not seen (seccomp refused it first): the name was read from the
+	 * task's memory at exit, and the supervisor made a relative one absolute after it */
+	WD_EVF_LATE = 1 << 2,
+};
+
 /* One audit record from the kernel; sent with path_len bytes of path (NUL included). */
 struct wd_event {
 	__u64 ts_ns; /* CLOCK_BOOTTIME */
@@ -180,7 +196,8 @@ struct wd_event {
 	__u16 op; /* enum wd_op */
 	__u8 verdict; /* enum wd_verdict */
 	__u8 source; /* enum wd_source */
-	__u8 __pad0[2];
+	__u8 flags; /* WD_EVF_*: how a syscall-exit record's path was found */
+	__u8 __pad0;
 	__u32 access; /* WD_ACC_* asked for */
 	__u32 rule;
 	__u32 path_len;

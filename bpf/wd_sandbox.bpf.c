@@ -223,6 +223,7 @@ static __always_inline void fill_task(struct wd_event *ev, __u64 sandbox)
 	ev->err = 0;
 	ev->dirfd = 0;
 	ev->sysno = 0;
+	ev->flags = 0;
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 }
 
@@ -1355,30 +1356,213 @@ static __always_inline unsigned long sys_arg(struct pt_regs *regs, int i)
 	}
 }
 
+/* A direct (CO-RE) load, no helper call: this runs at every syscall exit on the host. */
 static __always_inline long sys_nr(struct pt_regs *regs)
 {
-	return BPF_CORE_READ(regs, orig_ax);
+	return regs->orig_ax;
 }
 #else
 #error "the syscall-exit recorder knows x86_64's syscall numbers only: port classify()"
 #endif
 
+/*
+ * What a path syscall of a sandbox task started from, kept at sys_enter for the recorder at
+ * sys_exit (the landlock backend). A relative path names a file only together with the cwd or
+ * dirfd the call resolved it against, and another thread sharing the fs struct or the fd table
+ * can chdir or dup2 before the record is made: so the base is taken at entry, and at exit it
+ * counts only if it provably did not change in between (fs->seq, the seqcount every chdir and
+ * chroot writes, is the same; the dirfd's slot still holds the same file). Kernel side only.
+ */
+struct wd_call {
+	__u64 fs; /* struct fs_struct * */
+	__u64 files; /* struct files_struct * */
+	__u64 file; /* the dirfd's struct file *, or 0 for AT_FDCWD */
+	__u64 base_dentry;
+	__u64 base_mnt; /* struct vfsmount * */
+	__u32 seq;
+	__s32 nr; /* the syscall, or -1 once its exit was seen */
+	__s32 dirfd;
+	__u32 name_len; /* bytes of name, NUL included; 0 when it could not be read */
+	char name[WD_PATH_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct wd_call);
+} wd_calls SEC(".maps");
+
+/* fs_struct before 6.8 (?): a spinlock and a seqcount; since: one seqlock_t holding both. */
+struct fs_struct___seqcount {
+	spinlock_t lock;
+	seqcount_spinlock_t seq;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 fs_seq(struct fs_struct *fs)
+{
+	struct fs_struct___seqcount *old = (void *)fs;
+
+	if (bpf_core_field_exists(old->lock))
+		return BPF_CORE_READ(old, seq.seqcount.sequence);
+	return BPF_CORE_READ(fs, seq.seqcount.seqcount.sequence);
+}
+
+/* The struct file * in slot @fd of @files, or 0. */
+static __always_inline __u64 fd_file(struct files_struct *files, int fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(files, fdt);
+	struct file **fds;
+	struct file *f = NULL;
+
+	if (fd < 0 || !fdt || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]))
+		return 0;
+	return (__u64)f;
+}
+
+/*
+ * Entry half of the recorder: only for the syscalls it records and only in a sandbox (every
+ * syscall on the host runs this: a switch on the number, then one cgroup lookup for those).
+ */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(wd_sys_enter, struct pt_regs *regs, long id)
+{
+	struct task_struct *task;
+	struct wd_call *c;
+	struct fs_struct *fs;
+	struct wd_sys d;
+	__u64 cg;
+	long n;
+
+	if (!classify(id, &d) || d.path_arg < 0)
+		return 0;
+	if (!current_sandbox(&cg))
+		return 0;
+	task = (struct task_struct *)bpf_get_current_task_btf();
+	c = bpf_task_storage_get(&wd_calls, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!c)
+		return 0;
+	c->nr = -1;
+	n = bpf_probe_read_user_str(c->name, sizeof(c->name), (const void *)sys_arg(regs, d.path_arg));
+	c->name_len = n > 0 && n < WD_PATH_MAX ? n : 0;
+	fs = BPF_CORE_READ(task, fs);
+	c->fs = (__u64)fs;
+	c->seq = fs_seq(fs);
+	c->files = (__u64)BPF_CORE_READ(task, files);
+	c->dirfd = d.dirfd_arg >= 0 ? (__s32)sys_arg(regs, d.dirfd_arg) : AT_FDCWD;
+	if (c->dirfd == AT_FDCWD) {
+		c->file = 0;
+		c->base_dentry = (__u64)BPF_CORE_READ(fs, pwd.dentry);
+		c->base_mnt = (__u64)BPF_CORE_READ(fs, pwd.mnt);
+	} else {
+		struct file *f = (struct file *)fd_file(BPF_CORE_READ(task, files), c->dirfd);
+
+		c->file = (__u64)f;
+		c->base_dentry = (__u64)BPF_CORE_READ(f, f_path.dentry);
+		c->base_mnt = (__u64)BPF_CORE_READ(f, f_path.mnt);
+	}
+	c->nr = (__s32)id;
+	return 0;
+}
+
+/*
+ * The path the denied call @nr named, into s->ev.path: absolute as the task passed it, or made
+ * absolute against the base its entry saw when that base provably held for the whole call
+ * (WD_EVF_AT_ENTRY). Otherwise the name as passed, flagged WD_EVF_BASE_CHANGED when the base
+ * moved during the call, or read from user memory at exit (WD_EVF_LATE) when the call's entry was
+ * never seen (seccomp refused it before the tracepoint).
+ */
+static __always_inline void exit_path(struct wd_scratch *s, struct wd_call *c, long nr,
+				      const void *uname)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	struct fs_struct *fs;
+	__u32 pos;
+	long n;
+
+	s->ev.path[0] = 0;
+	s->ev.path_len = 1;
+	if (!c || c->nr != nr) {
+		n = bpf_probe_read_user_str(s->ev.path, sizeof(s->ev.path), uname);
+		if (n > 0 && n <= WD_PATH_MAX)
+			s->ev.path_len = n;
+		else
+			s->ev.path[0] = 0;
+		s->ev.flags |= WD_EVF_LATE;
+		return;
+	}
+	if (c->name_len == 0 || c->name_len > WD_PATH_MAX)
+		return;
+	if (c->name[0] == '/')
+		goto as_passed;
+	fs = BPF_CORE_READ(task, fs);
+	if ((__u64)fs != c->fs || fs_seq(fs) != c->seq)
+		goto changed;
+	if (c->dirfd == AT_FDCWD) {
+		if ((__u64)BPF_CORE_READ(fs, pwd.dentry) != c->base_dentry ||
+		    (__u64)BPF_CORE_READ(fs, pwd.mnt) != c->base_mnt)
+			goto changed;
+	} else if (!c->file || (__u64)BPF_CORE_READ(task, files) != c->files ||
+		   fd_file(BPF_CORE_READ(task, files), c->dirfd) != c->file) {
+		goto changed;
+	}
+	if (!walk_path(s, (struct vfsmount *)c->base_mnt, (struct dentry *)c->base_dentry))
+		goto changed;
+	pos = s->ev.path_len - 1;
+	if (pos == 1)
+		pos = 0; /* the base is "/" */
+	if (pos > WD_PATH_MAX / 2 - 1 || c->name_len > WD_PATH_MAX / 2)
+		goto changed; /* too long to join here: named as passed */
+	/* hide the range from the compiler, so the mask the verifier needs stays */
+	barrier_var(pos);
+	pos &= WD_PATH_MAX / 2 - 1;
+	s->ev.path[pos] = '/';
+	n = bpf_probe_read_kernel_str(&s->ev.path[pos + 1], WD_PATH_MAX / 2, c->name);
+	if (n <= 0)
+		goto changed;
+	s->ev.path_len = pos + 1 + n;
+	s->ev.flags |= WD_EVF_AT_ENTRY;
+	return;
+changed:
+	s->ev.flags |= WD_EVF_BASE_CHANGED;
+as_passed:
+	n = bpf_probe_read_kernel_str(s->ev.path, sizeof(s->ev.path), c->name);
+	s->ev.path_len = n > 0 ? n : 1;
+	if (n <= 0)
+		s->ev.path[0] = 0;
+	if (c->name[0] == '/')
+		s->ev.flags |= WD_EVF_AT_ENTRY;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(wd_sys_exit, struct pt_regs *regs, long ret)
 {
+	struct wd_call *c = NULL;
 	struct wd_sandbox *sb;
 	struct wd_scratch *s;
 	struct wd_sys d;
 	__u64 id;
-	long nr, n;
+	long nr;
 
-	if (ret != -EACCES && ret != -EPERM)
-		return 0;
-	sb = current_sandbox(&id);
-	if (!sb)
-		return 0;
 	nr = sys_nr(regs);
 	if (!classify(nr, &d))
+		return 0;
+	/* the entry's base belongs to this call only: forget it (host tasks have no storage) */
+	if (d.path_arg >= 0) {
+		c = bpf_task_storage_get(&wd_calls, bpf_get_current_task_btf(), 0, 0);
+		if (c && c->nr != nr)
+			c = NULL;
+	}
+	if (ret != -EACCES && ret != -EPERM) {
+		if (c)
+			c->nr = -1;
+		return 0;
+	}
+	sb = current_sandbox(&id);
+	if (!sb)
 		return 0;
 	/* unlinkat(AT_REMOVEDIR) is a rmdir; unshare and clone only count for a user namespace */
 	if (nr == 263 && (sys_arg(regs, 2) & AT_REMOVEDIR))
@@ -1417,12 +1601,9 @@ int BPF_PROG(wd_sys_exit, struct pt_regs *regs, long ret)
 	s->ev.path[0] = 0;
 	s->ev.path_len = 1;
 	if (d.path_arg >= 0) {
-		n = bpf_probe_read_user_str(s->ev.path, sizeof(s->ev.path),
-					    (const void *)sys_arg(regs, d.path_arg));
-		if (n > 0 && n <= WD_PATH_MAX)
-			s->ev.path_len = n;
-		else
-			s->ev.path[0] = 0;
+		exit_path(s, c, nr, (const void *)sys_arg(regs, d.path_arg));
+		if (c)
+			c->nr = -1;
 	} else if (nr == 16) {
 		/* not in the audit formatter's syscall table: name it here */
 		__builtin_memcpy(s->ev.path, "ioctl", sizeof("ioctl"));

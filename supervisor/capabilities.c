@@ -47,6 +47,13 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("from the hook, resolved path"),
 	  PART("from the syscall's return (EACCES/EPERM): the path as passed, made absolute; "
 	       "io_uring is refused, so never unrecorded") },
+	{ "audit.utf8", "every audit line is valid UTF-8 JSON whatever bytes a name holds",
+	  YES("invalid bytes read as U+FFFD, exact bytes in <field>_b64"),
+	  YES("invalid bytes read as U+FFFD, exact bytes in <field>_b64") },
+	{ "audit.cwd", "a denial's relative path is resolved against the cwd the call had",
+	  YES("from the hook, resolved path"),
+	  YES("cwd or dirfd taken at syscall entry, used only if unchanged at exit; else the "
+	      "record says the base changed") },
 	{ "errno", "what a denied task gets", YES("EPERM"), YES("EACCES (Landlock), EPERM (seccomp)") },
 	/* Bypass classes (DESIGN.md threat model) */
 	{ "escape.symlink", "symlink to a denied file", YES("resolved path"), YES("resolved inode") },

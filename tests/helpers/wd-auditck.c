@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wd-auditck: checks of the audit stream and the attacks on it, for tests/escape/t_audit.sh.
+ * The VM has no python: the checker is built on cJSON, with a UTF-8 decoder of its own (cJSON
+ * takes any bytes, and this must not share its code with audit/jsonl.c, which it checks).
+ *
+ *   wd-auditck lines FILE     every line of FILE is well-formed UTF-8 and one JSON value; prints
+ *                             "N lines", or "line K: WHY" and exits 1
+ *   wd-auditck race-cwd DIR OTHER NAME COUNT  chdir to DIR; one thread opens NAME (relative)
+ *                             COUNT times while a second moves the shared cwd between OTHER and
+ *                             DIR as fast as it can; prints "denied D other O" (opens refused
+ *                             with EACCES or EPERM, and anything else)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+/*
+ * Well-formed UTF-8 by decoding: each sequence's code point must need exactly its length, lie
+ * outside the surrogates and at most at U+10FFFF.
+ */
+static bool utf8_ok(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		uint32_t cp, min;
+		size_t len;
+
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if ((s[i] & 0xe0) == 0xc0) {
+			len = 2, cp = s[i] & 0x1f, min = 0x80;
+		} else if ((s[i] & 0xf0) == 0xe0) {
+			len = 3, cp = s[i] & 0x0f, min = 0x800;
+		} else if ((s[i] & 0xf8) == 0xf0) {
+			len = 4, cp = s[i] & 0x07, min = 0x10000;
+		} else {
+			return false;
+		}
+		if (i + len > n)
+			return false;
+		for (size_t k = 1; k < len; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+static int cmd_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, nr = 0;
+	ssize_t n;
+	int rc = 0;
+
+	if (!f) {
+		printf("%s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		cJSON *o;
+
+		nr++;
+		if (n > 0 && line[n - 1] == '\n')
+			line[--n] = 0;
+		if (memchr(line, 0, (size_t)n)) {
+			printf("line %zu: holds a NUL byte\n", nr);
+			rc = 1;
+			break;
+		}
+		if (!utf8_ok((const unsigned char *)line, (size_t)n)) {
+			printf("line %zu: not UTF-8\n", nr);
+			rc = 1;
+			break;
+		}
+		o = cJSON_ParseWithOpts(line, NULL, 1);
+		if (!cJSON_IsObject(o)) {
+			printf("line %zu: not one JSON object\n", nr);
+			cJSON_Delete(o);
+			rc = 1;
+			break;
+		}
+		cJSON_Delete(o);
+	}
+	if (!rc)
+		printf("%zu lines\n", nr);
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+struct mover {
+	int dir, other;
+	atomic_bool stop;
+};
+
+static void *move_cwd(void *arg)
+{
+	struct mover *m = arg;
+
+	while (!atomic_load(&m->stop)) {
+		if (fchdir(m->other) || fchdir(m->dir))
+			break;
+		/* as long in DIR as a chdir takes, so the opens meet both */
+		for (volatile int k = 0; k < 500; k++)
+			;
+	}
+	return NULL;
+}
+
+static int cmd_race_cwd(const char *dir, const char *other, const char *name, long count)
+{
+	struct mover m = { .dir = open(dir, O_PATH | O_DIRECTORY),
+			   .other = open(other, O_PATH | O_DIRECTORY) };
+	long denied = 0, rest = 0;
+	pthread_t t;
+
+	if (m.dir < 0 || m.other < 0 || fchdir(m.dir)) {
+		printf("%s\n", strerrorname_np(errno));
+		return 1;
+	}
+	atomic_init(&m.stop, false);
+	if (pthread_create(&t, NULL, move_cwd, &m)) {
+		printf("pthread_create\n");
+		return 1;
+	}
+	for (long i = 0; i < count; i++) {
+		int fd = open(name, O_RDONLY);
+
+		if (fd >= 0)
+			close(fd);
+		if (fd < 0 && (errno == EACCES || errno == EPERM))
+			denied++;
+		else
+			rest++;
+	}
+	atomic_store(&m.stop, true);
+	pthread_join(t, NULL);
+	printf("denied %ld other %ld\n", denied, rest);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "lines") == 0)
+		return cmd_lines(argv[2]);
+	if (argc == 6 && strcmp(argv[1], "race-cwd") == 0)
+		return cmd_race_cwd(argv[2], argv[3], argv[4], atol(argv[5]));
+	fprintf(stderr, "usage: wd-auditck lines FILE | race-cwd DIR OTHER NAME COUNT\n");
+	return 2;
+}
