@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <arpa/inet.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <cJSON.h>
 
@@ -69,6 +72,14 @@ const char *wd_audit_op_name(unsigned int op)
 		return "syscall";
 	case WD_OP_XATTR:
 		return "xattr";
+	case WD_OP_IOCTL:
+		return "ioctl";
+	case WD_OP_CONNECT:
+		return "connect";
+	case WD_OP_BIND:
+		return "bind";
+	case WD_OP_SENDTO:
+		return "sendto";
 	default:
 		return "unknown";
 	}
@@ -337,6 +348,82 @@ static const char *rule_name(const struct wd_audit_ctx *ctx, unsigned int rule)
 	return rule == WD_RULE_DEFAULT ? "default" : "unknown";
 }
 
+/*
+ * A socket address as the task passed it (@n bytes), as "target": a unix path, "@name" for an
+ * abstract name (each NUL in it shown as "@", as ss(8) does; the exact bytes then in target_b64),
+ * "ADDR:PORT" or "[ADDR]:PORT"; and "family". Another family: its number, and a null target.
+ */
+static void add_sockaddr(cJSON *o, const char *a, size_t n)
+{
+	char buf[WD_PATH_MAX], ip[INET6_ADDRSTRLEN];
+	unsigned short family;
+
+	if (n < sizeof(family)) {
+		cJSON_AddNullToObject(o, "target");
+		return;
+	}
+	memcpy(&family, a, sizeof(family));
+	if (family == AF_UNIX) {
+		const char *name = a + offsetof(struct sockaddr_un, sun_path);
+		size_t len = n - offsetof(struct sockaddr_un, sun_path), b;
+		bool nul = false;
+
+		cJSON_AddStringToObject(o, "family", "unix");
+		if (len == 0 || (len == 1 && name[0] == 0)) {
+			cJSON_AddNullToObject(o, "target"); /* unnamed */
+			return;
+		}
+		if (name[0] != 0) { /* a path: up to its NUL, as the kernel reads it */
+			len = strnlen(name, len);
+			memcpy(buf, name, len);
+			buf[len] = 0;
+			add_str(o, "target", buf);
+			return;
+		}
+		for (b = 0; b < len && b < sizeof(buf) - 1; b++) {
+			buf[b] = name[b] ? name[b] : '@';
+			nul |= b > 0 && !name[b];
+		}
+		buf[b] = 0;
+		if (!nul && wd_audit_utf8_valid(buf, b)) {
+			cJSON_AddStringToObject(o, "target", buf);
+		} else {
+			/* readable, and the exact name (NULs and all) beside it */
+			char *fixed = wd_audit_utf8_readable(buf), *b64 = wd_audit_base64(name, len);
+
+			if (fixed)
+				cJSON_AddStringToObject(o, "target", fixed);
+			if (b64)
+				cJSON_AddStringToObject(o, "target_b64", b64);
+			free(fixed);
+			free(b64);
+		}
+		return;
+	}
+	if (family == AF_INET && n >= sizeof(struct sockaddr_in)) {
+		struct sockaddr_in in;
+
+		memcpy(&in, a, sizeof(in));
+		inet_ntop(AF_INET, &in.sin_addr, ip, sizeof(ip));
+		snprintf(buf, sizeof(buf), "%s:%u", ip, ntohs(in.sin_port));
+		cJSON_AddStringToObject(o, "family", "inet");
+		cJSON_AddStringToObject(o, "target", buf);
+		return;
+	}
+	if (family == AF_INET6 && n >= sizeof(struct sockaddr_in6)) {
+		struct sockaddr_in6 in6;
+
+		memcpy(&in6, a, sizeof(in6));
+		inet_ntop(AF_INET6, &in6.sin6_addr, ip, sizeof(ip));
+		snprintf(buf, sizeof(buf), "[%s]:%u", ip, ntohs(in6.sin6_port));
+		cJSON_AddStringToObject(o, "family", "inet6");
+		cJSON_AddStringToObject(o, "target", buf);
+		return;
+	}
+	cJSON_AddNumberToObject(o, "family", family);
+	cJSON_AddNullToObject(o, "target");
+}
+
 char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size,
 			  const struct wd_audit_extra *extra)
 {
@@ -344,7 +431,7 @@ char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size
 	const char *exe = extra ? extra->exe : NULL;
 	const char *target = extra && extra->target ? extra->target : NULL;
 	char comm[WD_COMM_LEN + 1];
-	bool changed;
+	bool changed, sockaddr;
 	cJSON *o;
 
 	if (size < WD_EVENT_HDR_SIZE || ev->path_len == 0 ||
@@ -356,7 +443,8 @@ char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size
 	comm[WD_COMM_LEN] = 0;
 	/* a relative name whose base moved during the call names no file we could vouch for */
 	changed = ev->source == WD_SRC_SYSCALL_EXIT && (ev->flags & WD_EVF_BASE_CHANGED);
-	if (!target && ev->path[0] && !changed)
+	sockaddr = ev->source == WD_SRC_SYSCALL_EXIT && (ev->flags & WD_EVF_SOCKADDR);
+	if (!target && ev->path[0] && !changed && !sockaddr)
 		target = ev->path;
 	if (!target && ev->type == WD_EV_SYSCALL)
 		target = wd_audit_syscall_name(ev->sysno);
@@ -374,10 +462,21 @@ char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size
 	else
 		cJSON_AddNullToObject(o, "exe");
 	cJSON_AddStringToObject(o, "op", wd_audit_op_name(ev->op));
-	if (target)
+	if (sockaddr)
+		add_sockaddr(o, ev->path, ev->path_len - 1);
+	else if (target)
 		add_str(o, "target", target);
 	else
 		cJSON_AddNullToObject(o, "target"); /* the kernel could not resolve it */
+	if (ev->op == WD_OP_IOCTL) {
+		char req[24];
+
+		snprintf(req, sizeof(req), "0x%llx", (unsigned long long)ev->arg);
+		cJSON_AddStringToObject(o, "request", req);
+		cJSON_AddNumberToObject(o, "fd", ev->dirfd);
+	}
+	if (ev->type == WD_EV_NET)
+		cJSON_AddNumberToObject(o, "fd", ev->dirfd);
 	if (changed && ev->path[0]) {
 		add_str(o, "name", ev->path);
 		if (ev->dirfd == -100) /* AT_FDCWD */

@@ -68,6 +68,10 @@ enum wd_op {
 	WD_OP_MKNOD = 12,
 	WD_OP_SYSCALL = 13, /* target is the syscall's name */
 	WD_OP_XATTR = 14, /* setxattr, removexattr (and ACLs) */
+	WD_OP_IOCTL = 15, /* an ioctl on a device (Landlock IOCTL_DEV); arg is the request */
+	WD_OP_CONNECT = 16, /* connect(2); path holds the address (WD_EVF_SOCKADDR) */
+	WD_OP_BIND = 17, /* bind(2) */
+	WD_OP_SENDTO = 18, /* sendto(2) with an address */
 };
 
 enum wd_verdict {
@@ -182,6 +186,8 @@ enum wd_event_flags {
 	/* the call's entry was not seen (seccomp refused it first): the name was read from the
 	 * task's memory at exit, and the supervisor made a relative one absolute after it */
 	WD_EVF_LATE = 1 << 2,
+	/* path holds path_len - 1 bytes of a struct sockaddr as the task passed it, then a NUL */
+	WD_EVF_SOCKADDR = 1 << 3,
 };
 
 /* One audit record from the kernel; sent with path_len bytes of path (NUL included). */
@@ -205,10 +211,11 @@ struct wd_event {
 	__s32 dirfd; /* for a relative path from a syscall: the dirfd it was relative to */
 	__u32 sysno; /* for WD_SRC_SYSCALL_EXIT: the syscall */
 	char comm[WD_COMM_LEN];
+	__u64 arg; /* WD_OP_IOCTL: the request */
 	/* For WD_SRC_SYSCALL_EXIT: the path as the task passed it (user memory, read after the fact). */
 	char path[WD_PATH_MAX];
 };
 
-#define WD_EVENT_HDR_SIZE 80 /* offsetof(struct wd_event, path) */
+#define WD_EVENT_HDR_SIZE 88 /* offsetof(struct wd_event, path) */
 
 #endif /* WD_ABI_H */

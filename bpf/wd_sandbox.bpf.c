@@ -224,6 +224,7 @@ static __always_inline void fill_task(struct wd_event *ev, __u64 sandbox)
 	ev->dirfd = 0;
 	ev->sysno = 0;
 	ev->flags = 0;
+	ev->arg = 0;
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 }
 
@@ -1537,6 +1538,93 @@ as_passed:
 		s->ev.flags |= WD_EVF_AT_ENTRY;
 }
 
+#define WD_SOCKADDR_MAX 128 /* sizeof(struct sockaddr_storage) */
+
+/*
+ * Denials of socket calls the landlock backend cannot see elsewhere: connect and sendto refused
+ * by Landlock's abstract-socket scope (ABI 6), bind of a unix socket where Landlock grants no
+ * MAKE_SOCK, and whatever else refuses them with EACCES or EPERM (no capability for a low port).
+ * The address is read from the task's memory at exit and decoded by the supervisor.
+ */
+static __always_inline int record_sock(struct pt_regs *regs, long nr, long ret)
+{
+	const void *addr = (const void *)sys_arg(regs, nr == 44 ? 4 : 1);
+	__u32 len = (__u32)sys_arg(regs, nr == 44 ? 5 : 2);
+	struct wd_sandbox *sb;
+	struct wd_scratch *s;
+	__u64 id;
+
+	sb = current_sandbox(&id);
+	if (!sb)
+		return 0;
+	s = scratch();
+	if (!s)
+		return 0;
+	fill_task(&s->ev, id);
+	s->ev.source = WD_SRC_SYSCALL_EXIT;
+	s->ev.type = WD_EV_NET;
+	s->ev.op = nr == 42 ? WD_OP_CONNECT : nr == 49 ? WD_OP_BIND : WD_OP_SENDTO;
+	s->ev.verdict = WD_VERDICT_DENY;
+	s->ev.rule = WD_RULE_DEFAULT;
+	s->ev.access = 0;
+	s->ev.err = (__s32)-ret;
+	s->ev.sysno = (__u32)nr;
+	s->ev.dirfd = (__s32)sys_arg(regs, 0); /* the socket */
+	s->ev.flags = WD_EVF_LATE;
+	s->ev.path[0] = 0;
+	s->ev.path_len = 1;
+	if (len > WD_SOCKADDR_MAX)
+		len = WD_SOCKADDR_MAX;
+	barrier_var(len);
+	len &= WD_SOCKADDR_MAX * 2 - 1;
+	if (addr && len > 0 && len <= WD_SOCKADDR_MAX &&
+	    bpf_probe_read_user(s->ev.path, len, addr) == 0) {
+		s->ev.path[len] = 0;
+		s->ev.path_len = len + 1;
+		s->ev.flags |= WD_EVF_SOCKADDR;
+	}
+	__sync_fetch_and_add(&sb->denials, 1);
+	emit(&s->ev, sb);
+	return 0;
+}
+
+/*
+ * An ioctl Landlock refused on a device (IOCTL_DEV, ABI 5: EACCES): the device's path, read at
+ * exit from the fd the call named, and the request.
+ */
+static __always_inline int record_ioctl(struct wd_sandbox *sb, __u64 id, struct pt_regs *regs,
+					long ret)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	int fd = (int)sys_arg(regs, 0);
+	struct wd_scratch *s;
+	struct file *f;
+
+	s = scratch();
+	if (!s)
+		return 0;
+	fill_task(&s->ev, id);
+	s->ev.source = WD_SRC_SYSCALL_EXIT;
+	s->ev.type = WD_EV_FILE;
+	s->ev.op = WD_OP_IOCTL;
+	s->ev.verdict = WD_VERDICT_DENY;
+	s->ev.rule = WD_RULE_DEFAULT;
+	s->ev.access = 0;
+	s->ev.err = (__s32)-ret;
+	s->ev.sysno = 16;
+	s->ev.dirfd = fd;
+	s->ev.arg = sys_arg(regs, 1);
+	s->ev.flags = WD_EVF_LATE;
+	f = (struct file *)fd_file(BPF_CORE_READ(task, files), fd);
+	if (!f || !walk_path(s, BPF_CORE_READ(f, f_path.mnt), BPF_CORE_READ(f, f_path.dentry))) {
+		s->ev.path[0] = 0;
+		s->ev.path_len = 1;
+	}
+	__sync_fetch_and_add(&sb->denials, 1);
+	emit(&s->ev, sb);
+	return 0;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(wd_sys_exit, struct pt_regs *regs, long ret)
 {
@@ -1548,6 +1636,8 @@ int BPF_PROG(wd_sys_exit, struct pt_regs *regs, long ret)
 	long nr;
 
 	nr = sys_nr(regs);
+	if (nr == 42 || nr == 44 || nr == 49) /* connect, sendto, bind */
+		return ret == -EACCES || ret == -EPERM ? record_sock(regs, nr, ret) : 0;
 	if (!classify(nr, &d))
 		return 0;
 	/* the entry's base belongs to this call only: forget it (host tasks have no storage) */
@@ -1570,7 +1660,7 @@ int BPF_PROG(wd_sys_exit, struct pt_regs *regs, long ret)
 	if ((nr == 272 || nr == 56) && !(sys_arg(regs, 0) & CLONE_NEWUSER))
 		return 0;
 	if (nr == 16 && sys_arg(regs, 1) != TIOCSTI && sys_arg(regs, 1) != TIOCLINUX)
-		return 0;
+		return ret == -EACCES ? record_ioctl(sb, id, regs, ret) : 0;
 	if (d.self_protect && ret != -EPERM)
 		return 0;
 

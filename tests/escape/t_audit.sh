@@ -62,3 +62,66 @@ test_cwd_moved_by_another_thread() {
 		"$T/audit" | grep -v "\"target\":\"$T/secret\"" | grep -v 'cwd changed' | head -n3)"
 	expect_eq "records of the denials" "$((named + unknown))" "$denied"
 }
+
+# A listener on an abstract unix socket outside the sandbox: its pid in $listener, killed by the
+# test's EXIT trap (that pid only).
+start_listener() {
+	"$A" unix-listen "$1" > "$T/listener" 2>&1 &
+	listener=$!
+	trap 'kill $listener 2>/dev/null' EXIT
+	timeout 60 "$BIN/wd-try" wait-line "$T/listener" listening "$listener" > /dev/null ||
+		fail "the listener did not start: $(cat "$T/listener")"
+}
+
+# connect to a host's abstract socket (X11, D-Bus, systemd's): Landlock's scope (ABI 6) refuses
+# it, and the refusal is recorded with the name it tried.
+test_abstract_unix_connect() {
+	claims audit.unix-connect no partly
+	setup
+	local name="@wd-audit-$$-$RANDOM" out
+	start_listener "$name"
+	control "connect to $name" ok "$A" unix-connect "$name"
+	out=$(inside "$A" unix-connect "$name")
+	if on_bpf_lsm; then
+		# not refused (the table says why): nothing to record
+		expect_eq "connect in the sandbox" "$out" ok
+		return 0
+	fi
+	abi=$(landlock_abi)
+	[ "${abi:-0}" -ge 6 ] || skip "Landlock ABI ${abi:-0} has no abstract-socket scope (ABI 6)"
+	expect_eq "connect in the sandbox" "$out" EPERM
+	expect_line "$T/audit" '"type":"net"' '"op":"connect"' '"family":"unix"' \
+		"\"target\":\"$name\"" '"verdict":"deny"' '"errno":"EPERM"'
+}
+
+# bind of a unix socket in a tree that is only readable: Landlock (MAKE_SOCK) and bpf-lsm
+# (path_mknod) refuse it; both record the path.
+test_unix_bind_readonly_tree() {
+	claims audit.unix-bind yes yes
+	setup
+	control "bind a socket" ok "$A" unix-bind "$T/allowed/control.sock"
+	rm -f "$T/allowed/control.sock"
+	expect_denied "bind in the sandbox" "$(inside "$A" unix-bind "$T/allowed/s.sock")"
+	[ ! -e "$T/allowed/s.sock" ] || fail "the socket was made"
+	expect_line "$T/audit" "\"op\":\"$(pick create bind)\"" "\"target\":\"$T/allowed/s.sock\"" \
+		'"verdict":"deny"'
+}
+
+# an ioctl on a device opened for reading (TCGETS on /dev/null: ENOTTY once allowed, so harmless):
+# Landlock refuses device ioctls outside writable trees (IOCTL_DEV, ABI 5), and records it.
+test_device_ioctl() {
+	claims audit.ioctl-dev no partly
+	setup /dev/null
+	control "ioctl on /dev/null" ENOTTY "$A" ioctl /dev/null 0x5401
+	out=$(inside "$A" ioctl /dev/null 0x5401)
+	if on_bpf_lsm; then
+		expect_eq "ioctl in the sandbox" "$out" ENOTTY
+		return 0
+	fi
+	abi=$(landlock_abi)
+	[ "${abi:-0}" -ge 5 ] || skip "Landlock ABI ${abi:-0} does not govern device ioctls (ABI 5)"
+	expect_eq "ioctl in the sandbox" "$out" EACCES
+	expect_line "$T/audit" '"op":"ioctl"' '"target":"/dev/null"' '"request":"0x5401"' \
+		'"verdict":"deny"' '"errno":"EACCES"'
+	out=$("$A" lines "$T/audit") || fail "the audit stream is not strict JSON lines: $out"
+}

@@ -10,6 +10,11 @@
  *                             COUNT times while a second moves the shared cwd between OTHER and
  *                             DIR as fast as it can; prints "denied D other O" (opens refused
  *                             with EACCES or EPERM, and anything else)
+ *   wd-auditck unix-listen NAME  listen on unix stream socket NAME ("@x": abstract), print
+ *                             "listening", accept and close until killed
+ *   wd-auditck unix-connect NAME  connect there: "ok" or the errno name
+ *   wd-auditck unix-bind NAME  bind a unix socket there: "ok" or the errno name
+ *   wd-auditck ioctl PATH REQ  open PATH read-only and ioctl(REQ) on it: "ok" or the errno name
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <cJSON.h>
 
@@ -158,12 +166,76 @@ static int cmd_race_cwd(const char *dir, const char *other, const char *name, lo
 	return 0;
 }
 
+/* NAME as a unix address: "@x" is abstract (no trailing NUL), anything else a path. */
+static socklen_t unix_addr(const char *name, struct sockaddr_un *a)
+{
+	size_t n = strlen(name);
+
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	if (n >= sizeof(a->sun_path))
+		n = sizeof(a->sun_path) - 1;
+	memcpy(a->sun_path, name, n);
+	if (name[0] == '@') {
+		a->sun_path[0] = 0;
+		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	}
+	return (socklen_t)sizeof(*a);
+}
+
+static int answer(int r)
+{
+	if (r) {
+		printf("%s\n", strerrorname_np(errno));
+		return 1;
+	}
+	printf("ok\n");
+	return 0;
+}
+
+static int cmd_unix(const char *what, const char *name)
+{
+	struct sockaddr_un a;
+	socklen_t len = unix_addr(name, &a);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), c;
+
+	if (fd < 0)
+		return answer(-1);
+	if (strcmp(what, "connect") == 0)
+		return answer(connect(fd, (struct sockaddr *)&a, len));
+	if (strcmp(what, "bind") == 0)
+		return answer(bind(fd, (struct sockaddr *)&a, len));
+	if (bind(fd, (struct sockaddr *)&a, len) || listen(fd, 16))
+		return answer(-1);
+	printf("listening\n");
+	fflush(stdout);
+	while ((c = accept(fd, NULL, NULL)) >= 0 || errno == EINTR)
+		if (c >= 0)
+			close(c);
+	return 1;
+}
+
+static int cmd_ioctl(const char *path, const char *req)
+{
+	char buf[256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return answer(-1);
+	return answer(ioctl(fd, strtoul(req, NULL, 0), buf) < 0 ? -1 : 0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "lines") == 0)
 		return cmd_lines(argv[2]);
 	if (argc == 6 && strcmp(argv[1], "race-cwd") == 0)
 		return cmd_race_cwd(argv[2], argv[3], argv[4], atol(argv[5]));
-	fprintf(stderr, "usage: wd-auditck lines FILE | race-cwd DIR OTHER NAME COUNT\n");
+	if (argc == 3 && strncmp(argv[1], "unix-", 5) == 0)
+		return cmd_unix(argv[1] + 5, argv[2]);
+	if (argc == 4 && strcmp(argv[1], "ioctl") == 0)
+		return cmd_ioctl(argv[2], argv[3]);
+	fprintf(stderr, "usage: wd-auditck lines FILE | race-cwd DIR OTHER NAME COUNT | "
+		"unix-listen|unix-connect|unix-bind NAME | ioctl PATH REQ\n");
 	return 2;
 }

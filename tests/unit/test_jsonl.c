@@ -496,6 +496,85 @@ static void test_argv_and_hold_escaped(void **state)
 	free(line);
 }
 
+/* Socket addresses the recorder passes raw: decoded, abstract names with their NULs kept exact. */
+static void test_sockaddr_records(void **state)
+{
+	struct wd_audit_ctx ctx = { .sandbox = "sb-1" };
+	static const char abstract[] = "\x01\x00" "\0wd\0x"; /* AF_UNIX, "@wd@x" */
+	static const char inet[] = "\x02\x00\x00\x50\x7f\x00\x00\x01" "\0\0\0\0\0\0\0\0";
+	struct wd_event ev;
+	char back[64];
+	char *line;
+	cJSON *o;
+
+	(void)state;
+	fill_event(&ev, "");
+	ev.source = WD_SRC_SYSCALL_EXIT;
+	ev.type = WD_EV_NET;
+	ev.op = WD_OP_CONNECT;
+	ev.flags = WD_EVF_SOCKADDR;
+	memcpy(ev.path, abstract, sizeof(abstract) - 1);
+	ev.path[sizeof(abstract) - 1] = 0;
+	ev.path_len = sizeof(abstract);
+	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+	o = parse_strict(line);
+	assert_string_equal(str(o, "type"), "net");
+	assert_string_equal(str(o, "op"), "connect");
+	assert_string_equal(str(o, "family"), "unix");
+	assert_string_equal(str(o, "target"), "@wd@x");
+	assert_int_equal(unbase64(str(o, "target_b64"), back), 5);
+	assert_memory_equal(back, "\0wd\0x", 5);
+	cJSON_Delete(o);
+	free(line);
+
+	memcpy(ev.path, inet, sizeof(inet) - 1);
+	ev.path[sizeof(inet) - 1] = 0;
+	ev.path_len = sizeof(inet);
+	ev.op = WD_OP_BIND;
+	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+	o = parse_strict(line);
+	assert_string_equal(str(o, "target"), "127.0.0.1:80");
+	assert_string_equal(str(o, "op"), "bind");
+	cJSON_Delete(o);
+	free(line);
+
+	/* a device ioctl: the request, as the kernel gave it */
+	fill_event(&ev, "/dev/null");
+	ev.source = WD_SRC_SYSCALL_EXIT;
+	ev.op = WD_OP_IOCTL;
+	ev.arg = 0x5401;
+	ev.dirfd = 3;
+	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+	o = parse_strict(line);
+	assert_string_equal(str(o, "op"), "ioctl");
+	assert_string_equal(str(o, "request"), "0x5401");
+	assert_string_equal(str(o, "target"), "/dev/null");
+	cJSON_Delete(o);
+	free(line);
+}
+
+/* A relative name whose base moved during the call: no target, the name and why. */
+static void test_base_changed_record(void **state)
+{
+	struct wd_audit_ctx ctx = { .sandbox = "sb-1" };
+	struct wd_event ev;
+	char *line;
+	cJSON *o;
+
+	(void)state;
+	fill_event(&ev, "secret");
+	ev.source = WD_SRC_SYSCALL_EXIT;
+	ev.flags = WD_EVF_BASE_CHANGED;
+	ev.dirfd = -100;
+	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+	o = parse_strict(line);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "target")));
+	assert_string_equal(str(o, "name"), "secret");
+	assert_string_equal(str(o, "base"), "cwd changed during the call");
+	cJSON_Delete(o);
+	free(line);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,6 +590,8 @@ int main(void)
 		cmocka_unit_test(test_valid_utf8_unchanged),
 		cmocka_unit_test(test_cut_at_path_max),
 		cmocka_unit_test(test_argv_and_hold_escaped),
+		cmocka_unit_test(test_sockaddr_records),
+		cmocka_unit_test(test_base_changed_record),
 	};
 
 	return cmocka_run_group_tests_name("audit_jsonl", tests, NULL, NULL);
