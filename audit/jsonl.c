@@ -442,7 +442,7 @@ char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size
 	memcpy(comm, ev->comm, WD_COMM_LEN);
 	comm[WD_COMM_LEN] = 0;
 	/* a relative name whose base moved during the call names no file we could vouch for */
-	changed = ev->source == WD_SRC_SYSCALL_EXIT && (ev->flags & WD_EVF_BASE_CHANGED);
+	changed = ev->source != WD_SRC_LSM && (ev->flags & WD_EVF_BASE_CHANGED);
 	sockaddr = ev->source == WD_SRC_SYSCALL_EXIT && (ev->flags & WD_EVF_SOCKADDR);
 	if (!target && ev->path[0] && !changed && !sockaddr)
 		target = ev->path;

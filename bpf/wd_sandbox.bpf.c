@@ -1469,19 +1469,59 @@ int BPF_PROG(wd_sys_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
+/* Did the base @c took at the call's entry hold until now? Then the kernel resolved against it. */
+static __always_inline bool base_held(struct wd_call *c)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	struct fs_struct *fs = BPF_CORE_READ(task, fs);
+	struct files_struct *files;
+
+	if ((__u64)fs != c->fs || fs_seq(fs) != c->seq)
+		return false;
+	if (c->dirfd == AT_FDCWD)
+		return (__u64)BPF_CORE_READ(fs, pwd.dentry) == c->base_dentry &&
+		       (__u64)BPF_CORE_READ(fs, pwd.mnt) == c->base_mnt;
+	files = BPF_CORE_READ(task, files);
+	return c->file && (__u64)files == c->files && fd_file(files, c->dirfd) == c->file;
+}
+
+/*
+ * The base @c took at entry, "/", then @name (kernel memory: the entry's copy, or the kernel's
+ * own), into s->ev.path; false when it cannot be (the base is unreachable, or too long to join).
+ */
+static __always_inline bool join_base(struct wd_scratch *s, struct wd_call *c, const char *name)
+{
+	__u32 pos;
+	long n;
+
+	if (!walk_path(s, (struct vfsmount *)c->base_mnt, (struct dentry *)c->base_dentry))
+		return false;
+	pos = s->ev.path_len - 1;
+	if (pos == 1)
+		pos = 0; /* the base is "/" */
+	if (pos > WD_PATH_MAX / 2 - 1)
+		return false;
+	/* hide the range from the compiler, so the mask the verifier needs stays */
+	barrier_var(pos);
+	pos &= WD_PATH_MAX / 2 - 1;
+	s->ev.path[pos] = '/';
+	n = bpf_probe_read_kernel_str(&s->ev.path[pos + 1], WD_PATH_MAX / 2, name);
+	if (n <= 0 || n >= WD_PATH_MAX / 2)
+		return false; /* a name that long may have been cut */
+	s->ev.path_len = pos + 1 + n;
+	return true;
+}
+
 /*
  * The path the denied call @nr named, into s->ev.path: absolute as the task passed it, or made
  * absolute against the base its entry saw when that base provably held for the whole call
  * (WD_EVF_AT_ENTRY). Otherwise the name as passed, flagged WD_EVF_BASE_CHANGED when the base
- * moved during the call, or read from user memory at exit (WD_EVF_LATE) when the call's entry was
- * never seen (seccomp refused it before the tracepoint).
+ * moved during the call (or cannot be joined), or read from user memory at exit (WD_EVF_LATE)
+ * when the call's entry was never seen (seccomp refused it before the tracepoint).
  */
 static __always_inline void exit_path(struct wd_scratch *s, struct wd_call *c, long nr,
 				      const void *uname)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
-	struct fs_struct *fs;
-	__u32 pos;
 	long n;
 
 	s->ev.path[0] = 0;
@@ -1497,45 +1537,15 @@ static __always_inline void exit_path(struct wd_scratch *s, struct wd_call *c, l
 	}
 	if (c->name_len == 0 || c->name_len > WD_PATH_MAX)
 		return;
-	if (c->name[0] == '/')
-		goto as_passed;
-	fs = BPF_CORE_READ(task, fs);
-	if ((__u64)fs != c->fs || fs_seq(fs) != c->seq)
-		goto changed;
-	if (c->dirfd == AT_FDCWD) {
-		if ((__u64)BPF_CORE_READ(fs, pwd.dentry) != c->base_dentry ||
-		    (__u64)BPF_CORE_READ(fs, pwd.mnt) != c->base_mnt)
-			goto changed;
-	} else if (!c->file || (__u64)BPF_CORE_READ(task, files) != c->files ||
-		   fd_file(BPF_CORE_READ(task, files), c->dirfd) != c->file) {
-		goto changed;
+	if (c->name[0] != '/' && base_held(c) && join_base(s, c, c->name)) {
+		s->ev.flags |= WD_EVF_AT_ENTRY;
+		return;
 	}
-	if (!walk_path(s, (struct vfsmount *)c->base_mnt, (struct dentry *)c->base_dentry))
-		goto changed;
-	pos = s->ev.path_len - 1;
-	if (pos == 1)
-		pos = 0; /* the base is "/" */
-	if (pos > WD_PATH_MAX / 2 - 1 || c->name_len > WD_PATH_MAX / 2)
-		goto changed; /* too long to join here: named as passed */
-	/* hide the range from the compiler, so the mask the verifier needs stays */
-	barrier_var(pos);
-	pos &= WD_PATH_MAX / 2 - 1;
-	s->ev.path[pos] = '/';
-	n = bpf_probe_read_kernel_str(&s->ev.path[pos + 1], WD_PATH_MAX / 2, c->name);
-	if (n <= 0)
-		goto changed;
-	s->ev.path_len = pos + 1 + n;
-	s->ev.flags |= WD_EVF_AT_ENTRY;
-	return;
-changed:
-	s->ev.flags |= WD_EVF_BASE_CHANGED;
-as_passed:
 	n = bpf_probe_read_kernel_str(s->ev.path, sizeof(s->ev.path), c->name);
 	s->ev.path_len = n > 0 ? n : 1;
 	if (n <= 0)
 		s->ev.path[0] = 0;
-	if (c->name[0] == '/')
-		s->ev.flags |= WD_EVF_AT_ENTRY;
+	s->ev.flags |= c->name[0] == '/' ? WD_EVF_AT_ENTRY : WD_EVF_BASE_CHANGED;
 }
 
 #define WD_SOCKADDR_MAX 128 /* sizeof(struct sockaddr_storage) */
@@ -1711,6 +1721,8 @@ int BPF_PROG(wd_sys_exit, struct pt_regs *regs, long ret)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(wd_exec_done, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
+	const char *filename;
+	struct wd_call *c;
 	struct wd_sandbox *sb;
 	struct wd_scratch *s;
 	__u64 id;
@@ -1730,12 +1742,30 @@ int BPF_PROG(wd_exec_done, struct task_struct *p, pid_t old_pid, struct linux_bi
 	s->ev.rule = WD_RULE_DEFAULT;
 	s->ev.access = WD_ACC_EXEC;
 	s->ev.dirfd = AT_FDCWD;
-	n = bpf_probe_read_kernel_str(s->ev.path, sizeof(s->ev.path), BPF_CORE_READ(bprm, filename));
+	filename = BPF_CORE_READ(bprm, filename);
+	n = bpf_probe_read_kernel_str(s->ev.path, sizeof(s->ev.path), filename);
 	if (n > 0 && n <= WD_PATH_MAX) {
 		s->ev.path_len = n;
 	} else {
 		s->ev.path[0] = 0;
 		s->ev.path_len = 1;
+	}
+	/*
+	 * A relative name is joined to the base the execve had at its entry, as a denial's is: the
+	 * new program may chdir before the supervisor could read /proc/PID/cwd.
+	 */
+	c = bpf_task_storage_get(&wd_calls, bpf_get_current_task_btf(), 0, 0);
+	if (n > 1 && s->ev.path[0] != '/' && c && (c->nr == 59 || c->nr == 322)) {
+		s->ev.dirfd = c->dirfd;
+		if (base_held(c) && join_base(s, c, filename)) {
+			s->ev.flags |= WD_EVF_AT_ENTRY;
+		} else {
+			n = bpf_probe_read_kernel_str(s->ev.path, sizeof(s->ev.path), filename);
+			s->ev.path_len = n > 0 ? n : 1;
+			if (n <= 0)
+				s->ev.path[0] = 0;
+			s->ev.flags |= WD_EVF_BASE_CHANGED;
+		}
 	}
 	emit(&s->ev, sb);
 	return 0;

@@ -7,14 +7,17 @@
  *   wd-auditck lines FILE     every line of FILE is well-formed UTF-8 and one JSON value; prints
  *                             "N lines", or "line K: WHY" and exits 1
  *   wd-auditck race-cwd DIR OTHER NAME COUNT  chdir to DIR; one thread opens NAME (relative)
- *                             COUNT times while a second moves the shared cwd between OTHER and
- *                             DIR as fast as it can; prints "denied D other O" (opens refused
- *                             with EACCES or EPERM, and anything else)
+ *                             until COUNT opens were refused (at most 10000 * COUNT tries) while
+ *                             a second moves the shared cwd between OTHER and DIR as fast as it
+ *                             can; prints "denied D other O" (opens refused with EACCES or
+ *                             EPERM, and anything else)
  *   wd-auditck unix-listen NAME  listen on unix stream socket NAME ("@x": abstract), print
  *                             "listening", accept and close until killed
  *   wd-auditck unix-connect NAME  connect there: "ok" or the errno name
  *   wd-auditck unix-bind NAME  bind a unix socket there: "ok" or the errno name
  *   wd-auditck ioctl PATH REQ  open PATH read-only and ioctl(REQ) on it: "ok" or the errno name
+ *   wd-auditck chdir-exec DIR PROG [ARG...]  chdir to DIR at once (before a supervisor could
+ *                             look at the cwd it was started in), then execute PROG
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -150,7 +153,8 @@ static int cmd_race_cwd(const char *dir, const char *other, const char *name, lo
 		printf("pthread_create\n");
 		return 1;
 	}
-	for (long i = 0; i < count; i++) {
+	/* until COUNT denials, however the threads are scheduled (bounded all the same) */
+	for (long i = 0; denied < count && i < 10000 * count; i++) {
 		int fd = open(name, O_RDONLY);
 
 		if (fd >= 0)
@@ -233,6 +237,11 @@ int main(int argc, char **argv)
 		return cmd_race_cwd(argv[2], argv[3], argv[4], atol(argv[5]));
 	if (argc == 3 && strncmp(argv[1], "unix-", 5) == 0)
 		return cmd_unix(argv[1] + 5, argv[2]);
+	if (argc >= 4 && strcmp(argv[1], "chdir-exec") == 0) {
+		if (chdir(argv[2]) == 0)
+			execv(argv[3], argv + 3);
+		return answer(-1);
+	}
 	if (argc == 4 && strcmp(argv[1], "ioctl") == 0)
 		return cmd_ioctl(argv[2], argv[3]);
 	fprintf(stderr, "usage: wd-auditck lines FILE | race-cwd DIR OTHER NAME COUNT | "
