@@ -1380,6 +1380,7 @@ struct wd_call {
 	__u64 file; /* the dirfd's struct file *, or 0 for AT_FDCWD */
 	__u64 base_dentry;
 	__u64 base_mnt; /* struct vfsmount * */
+	__u64 uname; /* the name's address in the task: with nr, which call this is */
 	__u32 seq;
 	__s32 nr; /* the syscall, or -1 once its exit was seen */
 	__s32 dirfd;
@@ -1447,7 +1448,8 @@ int BPF_PROG(wd_sys_enter, struct pt_regs *regs, long id)
 	if (!c)
 		return 0;
 	c->nr = -1;
-	n = bpf_probe_read_user_str(c->name, sizeof(c->name), (const void *)sys_arg(regs, d.path_arg));
+	c->uname = sys_arg(regs, d.path_arg);
+	n = bpf_probe_read_user_str(c->name, sizeof(c->name), (const void *)c->uname);
 	c->name_len = n > 0 && n < WD_PATH_MAX ? n : 0;
 	fs = BPF_CORE_READ(task, fs);
 	c->fs = (__u64)fs;
@@ -1526,7 +1528,7 @@ static __always_inline void exit_path(struct wd_scratch *s, struct wd_call *c, l
 
 	s->ev.path[0] = 0;
 	s->ev.path_len = 1;
-	if (!c || c->nr != nr) {
+	if (!c || c->nr != nr || c->uname != (__u64)uname) {
 		n = bpf_probe_read_user_str(s->ev.path, sizeof(s->ev.path), uname);
 		if (n > 0 && n <= WD_PATH_MAX)
 			s->ev.path_len = n;
