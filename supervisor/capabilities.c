@@ -45,8 +45,9 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("tp_btf/sched_process_exec; the name as the task passed it, made absolute") },
 	{ "audit.deny", "record every denial with its target",
 	  YES("from the hook, resolved path"),
-	  PART("from the syscall's return (EACCES/EPERM): the path as passed, made absolute; "
-	       "io_uring is refused, so never unrecorded") },
+	  PART("from the syscall's return (EACCES/EPERM): the path as passed, joined to the cwd "
+	       "or dirfd the call had at entry; socket calls and device ioctls too; io_uring is "
+	       "refused, so never unrecorded") },
 	{ "audit.utf8", "every audit line is valid UTF-8 JSON whatever bytes a name holds",
 	  YES("invalid bytes read as U+FFFD, exact bytes in <field>_b64"),
 	  YES("invalid bytes read as U+FFFD, exact bytes in <field>_b64") },
