@@ -262,7 +262,11 @@ static cJSON *str_item(const char *s, char **b64)
 static void add_str(cJSON *o, const char *key, const char *s)
 {
 	char *b64, bkey[64];
-	cJSON *item = str_item(s, &b64);
+	cJSON *item;
+
+	if (!s)
+		return; /* as cJSON_AddStringToObject left it out (a hold refused before it had a name) */
+	item = str_item(s, &b64);
 
 	if (item)
 		cJSON_AddItemToObject(o, key, item);

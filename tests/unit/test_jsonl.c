@@ -494,6 +494,15 @@ static void test_argv_and_hold_escaped(void **state)
 	assert_null(cJSON_GetObjectItemCaseSensitive(o, "target2_b64"));
 	cJSON_Delete(o);
 	free(line);
+
+	/* a hold refused before it had a target: left out, as before */
+	v.target = NULL;
+	v.rule = NULL;
+	line = wd_audit_decision_line(&ctx, 0, &v, false, "rule", -1);
+	o = parse_strict(line);
+	assert_null(cJSON_GetObjectItemCaseSensitive(o, "target"));
+	cJSON_Delete(o);
+	free(line);
 }
 
 /* Socket addresses the recorder passes raw: decoded, abstract names with their NULs kept exact. */
