@@ -1395,7 +1395,7 @@ struct {
 	__type(value, struct wd_call);
 } wd_calls SEC(".maps");
 
-/* fs_struct before 6.8 (?): a spinlock and a seqcount; since: one seqlock_t holding both. */
+/* fs_struct as 6.1 has it: a spinlock and a seqcount; newer kernels have one seqlock_t. */
 struct fs_struct___seqcount {
 	spinlock_t lock;
 	seqcount_spinlock_t seq;
@@ -1478,7 +1478,8 @@ static __always_inline bool base_held(struct wd_call *c)
 	struct fs_struct *fs = BPF_CORE_READ(task, fs);
 	struct files_struct *files;
 
-	if ((__u64)fs != c->fs || fs_seq(fs) != c->seq)
+	/* an odd count: a chdir was writing while the entry read, so what it read may be torn */
+	if ((c->seq & 1) || (__u64)fs != c->fs || fs_seq(fs) != c->seq)
 		return false;
 	if (c->dirfd == AT_FDCWD)
 		return (__u64)BPF_CORE_READ(fs, pwd.dentry) == c->base_dentry &&
