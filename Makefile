@@ -56,7 +56,8 @@ UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabiliti
 	test_policy_schema test_policy_corpus test_setup test_devid test_spawn_status test_fsutil
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
-	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs
+	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
+	$(OUT)/tests/helpers/wd-auditck
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(HELPERS)
@@ -107,6 +108,11 @@ $(OUT)/tests/helpers/%: $(OUT)/tests/helpers/%.o
 $(OUT)/tests/helpers/wd-lsm-check: $(OUT)/tests/helpers/wd-lsm-check.o $(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The audit checker parses JSON with cJSON (and nothing of warden's own).
+$(OUT)/tests/helpers/wd-auditck: $(OUT)/tests/helpers/wd-auditck.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 
 $(OUT)/tests/unit/%: $(OUT)/tests/unit/%.o $(LIB_OBJS)
 	$(call msg,LD,$@)

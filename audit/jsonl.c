@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <arpa/inet.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <cJSON.h>
 
@@ -69,6 +73,14 @@ const char *wd_audit_op_name(unsigned int op)
 		return "syscall";
 	case WD_OP_XATTR:
 		return "xattr";
+	case WD_OP_IOCTL:
+		return "ioctl";
+	case WD_OP_CONNECT:
+		return "connect";
+	case WD_OP_BIND:
+		return "bind";
+	case WD_OP_SENDTO:
+		return "sendto";
 	default:
 		return "unknown";
 	}
@@ -133,6 +145,168 @@ void wd_audit_format_ts(uint64_t real_ns, char *buf, size_t bufsz)
 	snprintf(buf, bufsz, "%.19s.%09lluZ", date, (unsigned long long)(real_ns % 1000000000ull));
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence that starts @s (@n bytes left), or 0 when none does:
+ * the ranges of Unicode's table 3-7, so overlong forms, surrogates (ED A0..BF), code points past
+ * U+10FFFF and a sequence cut short are all refused, as strict JSON parsers refuse them.
+ */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		lo = c == 0xe0 ? 0xa0 : 0x80;
+		hi = c == 0xed ? 0x9f : 0xbf;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		lo = c == 0xf0 ? 0x90 : 0x80;
+		hi = c == 0xf4 ? 0x8f : 0xbf;
+	} else {
+		return 0;
+	}
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+bool wd_audit_utf8_valid(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, len;
+
+	while (i < n) {
+		len = utf8_seq(p + i, n - i);
+		if (!len)
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+char *wd_audit_utf8_readable(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, o = 0, len;
+	char *out = malloc(3 * n + 1); /* each byte at worst becomes U+FFFD's three */
+
+	if (!out)
+		return NULL;
+	while (i < n) {
+		len = utf8_seq(p + i, n - i);
+		if (len) {
+			memcpy(out + o, s + i, len);
+			o += len;
+			i += len;
+		} else {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	out[o] = 0;
+	return out;
+}
+
+char *wd_audit_base64(const char *s, size_t n)
+{
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = malloc((n + 2) / 3 * 4 + 1), *q = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned int v = (unsigned int)p[i] << 16;
+
+		if (i + 1 < n)
+			v |= (unsigned int)p[i + 1] << 8;
+		if (i + 2 < n)
+			v |= p[i + 2];
+		*q++ = tab[(v >> 18) & 63];
+		*q++ = tab[(v >> 12) & 63];
+		*q++ = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+		*q++ = i + 2 < n ? tab[v & 63] : '=';
+	}
+	*q = 0;
+	return out;
+}
+
+/*
+ * A string that came from outside warden (a path, a command name, an argv word): cJSON copies
+ * bytes through, so one that is not UTF-8 is written readable, each invalid byte as U+FFFD, and
+ * its exact bytes go beside it in "<key>_b64" (docs/audit.md). Control characters are escaped by
+ * cJSON's printer. Returns the readable item, or NULL when out of memory.
+ */
+static cJSON *str_item(const char *s, char **b64)
+{
+	cJSON *item;
+	char *fixed;
+
+	*b64 = NULL;
+	if (wd_audit_utf8_valid(s, strlen(s)))
+		return cJSON_CreateString(s);
+	fixed = wd_audit_utf8_readable(s);
+	item = fixed ? cJSON_CreateString(fixed) : NULL;
+	free(fixed);
+	*b64 = wd_audit_base64(s, strlen(s));
+	return item;
+}
+
+static void add_str(cJSON *o, const char *key, const char *s)
+{
+	char *b64, bkey[64];
+	cJSON *item;
+
+	if (!s)
+		return; /* as cJSON_AddStringToObject left it out (a hold refused before it had a name) */
+	item = str_item(s, &b64);
+
+	if (item)
+		cJSON_AddItemToObject(o, key, item);
+	if (b64) {
+		snprintf(bkey, sizeof(bkey), "%s_b64", key);
+		cJSON_AddStringToObject(o, bkey, b64);
+		free(b64);
+	}
+}
+
+/* An array of such strings; "<key>_b64" then holds each word's bytes, or null where it is UTF-8. */
+static void add_str_array(cJSON *o, const char *key, char *const v[])
+{
+	cJSON *a = cJSON_AddArrayToObject(o, key), *b = NULL;
+	char bkey[64];
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	for (size_t i = 0; a && i < n; i++) {
+		char *b64;
+		cJSON *item = str_item(v[i], &b64);
+
+		if (item)
+			cJSON_AddItemToArray(a, item);
+		if (b64 && !b) {
+			snprintf(bkey, sizeof(bkey), "%s_b64", key);
+			b = cJSON_AddArrayToObject(o, bkey);
+			for (size_t j = 0; b && j < i; j++)
+				cJSON_AddItemToArray(b, cJSON_CreateNull());
+		}
+		if (b)
+			cJSON_AddItemToArray(b, b64 ? cJSON_CreateString(b64) : cJSON_CreateNull());
+		free(b64);
+	}
+}
+
 /* The fields every record carries, in schema order. */
 static cJSON *record_new(struct wd_audit_ctx *ctx, uint64_t real_ns, const char *type)
 {
@@ -145,7 +319,7 @@ static cJSON *record_new(struct wd_audit_ctx *ctx, uint64_t real_ns, const char 
 	cJSON_AddStringToObject(o, "schema", WD_AUDIT_SCHEMA);
 	cJSON_AddStringToObject(o, "ts", ts);
 	cJSON_AddNumberToObject(o, "seq", (double)ctx->seq++);
-	cJSON_AddStringToObject(o, "sandbox", ctx->sandbox ? ctx->sandbox : "");
+	add_str(o, "sandbox", ctx->sandbox ? ctx->sandbox : "");
 	cJSON_AddStringToObject(o, "type", type);
 	return o;
 }
@@ -181,6 +355,82 @@ static const char *rule_name(const struct wd_audit_ctx *ctx, unsigned int rule)
 	return rule == WD_RULE_DEFAULT ? "default" : "unknown";
 }
 
+/*
+ * A socket address as the task passed it (@n bytes), as "target": a unix path, "@name" for an
+ * abstract name (each NUL in it shown as "@", as ss(8) does; the exact bytes then in target_b64),
+ * "ADDR:PORT" or "[ADDR]:PORT"; and "family". Another family: its number, and a null target.
+ */
+static void add_sockaddr(cJSON *o, const char *a, size_t n)
+{
+	char buf[WD_PATH_MAX], ip[INET6_ADDRSTRLEN];
+	unsigned short family;
+
+	if (n < sizeof(family)) {
+		cJSON_AddNullToObject(o, "target");
+		return;
+	}
+	memcpy(&family, a, sizeof(family));
+	if (family == AF_UNIX) {
+		const char *name = a + offsetof(struct sockaddr_un, sun_path);
+		size_t len = n - offsetof(struct sockaddr_un, sun_path), b;
+		bool nul = false;
+
+		cJSON_AddStringToObject(o, "family", "unix");
+		if (len == 0 || (len == 1 && name[0] == 0)) {
+			cJSON_AddNullToObject(o, "target"); /* unnamed */
+			return;
+		}
+		if (name[0] != 0) { /* a path: up to its NUL, as the kernel reads it */
+			len = strnlen(name, len);
+			memcpy(buf, name, len);
+			buf[len] = 0;
+			add_str(o, "target", buf);
+			return;
+		}
+		for (b = 0; b < len && b < sizeof(buf) - 1; b++) {
+			buf[b] = name[b] ? name[b] : '@';
+			nul |= b > 0 && !name[b];
+		}
+		buf[b] = 0;
+		if (!nul && wd_audit_utf8_valid(buf, b)) {
+			cJSON_AddStringToObject(o, "target", buf);
+		} else {
+			/* readable, and the exact name (NULs and all) beside it */
+			char *fixed = wd_audit_utf8_readable(buf), *b64 = wd_audit_base64(name, len);
+
+			if (fixed)
+				cJSON_AddStringToObject(o, "target", fixed);
+			if (b64)
+				cJSON_AddStringToObject(o, "target_b64", b64);
+			free(fixed);
+			free(b64);
+		}
+		return;
+	}
+	if (family == AF_INET && n >= sizeof(struct sockaddr_in)) {
+		struct sockaddr_in in;
+
+		memcpy(&in, a, sizeof(in));
+		inet_ntop(AF_INET, &in.sin_addr, ip, sizeof(ip));
+		snprintf(buf, sizeof(buf), "%s:%u", ip, ntohs(in.sin_port));
+		cJSON_AddStringToObject(o, "family", "inet");
+		cJSON_AddStringToObject(o, "target", buf);
+		return;
+	}
+	if (family == AF_INET6 && n >= sizeof(struct sockaddr_in6)) {
+		struct sockaddr_in6 in6;
+
+		memcpy(&in6, a, sizeof(in6));
+		inet_ntop(AF_INET6, &in6.sin6_addr, ip, sizeof(ip));
+		snprintf(buf, sizeof(buf), "[%s]:%u", ip, ntohs(in6.sin6_port));
+		cJSON_AddStringToObject(o, "family", "inet6");
+		cJSON_AddStringToObject(o, "target", buf);
+		return;
+	}
+	cJSON_AddNumberToObject(o, "family", family);
+	cJSON_AddNullToObject(o, "target");
+}
+
 char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size,
 			  const struct wd_audit_extra *extra)
 {
@@ -188,6 +438,7 @@ char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size
 	const char *exe = extra ? extra->exe : NULL;
 	const char *target = extra && extra->target ? extra->target : NULL;
 	char comm[WD_COMM_LEN + 1];
+	bool changed, sockaddr;
 	cJSON *o;
 
 	if (size < WD_EVENT_HDR_SIZE || ev->path_len == 0 ||
@@ -197,7 +448,10 @@ char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size
 
 	memcpy(comm, ev->comm, WD_COMM_LEN);
 	comm[WD_COMM_LEN] = 0;
-	if (!target && ev->path[0])
+	/* a relative name whose base moved during the call names no file we could vouch for */
+	changed = ev->source != WD_SRC_LSM && (ev->flags & WD_EVF_BASE_CHANGED);
+	sockaddr = ev->source == WD_SRC_SYSCALL_EXIT && (ev->flags & WD_EVF_SOCKADDR);
+	if (!target && ev->path[0] && !changed && !sockaddr)
 		target = ev->path;
 	if (!target && ev->type == WD_EV_SYSCALL)
 		target = wd_audit_syscall_name(ev->sysno);
@@ -209,19 +463,37 @@ char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size
 	cJSON_AddNumberToObject(o, "tid", ev->tid);
 	cJSON_AddNumberToObject(o, "ppid", ev->ppid);
 	cJSON_AddNumberToObject(o, "uid", ev->uid);
-	cJSON_AddStringToObject(o, "comm", comm);
+	add_str(o, "comm", comm);
 	if (exe)
-		cJSON_AddStringToObject(o, "exe", exe);
+		add_str(o, "exe", exe);
 	else
 		cJSON_AddNullToObject(o, "exe");
 	cJSON_AddStringToObject(o, "op", wd_audit_op_name(ev->op));
-	if (target)
-		cJSON_AddStringToObject(o, "target", target);
+	if (sockaddr)
+		add_sockaddr(o, ev->path, ev->path_len - 1);
+	else if (target)
+		add_str(o, "target", target);
 	else
 		cJSON_AddNullToObject(o, "target"); /* the kernel could not resolve it */
+	if (ev->op == WD_OP_IOCTL) {
+		char req[24];
+
+		snprintf(req, sizeof(req), "0x%llx", (unsigned long long)ev->arg);
+		cJSON_AddStringToObject(o, "request", req);
+		cJSON_AddNumberToObject(o, "fd", ev->dirfd);
+	}
+	if (ev->type == WD_EV_NET)
+		cJSON_AddNumberToObject(o, "fd", ev->dirfd);
+	if (changed && ev->path[0]) {
+		add_str(o, "name", ev->path);
+		if (ev->dirfd == -100) /* AT_FDCWD */
+			cJSON_AddStringToObject(o, "base", "cwd changed during the call");
+		else
+			cJSON_AddStringToObject(o, "base", "dirfd changed during the call");
+		cJSON_AddNumberToObject(o, "dirfd", ev->dirfd);
+	}
 	cJSON_AddStringToObject(o, "verdict", wd_audit_verdict_name(ev->verdict));
-	cJSON_AddStringToObject(o, "rule",
-				extra && extra->rule ? extra->rule : rule_name(ctx, ev->rule));
+	add_str(o, "rule", extra && extra->rule ? extra->rule : rule_name(ctx, ev->rule));
 	add_access(o, ev->access);
 	if (ev->err > 0) {
 		const char *name = strerrorname_np(ev->err);
@@ -241,17 +513,14 @@ char *wd_audit_start_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid
 			  char *const argv[])
 {
 	cJSON *o = record_new(ctx, ts_real_ns, "start");
-	cJSON *a;
 
 	if (!o)
 		return NULL;
 	cJSON_AddNumberToObject(o, "pid", pid);
 	cJSON_AddStringToObject(o, "backend", ctx->backend ? ctx->backend : "");
 	if (ctx->backend_detail)
-		cJSON_AddStringToObject(o, "backend_detail", ctx->backend_detail);
-	a = cJSON_AddArrayToObject(o, "argv");
-	for (size_t i = 0; a && argv && argv[i]; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(argv[i]));
+		add_str(o, "backend_detail", ctx->backend_detail);
+	add_str_array(o, "argv", argv);
 	return record_finish(o);
 }
 
@@ -349,22 +618,22 @@ char *wd_audit_lost_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t
 void wd_hold_view_fields(cJSON *o, const struct wd_hold_view *v)
 {
 	cJSON_AddNumberToObject(o, "pid", v->pid);
-	cJSON_AddStringToObject(o, "comm", v->comm);
+	add_str(o, "comm", v->comm);
 	if (v->exe)
-		cJSON_AddStringToObject(o, "exe", v->exe);
+		add_str(o, "exe", v->exe);
 	else
 		cJSON_AddNullToObject(o, "exe");
 	if (v->cmdline)
-		cJSON_AddStringToObject(o, "cmdline", v->cmdline);
+		add_str(o, "cmdline", v->cmdline);
 	else
 		cJSON_AddNullToObject(o, "cmdline");
 	cJSON_AddStringToObject(o, "op", v->op);
-	cJSON_AddStringToObject(o, "target", v->target);
+	add_str(o, "target", v->target);
 	if (v->target2)
-		cJSON_AddStringToObject(o, "target2", v->target2);
+		add_str(o, "target2", v->target2);
 	if (v->exec_argv)
-		cJSON_AddStringToObject(o, "exec_argv", v->exec_argv);
-	cJSON_AddStringToObject(o, "rule", v->rule ? v->rule : "");
+		add_str(o, "exec_argv", v->exec_argv);
+	add_str(o, "rule", v->rule ? v->rule : "");
 }
 
 /* The fields a hold and its decision share. */
@@ -398,7 +667,7 @@ char *wd_audit_decision_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
 		return NULL;
 	add_hold(o, v);
 	cJSON_AddStringToObject(o, "verdict", allow ? "allow" : "deny");
-	cJSON_AddStringToObject(o, "by", who);
+	add_str(o, "by", who);
 	name = result ? strerrorname_np(-result) : NULL;
 	cJSON_AddStringToObject(o, "result", result ? (name ? name : "error") : "ok");
 	return record_finish(o);

@@ -75,6 +75,16 @@ char *wd_audit_decision_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
 /* "2026-11-30T12:00:00.123456789Z" into @buf (at least 32 bytes). */
 void wd_audit_format_ts(uint64_t real_ns, char *buf, size_t bufsz);
 
+/*
+ * Strings from outside warden in the audit stream (docs/audit.md, "Bytes that are not UTF-8"):
+ * whether @n bytes at @s are well-formed UTF-8 (no overlong forms, surrogates or cut sequences);
+ * a malloc'd copy of NUL-terminated @s with each byte that starts no such sequence replaced by
+ * U+FFFD; and @n bytes at @s in base64 (RFC 4648, padded), malloc'd.
+ */
+bool wd_audit_utf8_valid(const char *s, size_t n);
+char *wd_audit_utf8_readable(const char *s);
+char *wd_audit_base64(const char *s, size_t n);
+
 const char *wd_audit_type_name(unsigned int type);
 const char *wd_audit_op_name(unsigned int op);
 const char *wd_audit_verdict_name(unsigned int verdict);

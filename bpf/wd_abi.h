@@ -68,6 +68,10 @@ enum wd_op {
 	WD_OP_MKNOD = 12,
 	WD_OP_SYSCALL = 13, /* target is the syscall's name */
 	WD_OP_XATTR = 14, /* setxattr, removexattr (and ACLs) */
+	WD_OP_IOCTL = 15, /* an ioctl on a device (Landlock IOCTL_DEV); arg is the request */
+	WD_OP_CONNECT = 16, /* connect(2); path holds the address (WD_EVF_SOCKADDR) */
+	WD_OP_BIND = 17, /* bind(2) */
+	WD_OP_SENDTO = 18, /* sendto(2) with an address */
 };
 
 enum wd_verdict {
@@ -168,6 +172,24 @@ enum wd_source {
 	WD_SRC_EXEC_TRACEPOINT = 2, /* sched_process_exec: an exec that happened */
 };
 
+/*
+ * How the recorder at syscall exit found a record's path (wd_event.flags; 0 on LSM records, whose
+ * path the hook resolved from the object itself).
+ */
+enum wd_event_flags {
+	/* the path is absolute as passed, or was made absolute against the cwd or dirfd the call
+	 * had at its entry, which provably held until its exit */
+	WD_EVF_AT_ENTRY = 1 << 0,
+	/* relative, and its base changed during the call (another thread chdir'd, or replaced the
+	 * dirfd): what the kernel resolved it against is not known */
+	WD_EVF_BASE_CHANGED = 1 << 1,
+	/* the call's entry was not seen (seccomp refused it first): the name was read from the
+	 * task's memory at exit, and the supervisor made a relative one absolute after it */
+	WD_EVF_LATE = 1 << 2,
+	/* path holds path_len - 1 bytes of a struct sockaddr as the task passed it, then a NUL */
+	WD_EVF_SOCKADDR = 1 << 3,
+};
+
 /* One audit record from the kernel; sent with path_len bytes of path (NUL included). */
 struct wd_event {
 	__u64 ts_ns; /* CLOCK_BOOTTIME */
@@ -180,7 +202,8 @@ struct wd_event {
 	__u16 op; /* enum wd_op */
 	__u8 verdict; /* enum wd_verdict */
 	__u8 source; /* enum wd_source */
-	__u8 __pad0[2];
+	__u8 flags; /* WD_EVF_*: how a syscall-exit record's path was found */
+	__u8 __pad0;
 	__u32 access; /* WD_ACC_* asked for */
 	__u32 rule;
 	__u32 path_len;
@@ -188,10 +211,11 @@ struct wd_event {
 	__s32 dirfd; /* for a relative path from a syscall: the dirfd it was relative to */
 	__u32 sysno; /* for WD_SRC_SYSCALL_EXIT: the syscall */
 	char comm[WD_COMM_LEN];
+	__u64 arg; /* WD_OP_IOCTL: the request */
 	/* For WD_SRC_SYSCALL_EXIT: the path as the task passed it (user memory, read after the fact). */
 	char path[WD_PATH_MAX];
 };
 
-#define WD_EVENT_HDR_SIZE 80 /* offsetof(struct wd_event, path) */
+#define WD_EVENT_HDR_SIZE 88 /* offsetof(struct wd_event, path) */
 
 #endif /* WD_ABI_H */

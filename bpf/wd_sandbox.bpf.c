@@ -224,6 +224,8 @@ static __always_inline void fill_task(struct wd_event *ev, __u64 sandbox)
 	ev->err = 0;
 	ev->dirfd = 0;
 	ev->sysno = 0;
+	ev->flags = 0;
+	ev->arg = 0;
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 }
 
@@ -1352,32 +1354,319 @@ static __always_inline unsigned long sys_arg(struct pt_regs *regs, int i)
 	}
 }
 
+/* A direct (CO-RE) load, no helper call: this runs at every syscall exit on the host. */
 static __always_inline long sys_nr(struct pt_regs *regs)
 {
-	return BPF_CORE_READ(regs, orig_ax);
+	return regs->orig_ax;
 }
 #else
 #error "the syscall-exit recorder knows x86_64's syscall numbers only: port classify()"
 #endif
 
+/*
+ * What a path syscall of a sandbox task started from, kept at sys_enter for the recorder at
+ * sys_exit (the landlock backend). A relative path names a file only together with the cwd or
+ * dirfd the call resolved it against, and another thread sharing the fs struct or the fd table
+ * can chdir or dup2 before the record is made: so the base is taken at entry, and at exit it
+ * counts only if it provably did not change in between (fs->seq, the seqcount every chdir and
+ * chroot writes, is the same; the dirfd's slot still holds the same file). Kernel side only.
+ */
+struct wd_call {
+	__u64 fs; /* struct fs_struct * */
+	__u64 files; /* struct files_struct * */
+	__u64 file; /* the dirfd's struct file *, or 0 for AT_FDCWD */
+	__u64 base_dentry;
+	__u64 base_mnt; /* struct vfsmount * */
+	__u64 uname; /* the name's address in the task: with nr, which call this is */
+	__u32 seq;
+	__s32 nr; /* the syscall, or -1 once its exit was seen */
+	__s32 dirfd;
+	__u32 name_len; /* bytes of name, NUL included; 0 when it could not be read */
+	char name[WD_PATH_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct wd_call);
+} wd_calls SEC(".maps");
+
+/* fs_struct as 6.1 has it: a spinlock and a seqcount; newer kernels have one seqlock_t. */
+struct fs_struct___seqcount {
+	spinlock_t lock;
+	seqcount_spinlock_t seq;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 fs_seq(struct fs_struct *fs)
+{
+	struct fs_struct___seqcount *old = (void *)fs;
+
+	if (bpf_core_field_exists(old->lock))
+		return BPF_CORE_READ(old, seq.seqcount.sequence);
+	return BPF_CORE_READ(fs, seq.seqcount.seqcount.sequence);
+}
+
+/* The struct file * in slot @fd of @files, or 0. */
+static __always_inline __u64 fd_file(struct files_struct *files, int fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(files, fdt);
+	struct file **fds;
+	struct file *f = NULL;
+
+	if (fd < 0 || !fdt || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]))
+		return 0;
+	return (__u64)f;
+}
+
+/*
+ * Entry half of the recorder: only for the syscalls it records and only in a sandbox (every
+ * syscall on the host runs this: a switch on the number, then one cgroup lookup for those).
+ */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(wd_sys_enter, struct pt_regs *regs, long id)
+{
+	struct task_struct *task;
+	struct wd_call *c;
+	struct fs_struct *fs;
+	struct wd_sys d;
+	__u64 cg;
+	long n;
+
+	if (!classify(id, &d) || d.path_arg < 0)
+		return 0;
+	if (!current_sandbox(&cg))
+		return 0;
+	task = (struct task_struct *)bpf_get_current_task_btf();
+	c = bpf_task_storage_get(&wd_calls, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!c)
+		return 0;
+	c->nr = -1;
+	c->uname = sys_arg(regs, d.path_arg);
+	n = bpf_probe_read_user_str(c->name, sizeof(c->name), (const void *)c->uname);
+	c->name_len = n > 0 && n < WD_PATH_MAX ? n : 0;
+	fs = BPF_CORE_READ(task, fs);
+	c->fs = (__u64)fs;
+	c->seq = fs_seq(fs);
+	c->files = (__u64)BPF_CORE_READ(task, files);
+	c->dirfd = d.dirfd_arg >= 0 ? (__s32)sys_arg(regs, d.dirfd_arg) : AT_FDCWD;
+	if (c->dirfd == AT_FDCWD) {
+		c->file = 0;
+		c->base_dentry = (__u64)BPF_CORE_READ(fs, pwd.dentry);
+		c->base_mnt = (__u64)BPF_CORE_READ(fs, pwd.mnt);
+	} else {
+		struct file *f = (struct file *)fd_file(BPF_CORE_READ(task, files), c->dirfd);
+
+		c->file = (__u64)f;
+		c->base_dentry = (__u64)BPF_CORE_READ(f, f_path.dentry);
+		c->base_mnt = (__u64)BPF_CORE_READ(f, f_path.mnt);
+	}
+	c->nr = (__s32)id;
+	return 0;
+}
+
+/* Did the base @c took at the call's entry hold until now? Then the kernel resolved against it. */
+static __always_inline bool base_held(struct wd_call *c)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	struct fs_struct *fs = BPF_CORE_READ(task, fs);
+	struct files_struct *files;
+
+	/* an odd count: a chdir was writing while the entry read, so what it read may be torn */
+	if ((c->seq & 1) || (__u64)fs != c->fs || fs_seq(fs) != c->seq)
+		return false;
+	if (c->dirfd == AT_FDCWD)
+		return (__u64)BPF_CORE_READ(fs, pwd.dentry) == c->base_dentry &&
+		       (__u64)BPF_CORE_READ(fs, pwd.mnt) == c->base_mnt;
+	files = BPF_CORE_READ(task, files);
+	return c->file && (__u64)files == c->files && fd_file(files, c->dirfd) == c->file;
+}
+
+/*
+ * The base @c took at entry, "/", then @name (kernel memory: the entry's copy, or the kernel's
+ * own), into s->ev.path; false when it cannot be (the base is unreachable, or too long to join).
+ */
+static __always_inline bool join_base(struct wd_scratch *s, struct wd_call *c, const char *name)
+{
+	__u32 pos;
+	long n;
+
+	if (!walk_path(s, (struct vfsmount *)c->base_mnt, (struct dentry *)c->base_dentry))
+		return false;
+	pos = s->ev.path_len - 1;
+	if (pos == 1)
+		pos = 0; /* the base is "/" */
+	if (pos > WD_PATH_MAX / 2 - 1)
+		return false;
+	/* hide the range from the compiler, so the mask the verifier needs stays */
+	barrier_var(pos);
+	pos &= WD_PATH_MAX / 2 - 1;
+	s->ev.path[pos] = '/';
+	n = bpf_probe_read_kernel_str(&s->ev.path[pos + 1], WD_PATH_MAX / 2, name);
+	if (n <= 0 || n >= WD_PATH_MAX / 2)
+		return false; /* a name that long may have been cut */
+	s->ev.path_len = pos + 1 + n;
+	return true;
+}
+
+/*
+ * The path the denied call @nr named, into s->ev.path: absolute as the task passed it, or made
+ * absolute against the base its entry saw when that base provably held for the whole call
+ * (WD_EVF_AT_ENTRY). Otherwise the name as passed, flagged WD_EVF_BASE_CHANGED when the base
+ * moved during the call (or cannot be joined), or read from user memory at exit (WD_EVF_LATE)
+ * when the call's entry was never seen (seccomp refused it before the tracepoint).
+ */
+static __always_inline void exit_path(struct wd_scratch *s, struct wd_call *c, long nr,
+				      const void *uname)
+{
+	long n;
+
+	s->ev.path[0] = 0;
+	s->ev.path_len = 1;
+	if (!c || c->nr != nr || c->uname != (__u64)uname) {
+		n = bpf_probe_read_user_str(s->ev.path, sizeof(s->ev.path), uname);
+		if (n > 0 && n <= WD_PATH_MAX)
+			s->ev.path_len = n;
+		else
+			s->ev.path[0] = 0;
+		s->ev.flags |= WD_EVF_LATE;
+		return;
+	}
+	if (c->name_len == 0 || c->name_len > WD_PATH_MAX)
+		return;
+	if (c->name[0] != '/' && base_held(c) && join_base(s, c, c->name)) {
+		s->ev.flags |= WD_EVF_AT_ENTRY;
+		return;
+	}
+	n = bpf_probe_read_kernel_str(s->ev.path, sizeof(s->ev.path), c->name);
+	s->ev.path_len = n > 0 ? n : 1;
+	if (n <= 0)
+		s->ev.path[0] = 0;
+	s->ev.flags |= c->name[0] == '/' ? WD_EVF_AT_ENTRY : WD_EVF_BASE_CHANGED;
+}
+
+#define WD_SOCKADDR_MAX 128 /* sizeof(struct sockaddr_storage) */
+
+/*
+ * Denials of socket calls the landlock backend cannot see elsewhere: connect and sendto refused
+ * by Landlock's abstract-socket scope (ABI 6), bind of a unix socket where Landlock grants no
+ * MAKE_SOCK, and whatever else refuses them with EACCES or EPERM (no capability for a low port).
+ * The address is read from the task's memory at exit and decoded by the supervisor.
+ */
+static __always_inline int record_sock(struct pt_regs *regs, long nr, long ret)
+{
+	const void *addr = (const void *)sys_arg(regs, nr == 44 ? 4 : 1);
+	__u32 len = (__u32)sys_arg(regs, nr == 44 ? 5 : 2);
+	struct wd_sandbox *sb;
+	struct wd_scratch *s;
+	__u64 id;
+
+	sb = current_sandbox(&id);
+	if (!sb)
+		return 0;
+	s = scratch();
+	if (!s)
+		return 0;
+	fill_task(&s->ev, id);
+	s->ev.source = WD_SRC_SYSCALL_EXIT;
+	s->ev.type = WD_EV_NET;
+	s->ev.op = nr == 42 ? WD_OP_CONNECT : nr == 49 ? WD_OP_BIND : WD_OP_SENDTO;
+	s->ev.verdict = WD_VERDICT_DENY;
+	s->ev.rule = WD_RULE_DEFAULT;
+	s->ev.access = 0;
+	s->ev.err = (__s32)-ret;
+	s->ev.sysno = (__u32)nr;
+	s->ev.dirfd = (__s32)sys_arg(regs, 0); /* the socket */
+	s->ev.flags = WD_EVF_LATE;
+	s->ev.path[0] = 0;
+	s->ev.path_len = 1;
+	if (len > WD_SOCKADDR_MAX)
+		len = WD_SOCKADDR_MAX;
+	barrier_var(len);
+	len &= WD_SOCKADDR_MAX * 2 - 1;
+	if (addr && len > 0 && len <= WD_SOCKADDR_MAX &&
+	    bpf_probe_read_user(s->ev.path, len, addr) == 0) {
+		s->ev.path[len] = 0;
+		s->ev.path_len = len + 1;
+		s->ev.flags |= WD_EVF_SOCKADDR;
+	}
+	__sync_fetch_and_add(&sb->denials, 1);
+	emit(&s->ev, sb);
+	return 0;
+}
+
+/*
+ * An ioctl Landlock refused on a device (IOCTL_DEV, ABI 5: EACCES): the device's path, read at
+ * exit from the fd the call named, and the request.
+ */
+static __always_inline int record_ioctl(struct wd_sandbox *sb, __u64 id, struct pt_regs *regs,
+					long ret)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	int fd = (int)sys_arg(regs, 0);
+	struct wd_scratch *s;
+	struct file *f;
+
+	s = scratch();
+	if (!s)
+		return 0;
+	fill_task(&s->ev, id);
+	s->ev.source = WD_SRC_SYSCALL_EXIT;
+	s->ev.type = WD_EV_FILE;
+	s->ev.op = WD_OP_IOCTL;
+	s->ev.verdict = WD_VERDICT_DENY;
+	s->ev.rule = WD_RULE_DEFAULT;
+	s->ev.access = 0;
+	s->ev.err = (__s32)-ret;
+	s->ev.sysno = 16;
+	s->ev.dirfd = fd;
+	s->ev.arg = sys_arg(regs, 1);
+	s->ev.flags = WD_EVF_LATE;
+	f = (struct file *)fd_file(BPF_CORE_READ(task, files), fd);
+	if (!f || !walk_path(s, BPF_CORE_READ(f, f_path.mnt), BPF_CORE_READ(f, f_path.dentry))) {
+		s->ev.path[0] = 0;
+		s->ev.path_len = 1;
+	}
+	__sync_fetch_and_add(&sb->denials, 1);
+	emit(&s->ev, sb);
+	return 0;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(wd_sys_exit, struct pt_regs *regs, long ret)
 {
+	struct wd_call *c = NULL;
 	struct wd_sandbox *sb;
 	struct wd_scratch *s;
 	struct wd_sys d;
 	__u64 id;
-	long nr, n;
+	long nr;
 
-	if (ret != -EACCES && ret != -EPERM)
-		return 0;
-	sb = current_sandbox(&id);
-	if (!sb)
-		return 0;
 	nr = sys_nr(regs);
+	/* bpf-lsm's hooks record the rest: here only the refusals no hook sees */
+	if (wd_sys_exit_privileged_only &&
+	    (!classify(nr, &d) || d.self_protect != WD_SYS_PRIVILEGED))
+		return 0;
+	if (nr == 42 || nr == 44 || nr == 49) /* connect, sendto, bind */
+		return ret == -EACCES || ret == -EPERM ? record_sock(regs, nr, ret) : 0;
 	if (!classify(nr, &d))
 		return 0;
-	if (wd_sys_exit_privileged_only && d.self_protect != WD_SYS_PRIVILEGED)
+	/* the entry's base belongs to this call only: forget it (host tasks have no storage) */
+	if (d.path_arg >= 0) {
+		c = bpf_task_storage_get(&wd_calls, bpf_get_current_task_btf(), 0, 0);
+		if (c && c->nr != nr)
+			c = NULL;
+	}
+	if (ret != -EACCES && ret != -EPERM) {
+		if (c)
+			c->nr = -1;
+		return 0;
+	}
+	sb = current_sandbox(&id);
+	if (!sb)
 		return 0;
 	/* unlinkat(AT_REMOVEDIR) is a rmdir; unshare and clone only count for a user namespace */
 	if (nr == 263 && (sys_arg(regs, 2) & AT_REMOVEDIR))
@@ -1385,7 +1674,7 @@ int BPF_PROG(wd_sys_exit, struct pt_regs *regs, long ret)
 	if ((nr == 272 || nr == 56) && !(sys_arg(regs, 0) & CLONE_NEWUSER))
 		return 0;
 	if (nr == 16 && sys_arg(regs, 1) != TIOCSTI && sys_arg(regs, 1) != TIOCLINUX)
-		return 0;
+		return ret == -EACCES ? record_ioctl(sb, id, regs, ret) : 0;
 	if (d.self_protect && ret != -EPERM)
 		return 0;
 
@@ -1416,12 +1705,9 @@ int BPF_PROG(wd_sys_exit, struct pt_regs *regs, long ret)
 	s->ev.path[0] = 0;
 	s->ev.path_len = 1;
 	if (d.path_arg >= 0) {
-		n = bpf_probe_read_user_str(s->ev.path, sizeof(s->ev.path),
-					    (const void *)sys_arg(regs, d.path_arg));
-		if (n > 0 && n <= WD_PATH_MAX)
-			s->ev.path_len = n;
-		else
-			s->ev.path[0] = 0;
+		exit_path(s, c, nr, (const void *)sys_arg(regs, d.path_arg));
+		if (c)
+			c->nr = -1;
 	} else if (nr == 16) {
 		/* not in the audit formatter's syscall table: name it here */
 		__builtin_memcpy(s->ev.path, "ioctl", sizeof("ioctl"));
@@ -1439,6 +1725,8 @@ int BPF_PROG(wd_sys_exit, struct pt_regs *regs, long ret)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(wd_exec_done, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
+	const char *filename;
+	struct wd_call *c;
 	struct wd_sandbox *sb;
 	struct wd_scratch *s;
 	__u64 id;
@@ -1458,12 +1746,30 @@ int BPF_PROG(wd_exec_done, struct task_struct *p, pid_t old_pid, struct linux_bi
 	s->ev.rule = WD_RULE_DEFAULT;
 	s->ev.access = WD_ACC_EXEC;
 	s->ev.dirfd = AT_FDCWD;
-	n = bpf_probe_read_kernel_str(s->ev.path, sizeof(s->ev.path), BPF_CORE_READ(bprm, filename));
+	filename = BPF_CORE_READ(bprm, filename);
+	n = bpf_probe_read_kernel_str(s->ev.path, sizeof(s->ev.path), filename);
 	if (n > 0 && n <= WD_PATH_MAX) {
 		s->ev.path_len = n;
 	} else {
 		s->ev.path[0] = 0;
 		s->ev.path_len = 1;
+	}
+	/*
+	 * A relative name is joined to the base the execve had at its entry, as a denial's is: the
+	 * new program may chdir before the supervisor could read /proc/PID/cwd.
+	 */
+	c = bpf_task_storage_get(&wd_calls, bpf_get_current_task_btf(), 0, 0);
+	if (n > 1 && s->ev.path[0] != '/' && c && (c->nr == 59 || c->nr == 322)) {
+		s->ev.dirfd = c->dirfd;
+		if (base_held(c) && join_base(s, c, filename)) {
+			s->ev.flags |= WD_EVF_AT_ENTRY;
+		} else {
+			n = bpf_probe_read_kernel_str(s->ev.path, sizeof(s->ev.path), filename);
+			s->ev.path_len = n > 0 ? n : 1;
+			if (n <= 0)
+				s->ev.path[0] = 0;
+			s->ev.flags |= WD_EVF_BASE_CHANGED;
+		}
 	}
 	emit(&s->ev, sb);
 	return 0;

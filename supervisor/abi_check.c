@@ -21,6 +21,7 @@ _Static_assert(WD_PROT_DELETE == 1 << WD_PROT_IDX_DELETE &&
 _Static_assert(offsetof(struct wd_event, path) == WD_EVENT_HDR_SIZE, "wd_event header size");
 _Static_assert(sizeof(struct wd_event) == WD_EVENT_HDR_SIZE + WD_PATH_MAX, "wd_event size");
 _Static_assert(offsetof(struct wd_event, comm) == 64, "wd_event comm offset");
+_Static_assert(offsetof(struct wd_event, flags) == 38, "wd_event flags offset");
 _Static_assert(WD_ACC_READ == 1 << WD_ACC_IDX_READ && WD_ACC_WRITE == 1 << WD_ACC_IDX_WRITE &&
 		       WD_ACC_EXEC == 1 << WD_ACC_IDX_EXEC,
 	       "access bits and rule indices agree");

@@ -45,8 +45,29 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("tp_btf/sched_process_exec; the name as the task passed it, made absolute") },
 	{ "audit.deny", "record every denial with its target",
 	  YES("from the hook, resolved path"),
-	  PART("from the syscall's return (EACCES/EPERM): the path as passed, made absolute; "
-	       "io_uring is refused, so never unrecorded") },
+	  PART("from the syscall's return (EACCES/EPERM): the path as passed, joined to the cwd "
+	       "or dirfd the call had at entry; socket calls and device ioctls too; io_uring is "
+	       "refused, so never unrecorded") },
+	{ "audit.utf8", "every audit line is valid UTF-8 JSON whatever bytes a name holds",
+	  YES("invalid bytes read as U+FFFD, exact bytes in <field>_b64"),
+	  YES("invalid bytes read as U+FFFD, exact bytes in <field>_b64") },
+	{ "audit.cwd", "a denial's relative path is resolved against the cwd the call had",
+	  YES("from the hook, resolved path"),
+	  YES("cwd or dirfd taken at syscall entry, used only if unchanged at exit; else the "
+	      "record says the base changed") },
+	{ "audit.unix-connect", "a connect to an abstract unix socket outside the sandbox is "
+	  "refused and recorded",
+	  NO("not refused: no socket hook (namespaces.net none gives the sandbox abstract names "
+	     "of its own)"),
+	  PART("Landlock's scope from ABI 6 (Linux 6.12); the refused connect or sendto is "
+	       "recorded at syscall exit with its address") },
+	{ "audit.unix-bind", "bind of a unix socket outside writable trees is refused and recorded",
+	  YES("path_mknod, resolved path"),
+	  YES("Landlock MAKE_SOCK; recorded at syscall exit with its address") },
+	{ "audit.ioctl-dev", "an ioctl on a device outside writable trees is refused and recorded",
+	  NO("not refused (file_ioctl refuses TIOCSTI and TIOCLINUX only)"),
+	  PART("Landlock IOCTL_DEV from ABI 5 (Linux 6.10); recorded at syscall exit with the "
+	       "device's path and the request") },
 	{ "errno", "what a denied task gets", YES("EPERM"), YES("EACCES (Landlock), EPERM (seccomp)") },
 	/* Bypass classes (DESIGN.md threat model) */
 	{ "escape.symlink", "symlink to a denied file", YES("resolved path"), YES("resolved inode") },

@@ -125,7 +125,11 @@ static bool absolute_target(const struct wd_event *ev, char *buf, size_t bufsz)
 	char link[64], base[PATH_MAX];
 	ssize_t n;
 
-	if (ev->source == WD_SRC_LSM || !ev->path[0] || ev->path[0] == '/')
+	/* the recorder resolved it against the base the call had, or knows it cannot */
+	if (ev->source == WD_SRC_LSM || !ev->path[0] || ev->path[0] == '/' ||
+	    (ev->flags & WD_EVF_SOCKADDR) ||
+	    (ev->flags & (WD_EVF_AT_ENTRY | WD_EVF_BASE_CHANGED)) ||
+	    (ev->source == WD_SRC_SYSCALL_EXIT && !(ev->flags & WD_EVF_LATE)))
 		return false;
 	if (ev->dirfd == AT_FDCWD)
 		snprintf(link, sizeof(link), "/proc/%u/cwd", ev->tid);

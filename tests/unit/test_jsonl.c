@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <cmocka.h>
 
 #include "audit/jsonl.h"
+#include "supervisor/hold.h"
 
 static void fill_event(struct wd_event *ev, const char *path)
 {
@@ -286,6 +288,302 @@ static void test_next_seq(void **state)
 	fclose(f);
 }
 
+/* A line a strict parser takes: well-formed UTF-8, and JSON. */
+static cJSON *parse_strict(const char *line)
+{
+	cJSON *o;
+
+	assert_non_null(line);
+	assert_true(wd_audit_utf8_valid(line, strlen(line)));
+	o = cJSON_Parse(line);
+	assert_non_null(o);
+	return o;
+}
+
+/* Decodes base64 as RFC 4648 does, into @out (NUL-terminated); its length. */
+static size_t unbase64(const char *in, char *out)
+{
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned int v = 0, bits = 0;
+	size_t n = 0;
+
+	for (; *in && *in != '='; in++) {
+		const char *c = strchr(tab, *in);
+
+		assert_non_null(c);
+		v = v << 6 | (unsigned int)(c - tab);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[n++] = (char)(v >> bits & 0xff);
+		}
+	}
+	out[n] = 0;
+	return n;
+}
+
+static void test_utf8_validator(void **state)
+{
+	static const struct {
+		const char *s;
+		bool ok;
+	} cases[] = {
+		{ "plain", true },
+		{ "caf\xc3\xa9", true }, /* U+00E9 */
+		{ "\xe2\x82\xac", true }, /* U+20AC */
+		{ "\xf0\x9f\x98\x80", true }, /* U+1F600, four bytes */
+		{ "\xf4\x8f\xbf\xbf", true }, /* U+10FFFF, the last */
+		{ "\xef\xbf\xbd", true }, /* U+FFFD itself */
+		{ "\xed\x9f\xbf", true }, /* U+D7FF, just below the surrogates */
+		{ "\xff", false },
+		{ "\xfe", false },
+		{ "\x80", false }, /* a lone continuation */
+		{ "\xc0\xaf", false }, /* overlong "/" */
+		{ "\xc1\xbf", false }, /* overlong */
+		{ "\xe0\x80\xaf", false }, /* overlong "/" in three */
+		{ "\xe0\x9f\xbf", false }, /* overlong */
+		{ "\xf0\x80\x80\xaf", false }, /* overlong "/" in four */
+		{ "\xf0\x8f\xbf\xbf", false }, /* overlong */
+		{ "\xed\xa0\x80", false }, /* U+D800, a high surrogate */
+		{ "\xed\xbf\xbf", false }, /* U+DFFF, a low surrogate */
+		{ "\xed\xa0\xbd\xed\xb8\x80", false }, /* a surrogate pair (CESU-8) */
+		{ "\xf4\x90\x80\x80", false }, /* U+110000 */
+		{ "\xf5\x80\x80\x80", false },
+		{ "abc\xe2\x82", false }, /* cut short at the end */
+		{ "abc\xf0\x9f\x98", false },
+		{ "abc\xc3", false },
+		{ "\xe2\x28\xa1", false }, /* bad continuation */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (wd_audit_utf8_valid(cases[i].s, strlen(cases[i].s)) != cases[i].ok)
+			fail_msg("case %zu: want %s", i, cases[i].ok ? "valid" : "invalid");
+	}
+}
+
+/*
+ * A path with bytes that are no UTF-8: the line is still valid UTF-8 JSON, the target readable
+ * with U+FFFD for each bad byte, and target_b64 gives back the exact bytes.
+ */
+static void test_invalid_bytes_escaped(void **state)
+{
+	static const char *const paths[] = {
+		"/tmp/a\xff" "b", "/tmp/\xc0\xaf" "etc", "/tmp/\xed\xa0\x80x",
+		"/tmp/cut\xf0\x9f\x98", "/tmp/\x80\x80\x80\x80", "/tmp/\xfe\xff",
+	};
+	static const char *const readable[] = {
+		"/tmp/a\xef\xbf\xbd" "b", "/tmp/\xef\xbf\xbd\xef\xbf\xbd" "etc",
+		"/tmp/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx",
+		"/tmp/cut\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
+		"/tmp/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
+		"/tmp/\xef\xbf\xbd\xef\xbf\xbd",
+	};
+	struct wd_audit_ctx ctx = { .sandbox = "sb-1" };
+	struct wd_event ev;
+	char back[WD_PATH_MAX];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		char *line;
+		cJSON *o;
+
+		fill_event(&ev, paths[i]);
+		memcpy(ev.comm, "c\xff\x01", 4);
+		line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+		o = parse_strict(line);
+		assert_string_equal(str(o, "target"), readable[i]);
+		assert_int_equal(unbase64(str(o, "target_b64"), back), strlen(paths[i]));
+		assert_string_equal(back, paths[i]);
+		/* the command name is the task's to set, and gets the same */
+		assert_string_equal(str(o, "comm"), "c\xef\xbf\xbd\x01");
+		unbase64(str(o, "comm_b64"), back);
+		assert_string_equal(back, "c\xff\x01");
+		/* control characters are escaped, never raw */
+		assert_null(strchr(line, '\x01'));
+		assert_non_null(strstr(line, "\\u0001"));
+		cJSON_Delete(o);
+		free(line);
+	}
+}
+
+/* Valid UTF-8 (four-byte characters, U+FFFD itself) goes through as it is, with no _b64. */
+static void test_valid_utf8_unchanged(void **state)
+{
+	struct wd_audit_ctx ctx = { .sandbox = "sb-1" };
+	struct wd_event ev;
+	char *line;
+	cJSON *o;
+
+	(void)state;
+	fill_event(&ev, "/tmp/\xf0\x9f\x98\x80/caf\xc3\xa9/\xef\xbf\xbd\n\t");
+	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+	o = parse_strict(line);
+	assert_string_equal(str(o, "target"), "/tmp/\xf0\x9f\x98\x80/caf\xc3\xa9/\xef\xbf\xbd\n\t");
+	assert_null(cJSON_GetObjectItemCaseSensitive(o, "target_b64"));
+	assert_null(cJSON_GetObjectItemCaseSensitive(o, "comm_b64"));
+	assert_null(strchr(line, '\n'));
+	cJSON_Delete(o);
+	free(line);
+}
+
+/* A path the kernel cut at WD_PATH_MAX inside a character still gives a valid line. */
+static void test_cut_at_path_max(void **state)
+{
+	struct wd_audit_ctx ctx = { .sandbox = "sb-1" };
+	static struct wd_event ev;
+	char back[WD_PATH_MAX];
+	char *line;
+	cJSON *o;
+
+	(void)state;
+	fill_event(&ev, "/");
+	memset(ev.path + 1, 'a', WD_PATH_MAX - 4);
+	memcpy(ev.path + WD_PATH_MAX - 3, "\xe2\x82", 2); /* a euro sign cut after two bytes */
+	ev.path[WD_PATH_MAX - 1] = 0;
+	ev.path_len = WD_PATH_MAX;
+	line = wd_audit_event_line(&ctx, &ev, sizeof(ev), NULL);
+	o = parse_strict(line);
+	assert_int_equal(unbase64(str(o, "target_b64"), back), WD_PATH_MAX - 1);
+	assert_memory_equal(back, ev.path, WD_PATH_MAX);
+	cJSON_Delete(o);
+	free(line);
+}
+
+/* argv words and the fields of a hold: each word on its own, argv_b64 null where it was UTF-8. */
+static void test_argv_and_hold_escaped(void **state)
+{
+	char *argv[] = { "rm", "/tmp/x\xff", "\xe2\x82\xac", NULL };
+	struct wd_audit_ctx ctx = { .sandbox = "sb-\xc3" };
+	struct wd_hold_view v = { .id = 1, .pid = 5, .comm = "rm", .op = "delete",
+				  .target = "/w/\xed\xb0\x80", .target2 = "/w/ok",
+				  .exec_argv = "a\xc0", .cmdline = "rm /w/\xed\xb0\x80",
+				  .rule = "/fs/protect/0", .token = "t" };
+	const cJSON *a, *b;
+	char back[64];
+	char *line;
+	cJSON *o;
+
+	(void)state;
+	line = wd_audit_start_line(&ctx, 0, 1, argv);
+	o = parse_strict(line);
+	assert_string_equal(str(o, "sandbox"), "sb-\xef\xbf\xbd");
+	a = cJSON_GetObjectItemCaseSensitive(o, "argv");
+	b = cJSON_GetObjectItemCaseSensitive(o, "argv_b64");
+	assert_int_equal(cJSON_GetArraySize(a), 3);
+	assert_int_equal(cJSON_GetArraySize(b), 3);
+	assert_string_equal(cJSON_GetArrayItem(a, 1)->valuestring, "/tmp/x\xef\xbf\xbd");
+	assert_true(cJSON_IsNull(cJSON_GetArrayItem(b, 0)));
+	unbase64(cJSON_GetArrayItem(b, 1)->valuestring, back);
+	assert_string_equal(back, "/tmp/x\xff");
+	assert_true(cJSON_IsNull(cJSON_GetArrayItem(b, 2)));
+	assert_string_equal(cJSON_GetArrayItem(a, 2)->valuestring, "\xe2\x82\xac");
+	cJSON_Delete(o);
+	free(line);
+
+	line = wd_audit_hold_line(&ctx, 0, &v);
+	o = parse_strict(line);
+	unbase64(str(o, "target_b64"), back);
+	assert_string_equal(back, "/w/\xed\xb0\x80");
+	unbase64(str(o, "cmdline_b64"), back);
+	assert_string_equal(back, "rm /w/\xed\xb0\x80");
+	unbase64(str(o, "exec_argv_b64"), back);
+	assert_string_equal(back, "a\xc0");
+	assert_string_equal(str(o, "target2"), "/w/ok");
+	assert_null(cJSON_GetObjectItemCaseSensitive(o, "target2_b64"));
+	cJSON_Delete(o);
+	free(line);
+
+	/* a hold refused before it had a target: left out, as before */
+	v.target = NULL;
+	v.rule = NULL;
+	line = wd_audit_decision_line(&ctx, 0, &v, false, "rule", -1);
+	o = parse_strict(line);
+	assert_null(cJSON_GetObjectItemCaseSensitive(o, "target"));
+	cJSON_Delete(o);
+	free(line);
+}
+
+/* Socket addresses the recorder passes raw: decoded, abstract names with their NULs kept exact. */
+static void test_sockaddr_records(void **state)
+{
+	struct wd_audit_ctx ctx = { .sandbox = "sb-1" };
+	static const char abstract[] = "\x01\x00" "\0wd\0x"; /* AF_UNIX, "@wd@x" */
+	static const char inet[] = "\x02\x00\x00\x50\x7f\x00\x00\x01" "\0\0\0\0\0\0\0\0";
+	struct wd_event ev;
+	char back[64];
+	char *line;
+	cJSON *o;
+
+	(void)state;
+	fill_event(&ev, "");
+	ev.source = WD_SRC_SYSCALL_EXIT;
+	ev.type = WD_EV_NET;
+	ev.op = WD_OP_CONNECT;
+	ev.flags = WD_EVF_SOCKADDR;
+	memcpy(ev.path, abstract, sizeof(abstract) - 1);
+	ev.path[sizeof(abstract) - 1] = 0;
+	ev.path_len = sizeof(abstract);
+	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+	o = parse_strict(line);
+	assert_string_equal(str(o, "type"), "net");
+	assert_string_equal(str(o, "op"), "connect");
+	assert_string_equal(str(o, "family"), "unix");
+	assert_string_equal(str(o, "target"), "@wd@x");
+	assert_int_equal(unbase64(str(o, "target_b64"), back), 5);
+	assert_memory_equal(back, "\0wd\0x", 5);
+	cJSON_Delete(o);
+	free(line);
+
+	memcpy(ev.path, inet, sizeof(inet) - 1);
+	ev.path[sizeof(inet) - 1] = 0;
+	ev.path_len = sizeof(inet);
+	ev.op = WD_OP_BIND;
+	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+	o = parse_strict(line);
+	assert_string_equal(str(o, "target"), "127.0.0.1:80");
+	assert_string_equal(str(o, "op"), "bind");
+	cJSON_Delete(o);
+	free(line);
+
+	/* a device ioctl: the request, as the kernel gave it */
+	fill_event(&ev, "/dev/null");
+	ev.source = WD_SRC_SYSCALL_EXIT;
+	ev.op = WD_OP_IOCTL;
+	ev.arg = 0x5401;
+	ev.dirfd = 3;
+	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+	o = parse_strict(line);
+	assert_string_equal(str(o, "op"), "ioctl");
+	assert_string_equal(str(o, "request"), "0x5401");
+	assert_string_equal(str(o, "target"), "/dev/null");
+	cJSON_Delete(o);
+	free(line);
+}
+
+/* A relative name whose base moved during the call: no target, the name and why. */
+static void test_base_changed_record(void **state)
+{
+	struct wd_audit_ctx ctx = { .sandbox = "sb-1" };
+	struct wd_event ev;
+	char *line;
+	cJSON *o;
+
+	(void)state;
+	fill_event(&ev, "secret");
+	ev.source = WD_SRC_SYSCALL_EXIT;
+	ev.flags = WD_EVF_BASE_CHANGED;
+	ev.dirfd = -100;
+	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+	o = parse_strict(line);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "target")));
+	assert_string_equal(str(o, "name"), "secret");
+	assert_string_equal(str(o, "base"), "cwd changed during the call");
+	cJSON_Delete(o);
+	free(line);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +594,13 @@ int main(void)
 		cmocka_unit_test(test_syscall_exit_records),
 		cmocka_unit_test(test_supervisor_records),
 		cmocka_unit_test(test_next_seq),
+		cmocka_unit_test(test_utf8_validator),
+		cmocka_unit_test(test_invalid_bytes_escaped),
+		cmocka_unit_test(test_valid_utf8_unchanged),
+		cmocka_unit_test(test_cut_at_path_max),
+		cmocka_unit_test(test_argv_and_hold_escaped),
+		cmocka_unit_test(test_sockaddr_records),
+		cmocka_unit_test(test_base_changed_record),
 	};
 
 	return cmocka_run_group_tests_name("audit_jsonl", tests, NULL, NULL);
