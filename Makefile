@@ -56,7 +56,7 @@ UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabiliti
 	test_policy_schema test_policy_corpus test_setup test_devid
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
-	$(OUT)/tests/helpers/wd-lsm-check
+	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-hold
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(HELPERS)

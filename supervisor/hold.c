@@ -1265,6 +1265,35 @@ static int respond(struct wd_hold_engine *e, uint64_t notif_id, int error, int64
 }
 
 /*
+ * Delete the object that was checked, or none: a name another process swapped while the call
+ * waited is not deleted in its place (ESTALE, on record). Linux cannot unlink by inode, so what
+ * the name holds is first moved aside to a name of warden's own in the same directory (atomic:
+ * whatever is there then), looked at there, and only then removed; anything else goes back.
+ */
+static int delete_checked(struct hold *h)
+{
+	char aside[64];
+	int r;
+
+	snprintf(aside, sizeof(aside), ".warden-held-%016llx", (unsigned long long)h->notif_id);
+	if (syscall(SYS_renameat2, h->dirfd, h->name, h->dirfd, aside, RENAME_NOREPLACE))
+		return -errno; /* ENOENT, EBUSY (a mount point), EACCES: what unlink would say */
+	if (!still(h->dirfd, aside, &h->seen)) {
+		r = -ESTALE;
+		goto put_back;
+	}
+	r = unlinkat(h->dirfd, aside, h->rmdir ? AT_REMOVEDIR : 0) ? -errno : 0;
+	if (!r)
+		return 0;
+put_back:
+	/* not deleted (ESTALE, ENOTEMPTY, ENOTDIR, ...): it goes back where it was */
+	if (syscall(SYS_renameat2, h->dirfd, aside, h->dirfd, h->name, RENAME_NOREPLACE))
+		log_warn("holds: %s could not go back to %s: it is %s beside it", h->target,
+			 h->name, aside);
+	return r;
+}
+
+/*
  * Perform the approved operation on the pinned parent directory, and answer the task with its
  * result. The supervisor acts, so a path swapped after the check changes nothing.
  */
@@ -1277,15 +1306,7 @@ static int perform_op(struct wd_hold_engine *e, struct hold *h)
 		/* exec holds are advisory: the exec allowlist stays the authority */
 		return respond(e, h->notif_id, 0, 0, true) ? -ESRCH : 0;
 	case WD_HOLD_DELETE:
-		/*
-		 * The object that was checked, or none: a name another process swapped while the
-		 * call waited is not deleted in its place (ESTALE, on record).
-		 */
-		if (!still(h->dirfd, h->name, &h->seen)) {
-			r = -ESTALE;
-			break;
-		}
-		r = unlinkat(h->dirfd, h->name, h->rmdir ? AT_REMOVEDIR : 0) ? -errno : 0;
+		r = delete_checked(h);
 		break;
 	case WD_HOLD_RENAME:
 		flags = h->nr == SYS_renameat2 ? (int)h->args[4] : 0;
