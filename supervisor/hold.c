@@ -1310,8 +1310,10 @@ static int perform_op(struct wd_hold_engine *e, struct hold *h)
 		break;
 	case WD_HOLD_RENAME:
 		flags = h->nr == SYS_renameat2 ? (int)h->args[4] : 0;
+		/* an exchange acts on the destination too, even one that was not there */
 		if (!still(h->dirfd, h->name, &h->seen) ||
-		    (h->seen2.exists && !still(h->dirfd2, h->name2, &h->seen2))) {
+		    ((h->seen2.exists || (flags & RENAME_EXCHANGE)) &&
+		     !still(h->dirfd2, h->name2, &h->seen2))) {
 			r = -ESTALE;
 			break;
 		}
