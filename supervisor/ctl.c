@@ -46,6 +46,7 @@ struct client {
 	char *out;
 	size_t out_len, out_off;
 	bool want_out; /* watched for EPOLLOUT */
+	int ep; /* the socket's epoll set, which watches this client */
 };
 
 struct wd_ctl {
@@ -182,8 +183,11 @@ out_free:
 
 static void drop(struct client *cl)
 {
-	if (cl->fd >= 0)
-		close(cl->fd); /* and off the epoll set: no other copy of it exists */
+	if (cl->fd >= 0) {
+		/* off the set first: a copy of the fd a fork left would keep it there */
+		epoll_ctl(cl->ep, EPOLL_CTL_DEL, cl->fd, NULL);
+		close(cl->fd);
+	}
 	free(cl->buf);
 	free(cl->out);
 	memset(cl, 0, sizeof(*cl));
@@ -491,6 +495,7 @@ static void accept_one(struct wd_ctl *c)
 		return;
 	}
 	c->clients[slot].fd = fd;
+	c->clients[slot].ep = c->ep;
 	c->clients[slot].outsider = !authorised(c, &c->clients[slot]);
 	if (c->clients[slot].outsider && outsiders >= WD_CTL_MAX_OUTSIDERS) {
 		drop(&c->clients[slot]);
