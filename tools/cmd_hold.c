@@ -504,11 +504,10 @@ int cmd_deny(int argc, char **argv)
 
 /* ---- warden prompt ------------------------------------------------------------------------ */
 
-#define WD_PROMPT_MAX_CONNS 64
-
 struct prompt {
-	struct conn conns[WD_PROMPT_MAX_CONNS];
-	int n;
+	/* every run followed: as many as there are (a run left out would be a hold unseen) */
+	struct conn *conns;
+	int n, cap;
 	int inotify;
 	bool tty;
 	char only[128]; /* follow only this socket (--sandbox) */
@@ -529,9 +528,22 @@ static void prompt_scan(struct prompt *p)
 
 	if (glob(sock_glob(), 0, NULL, &g) != 0)
 		return;
-	for (size_t i = 0; i < g.gl_pathc && p->n < WD_PROMPT_MAX_CONNS; i++) {
-		struct conn *c = &p->conns[p->n];
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct conn *c;
 		cJSON *req, *rep;
+
+		if (p->n == p->cap) {
+			int ncap = p->cap ? 2 * p->cap : 16;
+			struct conn *nc = realloc(p->conns, (size_t)ncap * sizeof(*nc));
+
+			if (!nc) {
+				log_warnx("prompt: out of memory: %s is not followed", g.gl_pathv[i]);
+				continue;
+			}
+			p->conns = nc;
+			p->cap = ncap;
+		}
+		c = &p->conns[p->n];
 
 		if ((p->only[0] && strcmp(g.gl_pathv[i], p->only) != 0) ||
 		    prompt_has(p, g.gl_pathv[i]) || conn_open(c, g.gl_pathv[i]))
@@ -704,8 +716,11 @@ int cmd_prompt(int argc, char **argv)
 	printf("warden prompt: waiting for holds (%d run%s followed)\n", p.n, p.n == 1 ? "" : "s");
 	fflush(stdout);
 	while (go) {
-		struct pollfd pfd[WD_PROMPT_MAX_CONNS + 2];
+		struct pollfd *pfd = calloc((size_t)p.n + 1, sizeof(*pfd));
 		int n = 0, timeout = -1;
+
+		if (!pfd)
+			break;
 
 		for (int i = 0; i < p.n; i++) {
 			pfd[n].fd = p.conns[i].fd;
@@ -721,8 +736,10 @@ int cmd_prompt(int argc, char **argv)
 			pfd[n].fd = p.inotify;
 			pfd[n++].events = POLLIN;
 		}
-		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR)
+		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR) {
+			free(pfd);
 			break;
+		}
 		for (int i = 0; i < n && go; i++) {
 			cJSON *msg, *h, *holds;
 
@@ -761,6 +778,7 @@ int cmd_prompt(int argc, char **argv)
 			fflush(stdout);
 			cJSON_Delete(msg);
 		}
+		free(pfd);
 		/* forget ended runs */
 		for (int i = 0; i < p.n; i++) {
 			if (p.conns[i].fd >= 0)
@@ -771,6 +789,7 @@ int cmd_prompt(int argc, char **argv)
 	}
 	for (int i = 0; i < p.n; i++)
 		conn_close(&p.conns[i]);
+	free(p.conns);
 	if (p.inotify >= 0)
 		close(p.inotify);
 	return 0;
