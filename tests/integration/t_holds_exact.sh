@@ -99,7 +99,9 @@ test_truncation_of_a_read_only_fd_stays_refused() {
 	expect_eq "fallocate, read-only" "$(inside "$H" fallocate-ro punch "$T/prot/keep")" EBADF
 	expect_eq "the protected file" "$(cat "$T/prot/keep")" precious
 	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 0
-	# a writable fd is held, and its approval truncates the very file
+	# a writable fd is held, and its approval truncates the very file (no timeout to race)
+	exact_policy "$T/p.json" "[{\"path\":\"$T/prot\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]" \
+		'"hold":{"timeout":"5m"}'
 	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit2" -- "$H" ftruncate rw "$T/prot/keep"
 	line=$(wait_record "$T/audit2" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/prot/keep"
