@@ -6,6 +6,8 @@
 # that is also bind-mounted elsewhere is refused at start, naming the alias.
 WHERE=any
 BACKENDS="bpf-lsm landlock"
+# the Landlock ABI of the VM's older kernel changes what an approval may reopen and carve
+VM_LANDLOCK=yes
 . "$(dirname "${BASH_SOURCE[0]}")/../escape/lib.sh"
 
 H="$BIN/wd-hold"
