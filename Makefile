@@ -57,7 +57,8 @@ UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabiliti
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
-	$(OUT)/tests/helpers/wd-auditck
+	$(OUT)/tests/helpers/wd-auditck \
+	$(OUT)/tests/helpers/wd-hold
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(HELPERS)

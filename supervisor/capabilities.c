@@ -197,6 +197,47 @@ const struct wd_capability wd_capabilities[] = {
 	      "stderr; stderr only when the command's fd 2 is another stream"),
 	  YES("without --audit, a file of the sandbox's own under the run directory, named on "
 	      "stderr; stderr only when the command's fd 2 is another stream") },
+
+	/* What an approval does, and what the operator sees (supervisor/hold.c, ctl.c, cmd_hold.c) */
+	{ "hold.exact-object", "an approved delete or rename acts on the object shown, or on none "
+	  "(a name swapped while the call waited)",
+	  PART("delete: moved aside (renameat2 NOREPLACE), its (dev, ino) checked, then removed, "
+	       "else put back (ESTALE); rename: (dev, ino) of both ends re-checked just before, a "
+	       "destination free when shown is kept free (NOREPLACE): microseconds remain"),
+	  PART("delete: moved aside (renameat2 NOREPLACE), its (dev, ino) checked, then removed, "
+	       "else put back (ESTALE); rename: (dev, ino) of both ends re-checked just before, a "
+	       "destination free when shown is kept free (NOREPLACE): microseconds remain") },
+	{ "hold.fd-rights", "an approval grants no more than the task's open file: ftruncate or "
+	  "fallocate of an fd opened read-only or O_PATH is refused as the kernel refuses it",
+	  YES("the task's file itself (pidfd_getfd): not writable, the kernel's EINVAL or EBADF, "
+	      "never held, never reopened for writing"),
+	  YES("the task's file itself (pidfd_getfd): not writable, the kernel's EINVAL or EBADF, "
+	      "never held, never reopened for writing") },
+	{ "hold.fallocate", "fallocate that destroys or moves data (PUNCH_HOLE, COLLAPSE_RANGE, "
+	  "ZERO_RANGE, INSERT_RANGE) on a protected file is held as a truncation is",
+	  PART("the waiting room (the mode is in a register); no LSM hook sees the mode, so with "
+	       "hold.io_uring allow IORING_OP_FALLOCATE is not held; copy_file_range and splice "
+	       "only write (fs.write's)"),
+	  PART("the waiting room (the mode is in a register); io_uring is refused; copy_file_range "
+	       "and splice only write (fs.write's)") },
+	{ "hold.protect-alias", "a protected tree also mounted elsewhere before the run (a bind "
+	  "mount of it, above it or below it) cannot be changed through the other name",
+	  YES("refused at start, naming the alias, unless a rule as strict protects it too"),
+	  YES("refused at start, naming the alias, unless a rule as strict protects it too") },
+	{ "hold.listing", "warden holds, prompt and the control sockets show every hold, "
+	  "however many and however large",
+	  YES("replies queued whole and written as the client reads (EPOLLOUT), never cut"),
+	  YES("replies queued whole and written as the client reads (EPOLLOUT), never cut") },
+	{ "hold.display", "no file name or argument shown to a person can repaint the prompt",
+	  YES("control characters, escape sequences, C1 and bidi controls, invalid UTF-8 shown as "
+	      "\\xHH; each field at most 512 bytes; JSON output exact"),
+	  YES("control characters, escape sequences, C1 and bidi controls, invalid UTF-8 shown as "
+	      "\\xHH; each field at most 512 bytes; JSON output exact") },
+	{ "hold.deny-scope", "a deny has an approval's scopes: a denied rm -rf is one question",
+	  YES("warden deny and the prompt's [d]: this process under the protected tree; --scope "
+	      "once, process, sandbox, --subtree, --count, --ttl"),
+	  YES("warden deny and the prompt's [d]: this process under the protected tree; --scope "
+	      "once, process, sandbox, --subtree, --count, --ttl") },
 	/* Process set-up (supervisor/setup.c), the same code on both */
 	{ "setup.env", "env: the command's environment is the clean base, env.pass and env.set, "
 	  "nothing else",

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -27,6 +28,12 @@
  * most: an idle crowd of them cannot take the slots the deciders need.
  */
 #define WD_CTL_MAX_OUTSIDERS 4
+/*
+ * What may wait to be sent to one client, at most: a listing is written whole however large it
+ * is (a client reading slower than the socket takes it gets the rest as it reads), and only a
+ * client that leaves this much unread is dropped.
+ */
+#define WD_CTL_OUT_MAX (256u << 20)
 
 struct client {
 	int fd;
@@ -35,10 +42,21 @@ struct client {
 	char who[64]; /* "uid 0 (root)" from the peer's credentials */
 	char *buf;
 	size_t len;
+	/* replies and events not yet taken by the socket, from @out_off */
+	char *out;
+	size_t out_len, out_off;
+	bool want_out; /* watched for EPOLLOUT */
+	int ep; /* the socket's epoll set, which watches this client */
 };
 
 struct wd_ctl {
 	int listen_fd;
+	/*
+	 * Every fd of the socket (the listening one and each client's) is watched through this
+	 * one: readable, and writable for a client with output waiting, so the caller's poll
+	 * needs no more than POLLIN on it to let a long reply go out as the client reads.
+	 */
+	int ep;
 	char path[108];
 	char sandbox[32];
 	struct wd_hold_engine *holds;
@@ -106,6 +124,12 @@ int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine 
 		c->clients[i].fd = -1;
 	c->holds = holds;
 	c->rules = rules;
+	c->listen_fd = -1;
+	c->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (c->ep < 0) {
+		err = -errno;
+		goto out_free;
+	}
 	snprintf(c->sandbox, sizeof(c->sandbox), "%s", sandbox);
 	if ((size_t)snprintf(c->path, sizeof(c->path), "%s/run-%s.sock", wd_run_dir(), sandbox) >=
 	    sizeof(c->path)) {
@@ -138,6 +162,12 @@ int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine 
 		unlink(tmp);
 		goto out_close;
 	}
+	if (epoll_ctl(c->ep, EPOLL_CTL_ADD, c->listen_fd,
+		      &(struct epoll_event){ .events = EPOLLIN, .data.fd = c->listen_fd })) {
+		err = -errno;
+		log_warn("ctl: cannot watch %s", c->path);
+		goto out_close;
+	}
 	*out = c;
 	return 0;
 
@@ -145,15 +175,21 @@ out_close:
 	close(c->listen_fd);
 	unlink(c->path);
 out_free:
+	if (c->ep >= 0)
+		close(c->ep);
 	free(c);
 	return err;
 }
 
 static void drop(struct client *cl)
 {
-	if (cl->fd >= 0)
+	if (cl->fd >= 0) {
+		/* off the set first: a copy of the fd a fork left would keep it there */
+		epoll_ctl(cl->ep, EPOLL_CTL_DEL, cl->fd, NULL);
 		close(cl->fd);
+	}
 	free(cl->buf);
+	free(cl->out);
 	memset(cl, 0, sizeof(*cl));
 	cl->fd = -1;
 }
@@ -165,6 +201,7 @@ void wd_ctl_close(struct wd_ctl *c)
 	for (int i = 0; i < WD_CTL_MAX_CLIENTS; i++)
 		drop(&c->clients[i]);
 	close(c->listen_fd);
+	close(c->ep);
 	unlink(c->path);
 	free(c);
 }
@@ -174,27 +211,95 @@ int wd_ctl_poll_fds(const struct wd_ctl *c, int *fds, int max)
 	int n = 0;
 
 	if (n < max)
-		fds[n++] = c->listen_fd;
-	for (int i = 0; i < WD_CTL_MAX_CLIENTS && n < max; i++)
-		if (c->clients[i].fd >= 0)
-			fds[n++] = c->clients[i].fd;
+		fds[n++] = c->ep;
 	return n;
 }
 
-static void send_json(struct client *cl, cJSON *o)
+/* Watch @cl for room to write (@on), or no longer. */
+static void want_out(struct wd_ctl *c, struct client *cl, bool on)
+{
+	struct epoll_event ev = { .events = EPOLLIN | (on ? EPOLLOUT : 0), .data.fd = cl->fd };
+
+	if (cl->want_out == on)
+		return;
+	if (epoll_ctl(c->ep, EPOLL_CTL_MOD, cl->fd, &ev)) {
+		log_warn("ctl: cannot watch a client");
+		drop(cl);
+		return;
+	}
+	cl->want_out = on;
+}
+
+/*
+ * Send what waits for @cl, as much as the socket takes now; the rest goes when it has room
+ * (EPOLLOUT). Never a part followed by a disconnect: only a broken socket drops the client.
+ */
+static void flush(struct wd_ctl *c, struct client *cl)
+{
+	while (cl->fd >= 0 && cl->out_off < cl->out_len) {
+		ssize_t n = send(cl->fd, cl->out + cl->out_off, cl->out_len - cl->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			want_out(c, cl, true);
+			return;
+		}
+		if (n < 0) {
+			drop(cl);
+			return;
+		}
+		cl->out_off += (size_t)n;
+	}
+	if (cl->fd < 0)
+		return;
+	free(cl->out);
+	cl->out = NULL;
+	cl->out_len = cl->out_off = 0;
+	want_out(c, cl, false);
+}
+
+static void send_json(struct wd_ctl *c, struct client *cl, cJSON *o)
 {
 	char *s = cJSON_PrintUnformatted(o);
-	size_t len;
+	size_t len, keep;
+	char *nb;
 
 	cJSON_Delete(o);
-	if (!s)
+	if (!s || cl->fd < 0) {
+		free(s);
 		return;
+	}
 	len = strlen(s);
-	s[len] = '\n'; /* replaces the NUL: send the line with its newline */
-	/* a client that does not read its replies is dropped rather than blocking the supervisor */
-	if (send(cl->fd, s, len + 1, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)(len + 1))
+	s[len++] = '\n'; /* replaces the NUL: send the line with its newline */
+	keep = cl->out_len - cl->out_off;
+	if (keep + len > WD_CTL_OUT_MAX) {
+		/* a client that leaves this much unread is not reading: dropped, said so */
+		log_warnx("ctl: %s leaves %zu bytes unread: disconnected", cl->who, keep);
+		free(s);
 		drop(cl);
-	free(s);
+		return;
+	}
+	if (!cl->out) {
+		cl->out = s;
+		cl->out_len = len;
+		cl->out_off = 0;
+	} else {
+		memmove(cl->out, cl->out + cl->out_off, keep);
+		nb = realloc(cl->out, keep + len);
+		if (!nb) {
+			free(s);
+			drop(cl);
+			return;
+		}
+		memcpy(nb + keep, s, len);
+		free(s);
+		cl->out = nb;
+		cl->out_len = keep + len;
+		cl->out_off = 0;
+	}
+	flush(c, cl);
 }
 
 static cJSON *reply(bool ok, const char *error)
@@ -284,22 +389,22 @@ static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 			 "%s may not list or decide the holds of %s (root and the policy's "
 			 "hold.approvers may, from outside every sandbox)",
 			 cl->who, c->sandbox);
-		send_json(cl, reply(false, msg));
+		send_json(c, cl, reply(false, msg));
 		drop(cl);
 		goto out;
 	}
 	if (!req || !cJSON_IsObject(req)) {
-		send_json(cl, reply(false, "a request is one JSON object a line"));
+		send_json(c, cl, reply(false, "a request is one JSON object a line"));
 		goto out;
 	}
 	v = cJSON_GetObjectItemCaseSensitive(req, "v");
 	if (v && (!cJSON_IsNumber(v) || v->valueint != WD_CTL_PROTO)) {
-		send_json(cl, reply(false, "unsupported protocol version (this warden speaks 1)"));
+		send_json(c, cl, reply(false, "unsupported protocol version (this warden speaks 1)"));
 		goto out;
 	}
 	op = cJSON_GetObjectItemCaseSensitive(req, "op");
 	if (!cJSON_IsString(op)) {
-		send_json(cl, reply(false, "missing \"op\""));
+		send_json(c, cl, reply(false, "missing \"op\""));
 		goto out;
 	}
 	if (strcmp(op->valuestring, "holds") == 0) {
@@ -309,12 +414,12 @@ static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 		cJSON_AddStringToObject(r, "sandbox", c->sandbox);
 		a.arr = cJSON_AddArrayToObject(r, "holds");
 		wd_hold_list(c->holds, list_one, &a);
-		send_json(cl, r);
+		send_json(c, cl, r);
 	} else if (strcmp(op->valuestring, "subscribe") == 0) {
 		cl->subscribed = true;
 		r = reply(true, NULL);
 		cJSON_AddStringToObject(r, "sandbox", c->sandbox);
-		send_json(cl, r);
+		send_json(c, cl, r);
 	} else if (strcmp(op->valuestring, "decide") == 0) {
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
 		const cJSON *tok = cJSON_GetObjectItemCaseSensitive(req, "token");
@@ -328,12 +433,12 @@ static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 		int err;
 
 		if (!cJSON_IsNumber(id) || !cJSON_IsString(tok) || !cJSON_IsBool(allow)) {
-			send_json(cl, reply(false, "\"decide\" needs \"id\", \"token\" and \"allow\""));
+			send_json(c, cl, reply(false, "\"decide\" needs \"id\", \"token\" and \"allow\""));
 			goto out;
 		}
 		bad = scope_error(cJSON_IsString(sc) ? sc->valuestring : NULL, &d.scope);
 		if (bad) {
-			send_json(cl, reply(false, bad));
+			send_json(c, cl, reply(false, bad));
 			goto out;
 		}
 		d.allow = cJSON_IsTrue(allow);
@@ -349,11 +454,11 @@ static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 				 id->valuedouble);
 		else if (err)
 			snprintf(msg, sizeof(msg), "%s", strerror(-err));
-		send_json(cl, reply(!err, err ? msg : NULL));
+		send_json(c, cl, reply(!err, err ? msg : NULL));
 	} else {
 		snprintf(msg, sizeof(msg), "unknown op \"%.64s\" (known: holds, decide, subscribe)",
 			 op->valuestring);
-		send_json(cl, reply(false, msg));
+		send_json(c, cl, reply(false, msg));
 	}
 out:
 	cJSON_Delete(req);
@@ -384,7 +489,13 @@ static void accept_one(struct wd_ctl *c)
 		close(fd);
 		return;
 	}
+	if (epoll_ctl(c->ep, EPOLL_CTL_ADD, fd,
+		      &(struct epoll_event){ .events = EPOLLIN, .data.fd = fd })) {
+		close(fd);
+		return;
+	}
 	c->clients[slot].fd = fd;
+	c->clients[slot].ep = c->ep;
 	c->clients[slot].outsider = !authorised(c, &c->clients[slot]);
 	if (c->clients[slot].outsider && outsiders >= WD_CTL_MAX_OUTSIDERS) {
 		drop(&c->clients[slot]);
@@ -395,20 +506,15 @@ static void accept_one(struct wd_ctl *c)
 		 pw ? pw->pw_name : "?");
 }
 
-void wd_ctl_on_ready(struct wd_ctl *c, int fd)
+static void on_client(struct wd_ctl *c, struct client *cl, uint32_t events)
 {
-	struct client *cl = NULL;
 	char chunk[4096];
+	int fd = cl->fd;
 	ssize_t n;
 
-	if (fd == c->listen_fd) {
-		accept_one(c);
-		return;
-	}
-	for (int i = 0; i < WD_CTL_MAX_CLIENTS; i++)
-		if (c->clients[i].fd == fd)
-			cl = &c->clients[i];
-	if (!cl)
+	if (events & EPOLLOUT)
+		flush(c, cl);
+	if (cl->fd < 0 || !(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		return;
 	n = read(fd, chunk, sizeof(chunk));
 	if (n <= 0) {
@@ -448,11 +554,35 @@ void wd_ctl_on_ready(struct wd_ctl *c, int fd)
 	}
 }
 
+void wd_ctl_on_ready(struct wd_ctl *c, int fd)
+{
+	struct epoll_event evs[WD_CTL_MAX_CLIENTS + 1];
+	int n;
+
+	if (fd != c->ep)
+		return;
+	n = epoll_wait(c->ep, evs, WD_CTL_MAX_CLIENTS + 1, 0);
+	for (int i = 0; i < n; i++) {
+		struct client *cl = NULL;
+
+		if (evs[i].data.fd == c->listen_fd) {
+			accept_one(c);
+			continue;
+		}
+		/* an earlier event of this round may have dropped it (and its fd be reused) */
+		for (int k = 0; k < WD_CTL_MAX_CLIENTS; k++)
+			if (c->clients[k].fd >= 0 && c->clients[k].fd == evs[i].data.fd)
+				cl = &c->clients[k];
+		if (cl)
+			on_client(c, cl, evs[i].events);
+	}
+}
+
 static void publish(struct wd_ctl *c, cJSON *ev)
 {
 	for (int i = 0; i < WD_CTL_MAX_CLIENTS; i++)
 		if (c->clients[i].fd >= 0 && c->clients[i].subscribed)
-			send_json(&c->clients[i], cJSON_Duplicate(ev, true));
+			send_json(c, &c->clients[i], cJSON_Duplicate(ev, true));
 	cJSON_Delete(ev);
 }
 

@@ -99,6 +99,13 @@ struct matched {
 	uint64_t now;
 };
 
+/* What a name was when the call was decided: an approval acts on that object or on none. */
+struct seen {
+	bool exists;
+	dev_t dev;
+	ino_t ino;
+};
+
 /* A pending hold: the notification, and the pinned objects its operation acts on. */
 struct hold {
 	uint64_t id;
@@ -117,6 +124,9 @@ struct hold {
 	bool fd_target; /* target is the task's open file args[0] (ftruncate, linkat of "") */
 	int dirfd; /* the resolved parent directory of target, O_PATH */
 	int dirfd2; /* rename: of target2 */
+	struct seen seen, seen2; /* delete, rename: name (and name2) in the pinned directories */
+	/* the kernel's own answer to a call on an fd that cannot do it (read-only, O_PATH) */
+	int fd_errno;
 	char *name; /* last component of target */
 	char *name2;
 	char *target;
@@ -793,29 +803,83 @@ static void fill_task(struct hold *h)
 }
 
 /*
- * ftruncate(fd, len): the target is the task's open file, pinned (when @pin) by reopening it for
- * writing.
+ * ftruncate(fd, len), fallocate(fd, ...): the target is the task's open file. Pinned (when @pin)
+ * as the very file the task has open (pidfd_getfd, so a dup2 over the fd number meanwhile cannot
+ * change which), its path read from that copy, and reopened for writing only where the task's
+ * own open file could write: a file opened read-only or O_PATH gets the kernel's own answer
+ * (EINVAL, EBADF; fd_errno), never an approval that a reopen would make more than it was.
  */
 static int open_fd_target(struct hold *h, bool pin)
 {
 	char link[64], path[PATH_MAX];
+	int pidfd = -1, fd = -1, fl, err = 0;
 	ssize_t n;
 
 	snprintf(link, sizeof(link), "/proc/%u/fd/%d", h->pid, (int)h->args[0]);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0 || path[0] != '/')
-		return n < 0 ? -errno : -EINVAL; /* a pipe, a socket: nothing protected */
-	path[n] = 0;
 	if (pin) {
-		h->dirfd = open(link, O_WRONLY | O_CLOEXEC);
-		if (h->dirfd < 0)
-			return -errno;
+		pidfd = (int)syscall(SYS_pidfd_open, (pid_t)h->pid, 0);
+		fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)h->args[0], 0);
+		if (fd < 0) {
+			err = -errno;
+			goto out;
+		}
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	}
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0 || path[0] != '/') {
+		err = n < 0 ? -errno : -EINVAL; /* a pipe, a socket: nothing protected */
+		goto out;
+	}
+	path[n] = 0;
 	h->target = strdup(path);
-	if (!h->target)
-		return -ENOMEM;
+	if (!h->target) {
+		err = -ENOMEM;
+		goto out;
+	}
 	h->op.target = h->target;
-	return 0;
+	if (!pin)
+		goto out;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0) {
+		err = -errno;
+		goto out;
+	}
+	if ((fl & O_PATH) || (fl & O_ACCMODE) == O_RDONLY) {
+		/* ftruncate of a file not open for writing is EINVAL; fallocate's, and O_PATH, EBADF */
+		h->fd_errno = (fl & O_PATH) || h->nr != SYS_ftruncate ? -EBADF : -EINVAL;
+		goto out;
+	}
+	/* the same inode, opened anew: the task's file may carry its sandbox's truncate right */
+	h->dirfd = open(link, O_WRONLY | O_CLOEXEC);
+	if (h->dirfd < 0)
+		err = -errno;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (pidfd >= 0)
+		close(pidfd);
+	return err;
+}
+
+/* What @name in @dirfd is now (a symlink itself, not what it points to). */
+static void look(int dirfd, const char *name, struct seen *o)
+{
+	struct stat st;
+
+	*o = (struct seen){ .exists = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 };
+	if (o->exists) {
+		o->dev = st.st_dev;
+		o->ino = st.st_ino;
+	}
+}
+
+/* Is @name in @dirfd still what @o says it was when the call was decided? */
+static bool still(int dirfd, const char *name, const struct seen *o)
+{
+	struct seen now;
+
+	look(dirfd, name, &now);
+	return now.exists == o->exists && (!now.exists || (now.dev == o->dev && now.ino == o->ino));
 }
 
 /* Does an open with @flags follow a symlink in its last component? */
@@ -1050,6 +1114,14 @@ static int decode(struct hold *h, const struct resolver *r)
 		h->opname = "truncate";
 		h->fd_target = true;
 		return open_fd_target(h, r->pin);
+	case SYS_fallocate:
+		/* only the modes that destroy or move what the file holds (the filter sends those) */
+		if (!(h->args[1] & WD_FALLOC_DESTRUCTIVE))
+			return -ENOSYS;
+		h->op.class = WD_HOLD_TRUNCATE;
+		h->opname = "fallocate";
+		h->fd_target = true;
+		return open_fd_target(h, r->pin);
 	case SYS_link:
 	case SYS_linkat:
 		/* the file that would get another name: checked as a truncation of it */
@@ -1161,6 +1233,9 @@ static int decode(struct hold *h, const struct resolver *r)
 	if (err)
 		return err;
 	h->op.target = h->target;
+	/* what the name is now: an approval later acts on this object or on none */
+	if (h->dirfd >= 0 && h->op.class != WD_HOLD_TRUNCATE)
+		look(h->dirfd, h->name, &h->seen);
 	if (p2) {
 		err = read_string(h->pid, p2, path2, sizeof(path2));
 		if (!err)
@@ -1171,6 +1246,8 @@ static int decode(struct hold *h, const struct resolver *r)
 		if (err)
 			return err;
 		h->op.target2 = h->target2;
+		if (h->dirfd2 >= 0)
+			look(h->dirfd2, h->name2, &h->seen2);
 	}
 	return 0;
 }
@@ -1188,6 +1265,35 @@ static int respond(struct wd_hold_engine *e, uint64_t notif_id, int error, int64
 }
 
 /*
+ * Delete the object that was checked, or none: a name another process swapped while the call
+ * waited is not deleted in its place (ESTALE, on record). Linux cannot unlink by inode, so what
+ * the name holds is first moved aside to a name of warden's own in the same directory (atomic:
+ * whatever is there then), looked at there, and only then removed; anything else goes back.
+ */
+static int delete_checked(struct hold *h)
+{
+	char aside[64];
+	int r;
+
+	snprintf(aside, sizeof(aside), ".warden-held-%016llx", (unsigned long long)h->notif_id);
+	if (syscall(SYS_renameat2, h->dirfd, h->name, h->dirfd, aside, RENAME_NOREPLACE))
+		return -errno; /* ENOENT, EBUSY (a mount point), EACCES: what unlink would say */
+	if (!still(h->dirfd, aside, &h->seen)) {
+		r = -ESTALE;
+		goto put_back;
+	}
+	r = unlinkat(h->dirfd, aside, h->rmdir ? AT_REMOVEDIR : 0) ? -errno : 0;
+	if (!r)
+		return 0;
+put_back:
+	/* not deleted (ESTALE, ENOTEMPTY, ENOTDIR, ...): it goes back where it was */
+	if (syscall(SYS_renameat2, h->dirfd, aside, h->dirfd, h->name, RENAME_NOREPLACE))
+		log_warn("holds: %s could not go back to %s: it is %s beside it", h->target,
+			 h->name, aside);
+	return r;
+}
+
+/*
  * Perform the approved operation on the pinned parent directory, and answer the task with its
  * result. The supervisor acts, so a path swapped after the check changes nothing.
  */
@@ -1200,16 +1306,35 @@ static int perform_op(struct wd_hold_engine *e, struct hold *h)
 		/* exec holds are advisory: the exec allowlist stays the authority */
 		return respond(e, h->notif_id, 0, 0, true) ? -ESRCH : 0;
 	case WD_HOLD_DELETE:
-		r = unlinkat(h->dirfd, h->name, h->rmdir ? AT_REMOVEDIR : 0) ? -errno : 0;
+		r = delete_checked(h);
 		break;
 	case WD_HOLD_RENAME:
+		flags = h->nr == SYS_renameat2 ? (int)h->args[4] : 0;
+		/* an exchange acts on the destination too, even one that was not there */
+		if (!still(h->dirfd, h->name, &h->seen) ||
+		    ((h->seen2.exists || (flags & RENAME_EXCHANGE)) &&
+		     !still(h->dirfd2, h->name2, &h->seen2))) {
+			r = -ESTALE;
+			break;
+		}
+		/* nothing was there to replace when it was shown: nothing may be replaced now */
+		if (!h->seen2.exists && !(flags & RENAME_EXCHANGE))
+			flags |= RENAME_NOREPLACE;
 		r = (int)syscall(SYS_renameat2, h->dirfd, h->name, h->dirfd2, h->name2,
-				 h->nr == SYS_renameat2 ? (unsigned int)h->args[4] : 0u);
+				 (unsigned int)flags);
 		r = r ? -errno : 0;
+		if (r == -EEXIST && !h->seen2.exists && !(h->nr == SYS_renameat2 &&
+							  (h->args[4] & RENAME_NOREPLACE)))
+			r = -ESTALE; /* a destination appeared while it waited */
 		break;
 	case WD_HOLD_TRUNCATE:
 		if (h->nr == SYS_ftruncate) {
 			r = ftruncate(h->dirfd, (off_t)h->args[1]) ? -errno : 0;
+			break;
+		}
+		if (h->nr == SYS_fallocate) {
+			r = fallocate(h->dirfd, (int)h->args[1], (off_t)h->args[2],
+				      (off_t)h->args[3]) ? -errno : 0;
 			break;
 		}
 		if (h->nr == SYS_truncate) {
@@ -1279,7 +1404,7 @@ static int may_write(struct wd_hold_engine *e, const struct hold *h)
 {
 	int r = 0;
 
-	if (!e->ev.may_write || h->op.class == WD_HOLD_EXEC || h->nr == SYS_ftruncate)
+	if (!e->ev.may_write || h->op.class == WD_HOLD_EXEC || h->fd_target)
 		return 0; /* an open file was checked when it was opened */
 	if (h->target)
 		r = e->ev.may_write(e->ev.ctx, h->target);
@@ -1479,6 +1604,7 @@ static void undecode(struct hold *h)
 	if (h->dirfd2 >= 0)
 		close(h->dirfd2);
 	h->dirfd = h->dirfd2 = -1;
+	h->fd_errno = 0;
 	free(h->name);
 	free(h->name2);
 	free(h->target);
@@ -1521,6 +1647,11 @@ static enum wd_hold_action classify(struct wd_hold_engine *e, struct hold *h,
 	int err = decode(h, r);
 
 	*answer = 0;
+	if (!err && h->fd_errno) {
+		/* an fd that cannot do it: the kernel's answer, from here (no hold, no reopen) */
+		*answer = h->fd_errno;
+		return WD_HOLD_ACT_NONE;
+	}
 	if (err == -EXDEV) {
 		/*
 		 * Through a magic link warden cannot follow as the task would: refused, never let

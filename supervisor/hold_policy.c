@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 
 #include "supervisor/fsutil.h"
@@ -122,6 +124,142 @@ static int find_linked(struct wd_hold_rules *r, char *why, size_t whysz)
 	return err;
 }
 
+/* One line of mountinfo: where a mount is, which file system, and which of its directories. */
+struct mnt {
+	unsigned int major, minor;
+	char root[PATH_MAX]; /* the directory of the file system it shows */
+	char point[PATH_MAX]; /* where */
+};
+
+/* mountinfo's octal escapes (\040 for a space, ...) undone, in place. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = 0;
+}
+
+static bool parse_mnt(char *line, struct mnt *m)
+{
+	char root[PATH_MAX], point[PATH_MAX];
+
+	if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &m->major, &m->minor, root, point) != 4)
+		return false;
+	unescape(root);
+	unescape(point);
+	snprintf(m->root, sizeof(m->root), "%s", root);
+	snprintf(m->point, sizeof(m->point), "%s", point);
+	return true;
+}
+
+/* @path with its prefix @under (a path-within prefix) replaced by @by, into @out. */
+static void rebase(const char *path, const char *under, const char *by, char *out, size_t outsz)
+{
+	const char *rest = strcmp(under, "/") == 0 ? path : path + strlen(under);
+
+	snprintf(out, outsz, "%s%s", strcmp(by, "/") == 0 && *rest ? "" : by, rest);
+}
+
+/* Does another protect rule cover @alias with every class of rule @i (so the alias is held too)? */
+static bool alias_protected(const struct wd_hold_rules *r, size_t i, const char *alias)
+{
+	for (size_t j = 0; j < r->n_protect; j++)
+		if (j != i && wd_path_within(alias, r->protect[j].path) &&
+		    (r->protect[j].classes & r->protect[i].classes) == r->protect[i].classes &&
+		    (r->protect[j].action == WD_HOLD_ACT_DENY ||
+		     r->protect[i].action == WD_HOLD_ACT_HOLD))
+			return true;
+	return false;
+}
+
+/*
+ * A protected tree that is also mounted elsewhere (a bind mount of it, of a directory above it
+ * or of one below it, made before the run) could be deleted, renamed or truncated under the
+ * other name, which no rule names and bpf-lsm's path rules do not see. Refused at start, naming
+ * the alias, unless a protect rule at least as strict covers the alias too (as bubblewrap and
+ * systemd, which see only paths, leave aliases to whoever mounts them, warden cannot resolve an
+ * alias at each call without a walk of every mount: so it refuses to start instead).
+ */
+static int find_aliases(const struct wd_hold_rules *r, char *why, size_t whysz)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	struct mnt *v = NULL, m;
+	size_t n = 0, cap = 0;
+	char *line = NULL;
+	size_t linesz = 0;
+	int err = 0;
+
+	if (!f)
+		return 0; /* no /proc: nothing to compare with (the run's own checks need it anyway) */
+	while (getline(&line, &linesz, f) > 0) {
+		if (!parse_mnt(line, &m))
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			struct mnt *nv = realloc(v, ncap * sizeof(*nv));
+
+			if (!nv) {
+				err = -ENOMEM;
+				goto out;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		v[n++] = m;
+	}
+	for (size_t i = 0; i < r->n_protect && !err; i++) {
+		char real[PATH_MAX], inside[PATH_MAX], alias[PATH_MAX];
+		const char *path = realpath(r->protect[i].path, real) ? real : r->protect[i].path;
+		ssize_t at = -1;
+
+		/* the mount that shows @path: the longest mount point above it, the last one there */
+		for (size_t k = 0; k < n; k++)
+			if (wd_path_within(path, v[k].point) &&
+			    (at < 0 || strlen(v[k].point) >= strlen(v[at].point)))
+				at = (ssize_t)k;
+		if (at < 0)
+			continue;
+		/* @path as a directory of its file system */
+		rebase(path, v[at].point, v[at].root, inside, sizeof(inside));
+		for (size_t k = 0; k < n && !err; k++) {
+			if ((ssize_t)k == at || v[k].major != v[at].major ||
+			    v[k].minor != v[at].minor)
+				continue;
+			if (wd_path_within(inside, v[k].root))
+				/* shows the tree itself, under another name */
+				rebase(inside, v[k].root, v[k].point, alias, sizeof(alias));
+			else if (wd_path_within(v[k].root, inside))
+				/* shows a part of it */
+				snprintf(alias, sizeof(alias), "%s", v[k].point);
+			else
+				continue;
+			if (strcmp(v[k].point, v[at].point) == 0)
+				continue; /* under the mount that shows the tree: hidden by it */
+			if (alias_protected(r, i, alias))
+				continue;
+			snprintf(why, whysz,
+				 "%s: %s is also mounted at %s (a bind mount), where no rule protects "
+				 "it: unmount it, or protect %s too",
+				 r->protect[i].name, r->protect[i].path, alias, alias);
+			err = -EINVAL;
+		}
+	}
+out:
+	free(line);
+	free(v);
+	fclose(f);
+	return err;
+}
+
 int wd_hold_rules_build(const struct wd_policy *p, struct wd_hold_rules *r, char *why,
 			size_t whysz)
 {
@@ -173,6 +311,8 @@ int wd_hold_rules_build(const struct wd_policy *p, struct wd_hold_rules *r, char
 	err = resolve_approvers(p, r, why, whysz);
 	if (!err)
 		err = find_linked(r, why, whysz);
+	if (!err)
+		err = find_aliases(r, why, whysz);
 	if (err)
 		wd_hold_rules_free(r);
 	return err;

@@ -13,7 +13,8 @@
 /*
  * Rules that point into @p (which must outlive them). 0, -ENOMEM, or -EINVAL with @why saying
  * which entry of hold.approvers names no user or group here ("/hold/approvers/1: ..."), or
- * -E2BIG with @why naming a tree protected from truncation with too many multiply-linked files.
+ * -E2BIG with @why naming a tree protected from truncation with too many multiply-linked files,
+ * or -EINVAL with @why naming a protected tree that is also mounted elsewhere (a bind mount).
  */
 int wd_hold_rules_build(const struct wd_policy *p, struct wd_hold_rules *r, char *why,
 			size_t whysz);

@@ -105,13 +105,19 @@ int wd_notify_prepare(struct wd_notify_plan *p, unsigned int classes, bool allow
 		}
 	}
 	if (classes & WD_HOLD_TRUNCATE) {
-		/* open(path, flags) and openat(dirfd, path, flags): only with O_TRUNC */
+		/*
+		 * open(path, flags) and openat(dirfd, path, flags): only with O_TRUNC;
+		 * fallocate(fd, mode, ...): only with a mode that destroys or moves data
+		 */
 		JUMP(BPF_JEQ, SYS_open, 0, 2);
 		LOAD(offsetof(struct seccomp_data, args[1]));
-		JUMP(BPF_JSET, O_TRUNC, 3, 4);
-		JUMP(BPF_JEQ, SYS_openat, 0, 3);
+		JUMP(BPF_JSET, O_TRUNC, 6, 7);
+		JUMP(BPF_JEQ, SYS_openat, 0, 2);
 		LOAD(offsetof(struct seccomp_data, args[2]));
-		JUMP(BPF_JSET, O_TRUNC, 0, 1);
+		JUMP(BPF_JSET, O_TRUNC, 3, 4);
+		JUMP(BPF_JEQ, SYS_fallocate, 0, 3);
+		LOAD(offsetof(struct seccomp_data, args[1]));
+		JUMP(BPF_JSET, WD_FALLOC_DESTRUCTIVE, 0, 1);
 		RET(SECCOMP_RET_USER_NOTIF);
 	}
 	RET(SECCOMP_RET_ALLOW);

@@ -19,10 +19,19 @@
 enum wd_hold_class {
 	WD_HOLD_DELETE = 1 << 0, /* unlink, unlinkat, rmdir */
 	WD_HOLD_RENAME = 1 << 1, /* rename, renameat, renameat2 (rename-over) */
-	WD_HOLD_TRUNCATE = 1 << 2, /* (f)truncate, open/openat with O_TRUNC, creat, openat2; and
-				    * link/linkat, which would give a file another name */
+	WD_HOLD_TRUNCATE = 1 << 2, /* (f)truncate, open/openat with O_TRUNC, creat, openat2,
+				    * fallocate with WD_FALLOC_DESTRUCTIVE; and link/linkat,
+				    * which would give a file another name */
 	WD_HOLD_EXEC = 1 << 3, /* execve, execveat */
 };
+
+/*
+ * fallocate modes that destroy or move what a file holds, as a truncation does: punching a hole,
+ * zeroing a range, collapsing one (the rest moves down, the file shrinks) or inserting one (the
+ * rest moves up). Allocating (0, KEEP_SIZE) and UNSHARE_RANGE change no byte the file holds.
+ */
+#define WD_FALLOC_DESTRUCTIVE (0x02 /* PUNCH_HOLE */ | 0x08 /* COLLAPSE_RANGE */ | \
+			       0x10 /* ZERO_RANGE */ | 0x20 /* INSERT_RANGE */)
 
 /* The classes whose targets are paths the supervisor resolves. */
 #define WD_HOLD_PATHS (WD_HOLD_DELETE | WD_HOLD_RENAME | WD_HOLD_TRUNCATE)

@@ -9,6 +9,7 @@
 #include <glob.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,16 +36,17 @@ static const char *sock_glob(void)
 	return g;
 }
 
-#define WD_PROMPT_ASKED_MAX 256
-
 struct conn {
 	int fd;
 	char path[108];
 	char *buf;
 	size_t len;
-	/* ids of this run's holds already put to the operator (a ring: the recent ones) */
-	double asked[WD_PROMPT_ASKED_MAX];
-	unsigned int n_asked;
+	/*
+	 * ids of this run's holds already put to the operator, all of them: a listing of
+	 * hundreds can come in beside the same holds as events, and each is asked once
+	 */
+	double *asked;
+	size_t n_asked, cap_asked;
 };
 
 static int conn_open(struct conn *c, const char *path)
@@ -72,9 +74,11 @@ static void conn_close(struct conn *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c->buf);
+	free(c->asked);
 	c->fd = -1;
 	c->buf = NULL;
-	c->len = 0;
+	c->asked = NULL;
+	c->len = c->n_asked = c->cap_asked = 0;
 }
 
 static int conn_send(struct conn *c, cJSON *req)
@@ -185,12 +189,83 @@ static double num(const cJSON *o, const char *k)
 	return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
+/* Longest text of one field shown to a person (in bytes of what is shown). */
+#define WD_SHOWN_MAX 512
+
+/*
+ * Is the UTF-8 sequence at @s (@n bytes left) a whole character that is safe on a terminal? Its
+ * length, or 0. C1 controls (U+0080..U+009F: 0x9b is CSI on some terminals) and the
+ * bidirectional overrides and isolates (which reorder what follows them) are not.
+ */
+static size_t printable_utf8(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	uint32_t cp;
+
+	if (!len || s[0] > 0xf4 || n < len)
+		return 0;
+	cp = s[0] & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond Unicode */
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	if (cp <= 0x9f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+	    cp == 0x200e || cp == 0x200f || cp == 0x061c)
+		return 0;
+	return len;
+}
+
+/*
+ * @s as it may be shown to a person: control characters, escape sequences and bytes that are
+ * not safe UTF-8 made visible as \xHH (a backslash as \\), so no file name or argument can
+ * move the cursor, repaint the screen or pass for a line of the prompt; at most WD_SHOWN_MAX
+ * bytes, the rest counted. Returns @buf (of WD_SHOWN_MAX + 32 bytes at least).
+ */
+static const char *shown(const char *s, char *buf, size_t bufsz)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, o = 0;
+
+	while (i < n) {
+		size_t len = p[i] >= 0x80 ? printable_utf8(p + i, n - i) : 1;
+
+		if (o + 8 > WD_SHOWN_MAX || o + 8 > bufsz - 32)
+			break;
+		if (p[i] == '\\') {
+			buf[o++] = '\\';
+			buf[o++] = '\\';
+		} else if (p[i] < 0x20 || p[i] == 0x7f || !len) {
+			o += (size_t)snprintf(buf + o, bufsz - o, "\\x%02x", p[i]);
+			len = 1;
+		} else {
+			memcpy(buf + o, p + i, len);
+			o += len;
+		}
+		i += len;
+	}
+	buf[o] = 0;
+	if (i < n)
+		snprintf(buf + o, bufsz - o, "...(%zu bytes more)", n - i);
+	return buf;
+}
+
+/* A field of @h as it may be shown (SHOW's buffers live until the end of the statement's block). */
+#define SHOWN_BUF (WD_SHOWN_MAX + 32)
+#define SHOW(h, k, b) shown(str((h), (k)), (b), sizeof(b))
+
 static void print_hold_line(FILE *out, const cJSON *h)
 {
+	char comm[SHOWN_BUF], t1[SHOWN_BUF], t2[SHOWN_BUF], rule[SHOWN_BUF];
+
 	fprintf(out, "%s/%-4.0f %-7u %-15s %-8s %s%s%s  (%s, %.0fs)\n", str(h, "sandbox"),
-		num(h, "id"), (unsigned int)num(h, "pid"), str(h, "comm"), str(h, "op"),
-		str(h, "target"), *str(h, "target2") ? " -> " : "", str(h, "target2"),
-		str(h, "rule"), num(h, "age_ms") / 1000);
+		num(h, "id"), (unsigned int)num(h, "pid"), SHOW(h, "comm", comm), str(h, "op"),
+		SHOW(h, "target", t1), *str(h, "target2") ? " -> " : "", SHOW(h, "target2", t2),
+		SHOW(h, "rule", rule), num(h, "age_ms") / 1000);
 }
 
 static const char holds_usage[] =
@@ -331,17 +406,21 @@ static double parse_duration_ms(const char *s)
 static const char approve_usage[] =
 	"usage: warden approve HOLD [--scope once|process|sandbox] [--subtree PATH]\n"
 	"                      [--count N] [--ttl DURATION]\n"
-	"       warden deny HOLD [--all-like-this]\n"
+	"       warden deny HOLD [--scope once|process|sandbox] [--subtree PATH]\n"
+	"                   [--count N] [--ttl DURATION] [--all-like-this]\n"
 	"\n"
 	"Answer a hold (SANDBOX/ID from `warden holds`, or a unique ID). An approved operation\n"
 	"is performed on the object that was checked; a denied one fails with EPERM.\n"
 	"\n"
-	"  --scope S      once (default): this operation; process: this process's operations\n"
-	"                 like it; sandbox: every process of the sandbox\n"
+	"  --scope S      once (approve's default): this operation; process: this process's\n"
+	"                 operations like it; sandbox: every process of the sandbox. deny's\n"
+	"                 default is process, under the hold's protected tree (a delete burst,\n"
+	"                 which has no tree: once)\n"
 	"  --subtree P    with process or sandbox scope: only under P\n"
 	"  --count N      with process or sandbox scope: at most N operations\n"
 	"  --ttl D        with process or sandbox scope: for D (30s, 5m, 1h)\n"
 	"  --all-like-this  deny this and the sandbox's operations like it from now on\n"
+	"                 (--scope sandbox, anywhere)\n"
 	"\n"
 	"Exit status: 0 decided, 1 no such hold or not answered, 2 bad arguments.\n";
 
@@ -356,7 +435,7 @@ static int decide(int argc, char **argv, bool allow)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *scope = "once", *subtree = NULL;
+	const char *scope = NULL, *subtree = NULL;
 	double count = 0, ttl = 0;
 	cJSON *all, *h;
 	int c, rc;
@@ -395,13 +474,20 @@ static int decide(int argc, char **argv, bool allow)
 		fputs(approve_usage, stderr);
 		return WD_EXIT_USAGE;
 	}
-	if (strcmp(scope, "once") && strcmp(scope, "process") && strcmp(scope, "sandbox")) {
+	if (scope && strcmp(scope, "once") && strcmp(scope, "process") &&
+	    strcmp(scope, "sandbox")) {
 		log_warnx("--scope: \"%s\" is not once, process or sandbox", scope);
 		return WD_EXIT_USAGE;
 	}
 	all = all_holds();
 	h = find_hold(all, argv[optind]);
-	rc = h ? send_decision(h, allow, scope, subtree, count, ttl) : 1;
+	if (h && !scope && !allow && *str(h, "tree")) {
+		/* a plain deny: this process under the protected tree (as the prompt's [d]) */
+		scope = "process";
+		if (!subtree)
+			subtree = str(h, "tree");
+	}
+	rc = h ? send_decision(h, allow, scope ? scope : "once", subtree, count, ttl) : 1;
 	cJSON_Delete(all);
 	return rc;
 }
@@ -418,11 +504,10 @@ int cmd_deny(int argc, char **argv)
 
 /* ---- warden prompt ------------------------------------------------------------------------ */
 
-#define WD_PROMPT_MAX_CONNS 64
-
 struct prompt {
-	struct conn conns[WD_PROMPT_MAX_CONNS];
-	int n;
+	/* every run followed: as many as there are (a run left out would be a hold unseen) */
+	struct conn *conns;
+	int n, cap;
 	int inotify;
 	bool tty;
 	char only[128]; /* follow only this socket (--sandbox) */
@@ -443,9 +528,22 @@ static void prompt_scan(struct prompt *p)
 
 	if (glob(sock_glob(), 0, NULL, &g) != 0)
 		return;
-	for (size_t i = 0; i < g.gl_pathc && p->n < WD_PROMPT_MAX_CONNS; i++) {
-		struct conn *c = &p->conns[p->n];
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct conn *c;
 		cJSON *req, *rep;
+
+		if (p->n == p->cap) {
+			int ncap = p->cap ? 2 * p->cap : 16;
+			struct conn *nc = realloc(p->conns, (size_t)ncap * sizeof(*nc));
+
+			if (!nc) {
+				log_warnx("prompt: out of memory: %s is not followed", g.gl_pathv[i]);
+				continue;
+			}
+			p->conns = nc;
+			p->cap = ncap;
+		}
+		c = &p->conns[p->n];
 
 		if ((p->only[0] && strcmp(g.gl_pathv[i], p->only) != 0) ||
 		    prompt_has(p, g.gl_pathv[i]) || conn_open(c, g.gl_pathv[i]))
@@ -492,14 +590,17 @@ static int read_answer(const struct prompt *p)
 
 static void show_details(const cJSON *h)
 {
+	char comm[SHOWN_BUF], exe[SHOWN_BUF], cmd[SHOWN_BUF], t1[SHOWN_BUF], t2[SHOWN_BUF];
+	char rule[SHOWN_BUF], argv[SHOWN_BUF];
+
 	printf("  sandbox  %s\n  hold     %.0f\n  process  %u %s (%s)\n  command  %s\n",
-	       str(h, "sandbox"), num(h, "id"), (unsigned int)num(h, "pid"), str(h, "comm"),
-	       str(h, "exe"), str(h, "cmdline"));
-	printf("  op       %s %s%s%s\n  rule     %s\n", str(h, "op"), str(h, "target"),
-	       *str(h, "target2") ? " -> " : "", str(h, "target2"), str(h, "rule"));
+	       str(h, "sandbox"), num(h, "id"), (unsigned int)num(h, "pid"),
+	       SHOW(h, "comm", comm), SHOW(h, "exe", exe), SHOW(h, "cmdline", cmd));
+	printf("  op       %s %s%s%s\n  rule     %s\n", str(h, "op"), SHOW(h, "target", t1),
+	       *str(h, "target2") ? " -> " : "", SHOW(h, "target2", t2), SHOW(h, "rule", rule));
 	if (*str(h, "exec_argv"))
 		printf("  runs     %s   (argv is advisory: the exec allowlist decides)\n",
-		       str(h, "exec_argv"));
+		       SHOW(h, "exec_argv", argv));
 	if (num(h, "timeout_ms") > 0)
 		printf("  timeout  %.0fs from when it was held\n", num(h, "timeout_ms") / 1000);
 }
@@ -507,18 +608,21 @@ static void show_details(const cJSON *h)
 /* Ask about @h until answered; returns false at end of input. */
 static bool ask(struct prompt *p, const cJSON *h)
 {
+	char buf[SHOWN_BUF], tree[SHOWN_BUF];
+
 	printf("\nhold ");
 	print_hold_line(stdout, h);
 	if (*str(h, "exec_argv"))
-		printf("  runs: %s\n", str(h, "exec_argv"));
+		printf("  runs: %s\n", SHOW(h, "exec_argv", buf));
+	SHOW(h, "tree", tree);
 	for (;;) {
 		int ch;
 
 		/* only a delete burst has no tree: its sandbox-wide answer is for bursts anywhere */
 		printf("[a]pprove once, approve for this [p]rocess, [s]andbox-wide %s%s, "
-		       "[d]eny, deny [D]all like this, [i]nfo, [q]uit? ",
-		       *str(h, "tree") ? "under " : "for delete bursts anywhere",
-		       str(h, "tree"));
+		       "[d]eny %s%s, deny [D]all like this, [i]nfo, [q]uit? ",
+		       *tree ? "under " : "for delete bursts anywhere", tree,
+		       *tree ? "for this process under " : "once", tree);
 		fflush(stdout);
 		ch = read_answer(p);
 		switch (ch) {
@@ -537,7 +641,12 @@ static bool ask(struct prompt *p, const cJSON *h)
 				      0, 0);
 			return true;
 		case 'd':
-			send_decision(h, false, "once", NULL, 0, 0);
+			/*
+			 * As a grant: this process, under the protected tree, so a denied rm -rf
+			 * is one question, not one per file (a burst has no tree: this once).
+			 */
+			send_decision(h, false, *tree ? "process" : "once",
+				      *tree ? str(h, "tree") : NULL, 0, 0);
 			return true;
 		case 'D':
 			send_decision(h, false, "sandbox", NULL, 0, 0);
@@ -558,12 +667,20 @@ static bool ask(struct prompt *p, const cJSON *h)
 static bool ask_once(struct prompt *p, struct conn *c, const cJSON *h)
 {
 	double id = num(h, "id");
-	unsigned int n = c->n_asked < WD_PROMPT_ASKED_MAX ? c->n_asked : WD_PROMPT_ASKED_MAX;
 
-	for (unsigned int k = 0; k < n; k++)
+	for (size_t k = 0; k < c->n_asked; k++)
 		if (c->asked[k] == id)
 			return true;
-	c->asked[c->n_asked++ % WD_PROMPT_ASKED_MAX] = id;
+	if (c->n_asked == c->cap_asked) {
+		size_t ncap = c->cap_asked ? 2 * c->cap_asked : 64;
+		double *na = realloc(c->asked, ncap * sizeof(*na));
+
+		if (!na)
+			return ask(p, h); /* asked perhaps twice, never not at all */
+		c->asked = na;
+		c->cap_asked = ncap;
+	}
+	c->asked[c->n_asked++] = id;
 	return ask(p, h);
 }
 
@@ -599,8 +716,11 @@ int cmd_prompt(int argc, char **argv)
 	printf("warden prompt: waiting for holds (%d run%s followed)\n", p.n, p.n == 1 ? "" : "s");
 	fflush(stdout);
 	while (go) {
-		struct pollfd pfd[WD_PROMPT_MAX_CONNS + 2];
+		struct pollfd *pfd = calloc((size_t)p.n + 1, sizeof(*pfd));
 		int n = 0, timeout = -1;
+
+		if (!pfd)
+			break;
 
 		for (int i = 0; i < p.n; i++) {
 			pfd[n].fd = p.conns[i].fd;
@@ -616,8 +736,10 @@ int cmd_prompt(int argc, char **argv)
 			pfd[n].fd = p.inotify;
 			pfd[n++].events = POLLIN;
 		}
-		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR)
+		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR) {
+			free(pfd);
 			break;
+		}
 		for (int i = 0; i < n && go; i++) {
 			cJSON *msg, *h, *holds;
 
@@ -656,6 +778,7 @@ int cmd_prompt(int argc, char **argv)
 			fflush(stdout);
 			cJSON_Delete(msg);
 		}
+		free(pfd);
 		/* forget ended runs */
 		for (int i = 0; i < p.n; i++) {
 			if (p.conns[i].fd >= 0)
@@ -666,6 +789,7 @@ int cmd_prompt(int argc, char **argv)
 	}
 	for (int i = 0; i < p.n; i++)
 		conn_close(&p.conns[i]);
+	free(p.conns);
 	if (p.inotify >= 0)
 		close(p.inotify);
 	return 0;

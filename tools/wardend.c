@@ -83,11 +83,30 @@ static void send_reply(int fd, cJSON *r)
 	cJSON_AddNumberToObject(r, "v", WD_DAEMON_PROTO);
 	text = cJSON_PrintUnformatted(r);
 	if (text) {
-		size_t len = strlen(text);
+		size_t len = strlen(text) + 1, off = 0;
 
-		text[len] = '\n';
-		if (send(fd, text, len + 1, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len + 1)
+		text[len - 1] = '\n';
+		/*
+		 * The whole reply or nothing more: a listing larger than the socket takes at once
+		 * goes out as the client reads it (a client that reads nothing for 10 s is not
+		 * answered, and the caller's next read of it finds it gone).
+		 */
+		while (off < len) {
+			ssize_t n = send(fd, text + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+			if (n > 0) {
+				off += (size_t)n;
+				continue;
+			}
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno == EAGAIN && poll(&pfd, 1, 10000) > 0)
+				continue;
 			log_warn("replying");
+			shutdown(fd, SHUT_RDWR);
+			break;
+		}
 		free(text);
 	}
 	cJSON_Delete(r);
