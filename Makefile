@@ -47,7 +47,7 @@ SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/fsutil.c s
 	supervisor/landlock.c supervisor/seccomp.c supervisor/resolve.c supervisor/carve.c supervisor/notify.c \
 	supervisor/hold_rules.c supervisor/hold.c supervisor/hold_policy.c supervisor/keeper.c supervisor/ctl.c supervisor/capabilities.c \
 	supervisor/doctor.c supervisor/report.c supervisor/devid.c \
-	supervisor/run.c
+	supervisor/run.c supervisor/pty.c
 LIB_SRCS := $(POLICY_SRCS) $(AUDIT_SRCS) $(SUPERVISOR_SRCS)
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(TEMPLATES_OBJ)
 
@@ -56,7 +56,7 @@ UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabiliti
 	test_policy_schema test_policy_corpus test_setup test_devid
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
-	$(OUT)/tests/helpers/wd-lsm-check
+	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-pty
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(HELPERS)
