@@ -22,15 +22,16 @@
  *
  * -t: the overall time limit (default 120 s): the only clock, for a test that would hang.
  * -s: the initial window size. -n: CMD's stdin is /dev/null. -o: CMD's stdout is a pipe.
+ * An argument "@TTY@" of CMD is replaced by the terminal's name (/dev/pts/N).
  * Exits 0 when every step passed, 1 (saying which and what was read) otherwise, 2 for usage.
  *
  *   wd-pty attack OP [ARG]   one attack on the terminal on fd 0, for inside and outside a
  *                            sandbox; prints "ok" or the errno name:
- *     sti TEXT     TIOCSTI each byte of TEXT
+ *     sti TEXT     TIOCSTI each byte of TEXT, then a newline
  *     steal        in a new session (a child), TIOCSCTTY with force: take the terminal over
  *     hangup       steal, then vhangup()
  *     raw          tcsetattr: raw, no echo
- *     open PATH    open PATH (a terminal by name) and TIOCSTI "x" into it
+ *     open PATH    open PATH (a terminal by name, read-only) and set it raw, no echo
  *   then, with a last argument "wait", prints "ready" and waits for a line on fd 0 (or EOF).
  */
 #include <errno.h>
@@ -347,6 +348,17 @@ static int steal(bool hangup)
 	return e;
 }
 
+static int make_raw(int fd)
+{
+	struct termios t;
+
+	if (tcgetattr(fd, &t))
+		return errno;
+	cfmakeraw(&t);
+	t.c_lflag &= ~(tcflag_t)ECHO;
+	return tcsetattr(fd, TCSANOW, &t) ? errno : 0;
+}
+
 static int attack(int argc, char **argv)
 {
 	const char *op = argv[2];
@@ -354,29 +366,22 @@ static int attack(int argc, char **argv)
 	int e = 0;
 
 	if (!strcmp(op, "sti") && argc >= 4) {
+		/* with a line end: a canonical terminal counts only whole lines as waiting */
 		for (const char *c = argv[3]; *c && !e; c++)
 			if (ioctl(0, TIOCSTI, c))
 				e = errno;
+		if (!e && ioctl(0, TIOCSTI, "\n"))
+			e = errno;
 	} else if (!strcmp(op, "steal")) {
 		e = steal(false);
 	} else if (!strcmp(op, "hangup")) {
 		e = steal(true);
 	} else if (!strcmp(op, "raw")) {
-		struct termios t;
-
-		if (tcgetattr(0, &t)) {
-			e = errno;
-		} else {
-			cfmakeraw(&t);
-			t.c_lflag &= ~(tcflag_t)ECHO;
-			if (tcsetattr(0, TCSANOW, &t))
-				e = errno;
-		}
+		e = make_raw(0);
 	} else if (!strcmp(op, "open") && argc >= 4) {
 		int fd = open(argv[3], O_RDONLY | O_NOCTTY);
 
-		if (fd < 0 || ioctl(fd, TIOCSTI, "x"))
-			e = errno;
+		e = fd < 0 ? errno : make_raw(fd);
 	} else {
 		fprintf(stderr, "wd-pty: unknown attack %s\n", op);
 		return 2;
@@ -399,7 +404,8 @@ int main(int argc, char **argv)
 {
 	unsigned int rows = 24, cols = 80;
 	bool null_in = false, pipe_out = false;
-	int timeout = 120, first, opt, cmd = -1, p[2] = { -1, -1 }, rc = 0;
+	int timeout = 120, first, opt, cmd = -1, p[2] = { -1, -1 }, sync[2], rc = 0;
+	char c;
 	struct winsize ws;
 
 	if (argc >= 3 && !strcmp(argv[1], "attack"))
@@ -439,6 +445,11 @@ int main(int argc, char **argv)
 		perror("wd-pty: slave");
 		return 1;
 	}
+	/* closed by the child's exec: its terminal is set up by then */
+	if (pipe2(sync, O_CLOEXEC)) {
+		perror("wd-pty: pipe");
+		return 1;
+	}
 	if (pipe_out && pipe2(p, O_CLOEXEC)) {
 		perror("wd-pty: pipe");
 		return 1;
@@ -461,6 +472,9 @@ int main(int argc, char **argv)
 		}
 		if (pipe_out)
 			dup2(p[1], 1);
+		for (int i = cmd; i < argc; i++)
+			if (!strcmp(argv[i], "@TTY@"))
+				argv[i] = ptsname(master);
 		execvp(argv[cmd], argv + cmd);
 		_exit(127);
 	}
@@ -469,6 +483,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	child_sid = child;
+	close(sync[1]);
+	while (read(sync[0], &c, 1) < 0 && errno == EINTR)
+		;
+	close(sync[0]);
 	if (pipe_out) {
 		close(p[1]);
 		pipefd = p[0];
