@@ -42,6 +42,7 @@ enum wd_keep_fd {
 	WD_KEEP_STATUS, /* where the sandbox's init reports the command's wait status */
 	WD_KEEP_EVENTS, /* the kernel's audit ring buffer (a BPF map) */
 	WD_KEEP_COUNTS, /* the per-sandbox counters (denials, records lost; a BPF map) */
+	WD_KEEP_TERMINAL, /* run --survive on a terminal: the command's pty master (no hang-up) */
 	WD_KEEP_NFDS,
 };
 

@@ -84,25 +84,22 @@ static void copy_size(struct wd_pty *p)
 {
 	struct winsize ws;
 
-	if (!ioctl(p->tty, TIOCGWINSZ, &ws) && ioctl(p->master, TIOCSWINSZ, &ws))
+	if (p->tty >= 0 && !ioctl(p->tty, TIOCGWINSZ, &ws) && ioctl(p->master, TIOCSWINSZ, &ws))
 		log_warn("pty: cannot set the window size");
 }
 
-int wd_pty_open(struct wd_pty *p)
+/* What of fds 0-2 is the caller's terminal, and how to read and write it; false: none. */
+static bool caller_side(struct wd_pty *p)
 {
-	static bool registered;
-	sigset_t winch, old;
-	int err = 0, fd;
-
 	memset(p, 0, sizeof(*p));
 	p->master = p->slave = p->in = p->out = p->tty = p->winch = -1;
-	for (fd = 2; fd >= 0; fd--)
+	for (int fd = 2; fd >= 0; fd--)
 		if (isatty(fd)) {
 			p->slave_fds |= 1u << fd;
 			p->tty = fd;
 		}
 	if (!p->slave_fds)
-		return 0;
+		return false;
 	/* Input only in the foreground: a background run would stop at its first read. */
 	if ((p->slave_fds & 1) && in_foreground(0)) {
 		p->in = 0;
@@ -116,6 +113,34 @@ int wd_pty_open(struct wd_pty *p)
 			break;
 		}
 	}
+	return true;
+}
+
+/* The master is set: follow the window size, restore at exit whatever ends warden. */
+static void follow(struct wd_pty *p)
+{
+	static bool registered;
+	sigset_t winch, old;
+
+	sigemptyset(&winch);
+	sigaddset(&winch, SIGWINCH);
+	sigprocmask(SIG_BLOCK, &winch, &old);
+	p->unblock_winch = sigismember(&old, SIGWINCH) == 0;
+	p->winch = signalfd(-1, &winch, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (p->winch < 0)
+		log_warn("pty: the window size will not follow");
+	active = p;
+	active_pid = getpid();
+	if (!registered && atexit(restore_at_exit) == 0)
+		registered = true;
+}
+
+int wd_pty_open(struct wd_pty *p)
+{
+	int err = 0, fd;
+
+	if (!caller_side(p))
+		return 0;
 	if (tcgetattr(p->tty, &p->saved)) {
 		err = -errno;
 		log_warn("pty: cannot read the modes of the terminal");
@@ -154,21 +179,36 @@ int wd_pty_open(struct wd_pty *p)
 		err = -errno;
 		goto fail;
 	}
-	sigemptyset(&winch);
-	sigaddset(&winch, SIGWINCH);
-	sigprocmask(SIG_BLOCK, &winch, &old);
-	p->unblock_winch = sigismember(&old, SIGWINCH) == 0;
-	p->winch = signalfd(-1, &winch, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (p->winch < 0)
-		log_warn("pty: the window size will not follow");
-	active = p;
-	active_pid = getpid();
-	if (!registered && atexit(restore_at_exit) == 0)
-		registered = true;
+	follow(p);
 	return 0;
 fail:
 	wd_pty_close(p);
 	return err ? err : -EIO;
+}
+
+int wd_pty_attach(struct wd_pty *p, int master)
+{
+	bool tty = caller_side(p);
+	int err = 0;
+
+	if (tty && tcgetattr(p->tty, &p->saved)) {
+		log_warn("pty: cannot read the modes of the terminal");
+		p->in = -1; /* relayed, but never raw */
+	}
+	if (!tty)
+		p->out = STDOUT_FILENO; /* what the command shows goes on, to wherever that is */
+	p->master = fcntl(master, F_DUPFD_CLOEXEC, 3);
+	if (p->master < 0 || fcntl(p->master, F_SETFL, O_NONBLOCK)) {
+		err = -errno;
+		log_warn("pty: cannot take the command's terminal over");
+		wd_pty_close(p);
+		return err;
+	}
+	if (tty)
+		copy_size(p);
+	follow(p);
+	wd_pty_started(p);
+	return 0;
 }
 
 void wd_pty_started(struct wd_pty *p)

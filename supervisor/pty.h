@@ -41,6 +41,11 @@ struct wd_pty {
  * Returns 0 (p->master < 0 when there is no terminal) or -errno (said why).
  */
 int wd_pty_open(struct wd_pty *p);
+/*
+ * `warden adopt`: relay the command's terminal (@master, from the keeper; it is copied) to
+ * this process's terminal, or its output to stdout when there is none. 0 or -errno.
+ */
+int wd_pty_attach(struct wd_pty *p, int master);
 /* The command has its slave: close warden's copy, put the caller's terminal in raw mode. */
 void wd_pty_started(struct wd_pty *p);
 /* While the prompt asks on the terminal: no relay, the caller's own modes (and back). */

@@ -753,7 +753,10 @@ int wd_run(const struct wd_run_opts *o)
 		if ((child.status_fd >= 0 &&
 		     wd_keeper_give(&keeper, WD_KEEP_STATUS, child.status_fd)) ||
 		    wd_keeper_give(&keeper, WD_KEEP_EVENTS, maps[0]) ||
-		    wd_keeper_give(&keeper, WD_KEEP_COUNTS, maps[1]))
+		    wd_keeper_give(&keeper, WD_KEEP_COUNTS, maps[1]) ||
+		    /* if warden dies, the pty lives on (no hang-up) for `warden adopt` to relay */
+		    (o->survive_s && pty.master >= 0 &&
+		     wd_keeper_give(&keeper, WD_KEEP_TERMINAL, pty.master)))
 			log_warn("run: cannot give the keeper what a successor needs");
 		tell_keeper(&keeper, &st, &pol, o->audit_path, child.pid);
 	}
@@ -981,6 +984,8 @@ int wd_adopt(const struct wd_adopt_opts *o)
 	struct wd_policy pol = { 0 };
 	struct wd_ruleset rs = { 0 };
 	struct kept k = { 0 };
+	struct wd_pty pty = { .master = -1, .slave = -1, .in = -1, .out = -1, .tty = -1,
+			      .winch = -1 };
 	cJSON *state = NULL;
 	pid_t prompter = -1;
 	sigset_t oldsigs;
@@ -1087,7 +1092,15 @@ int wd_adopt(const struct wd_adopt_opts *o)
 		 held > 0 ? held : 0);
 	if (o->prompt && holds.engine)
 		prompter = start_prompt(cg.name);
+	/* The command's terminal (run --survive on one): relayed here now. */
+	if (a.fds[WD_KEEP_TERMINAL] >= 0 && wd_pty_attach(&pty, a.fds[WD_KEEP_TERMINAL]) == 0) {
+		st.pty = &pty;
+		holds.prompting = prompter > 0;
+	}
 	err = supervise(&st, NULL, NULL, rb, &cg, NULL, events, sigfd, &holds, &si);
+	wd_pty_drain(&pty);
+	wd_pty_close(&pty);
+	st.pty = NULL;
 	if (err)
 		wd_cgroup_kill(&cg);
 	ended = true;

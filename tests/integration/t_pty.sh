@@ -118,3 +118,20 @@ test_pty_prompt_owns_the_terminal_while_it_asks() {
 	expect_eq "exit" "$(drv exit)" 0
 	expect_eq "modes after the run" "$(drv modes | tail -n1)" "$(drv modes | head -n1)"
 }
+
+test_pty_survive_keeps_the_terminal_for_adopt() {
+	pty_policy
+	# warden dies (SIGKILL: nothing restores the modes); the keeper's copy of the master keeps
+	# the command's terminal from hanging up, and `warden adopt` relays it on its own terminal
+	"$P" -t 120 expect=started kill=KILL wait -- "$WARDEN" run --backend "$BACKEND" \
+		--survive 120 --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		'echo st""arted; read x; echo "got:[$x]"; exit 5' > "$T/drv" 2> "$T/drv.err" ||
+		fail "wd-pty run --survive: $(cat "$T/drv.err")"
+	expect_eq "warden" "$(drv signal)" 9
+	sb=$(record_field "$(line_with_all "$T/audit" '"type":"start"')" sandbox)
+	[ -n "$sb" ] || fail "no start record in $T/audit"
+	"$P" -t 120 'send=go\r' 'expect=got:[go]' wait -- "$WARDEN" adopt --audit "$T/audit2" \
+		--wait 60 "$sb" > "$T/drv" 2> "$T/drv.err" ||
+		fail "wd-pty adopt: $(cat "$T/drv.err")"
+	expect_line "$T/audit2" '"type":"exit"' '"exit_code":5'
+}
