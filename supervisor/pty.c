@@ -351,6 +351,10 @@ void wd_pty_drain(struct wd_pty *p)
 {
 	if (p->master < 0)
 		return;
+	/* never started: warden's own copy of the slave would keep EIO away */
+	if (p->slave >= 0)
+		close(p->slave);
+	p->slave = -1;
 	for (;;) {
 		struct pollfd pfd = { .fd = p->master, .events = POLLIN };
 		ssize_t n;

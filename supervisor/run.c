@@ -737,7 +737,9 @@ int wd_run(const struct wd_run_opts *o)
 		goto out_destroy_cgroup;
 	/* Written before any kernel record is read, dated before the first could be made. */
 	audit_write(&st, wd_audit_start_line(&st.actx, t_start, child.pid, o->argv));
-	wd_pty_started(&pty);
+	/* raw only for a command that runs: warden's own messages on failure read as usual */
+	if (!child.setup_errno && !child.exec_errno)
+		wd_pty_started(&pty);
 	if (o->ready_fd > 0 && !child.setup_errno && !child.exec_errno) {
 		dprintf(o->ready_fd, "%s\n", cg.name);
 		close(o->ready_fd);

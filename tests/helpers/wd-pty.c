@@ -228,6 +228,11 @@ static bool step(const char *s)
 				dump("not found");
 				return false;
 			}
+			/* CMD has ended: what it wrote is all there once the terminal is closed */
+			if (child_done && slave >= 0) {
+				close(slave);
+				slave = -1;
+			}
 			pump(ms_left());
 		}
 		mark = (size_t)(at - out) + n;

@@ -8,9 +8,9 @@ VM_LANDLOCK=yes
 
 P="$BIN/wd-pty"
 
-# pty_policy: read the system, write $T, run what a shell needs.
+# pty_policy: read the system, write $T, run what a shell needs (and map its libraries).
 pty_policy() {
-	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","/proc","%s","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s"]}}\n' \
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","/proc","%s","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s","/lib/x86_64-linux-gnu","/usr/lib/x86_64-linux-gnu"]}}\n' \
 		"$BIN" "$T" "$T" "$BIN" "$LOADER" > "$T/p.json"
 }
 
@@ -105,7 +105,7 @@ test_pty_only_the_terminal_fds_get_it() {
 test_pty_prompt_owns_the_terminal_while_it_asks() {
 	mkdir -p "$T/app"
 	echo x > "$T/app/f"
-	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s"],"protect":[{"path":"%s/app","ops":["delete"],"action":"hold"}]}}\n' \
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s","/lib/x86_64-linux-gnu","/usr/lib/x86_64-linux-gnu"],"protect":[{"path":"%s/app","ops":["delete"],"action":"hold"}]}}\n' \
 		"$BIN" "$T" "$T" "$BIN" "$LOADER" "$T" > "$T/p.json"
 	# The answer key goes to the prompt, not to the command (which would echo it: its
 	# terminal is in the caller's modes); then the relay goes on and the command reads "go".
