@@ -61,10 +61,10 @@ test_caller_terminal_cannot_be_hung_up() {
 test_caller_terminal_modes_are_not_changed() {
 	claims escape.terminal yes yes
 	setup
-	drive modes expect=ready modes 'send=\r' wait -- "$P" attack raw wait
+	drive modes0 expect=ready modes 'send=\r' wait -- "$P" attack raw wait
 	[ "$(drv modes | head -n1)" != "$(drv modes | tail -n1)" ] ||
 		fail "control: tcsetattr did not change the terminal's modes"
-	tty_inside modes expect=ready 'send=\r' wait modes -- raw wait
+	tty_inside modes0 expect=ready 'send=\r' wait modes -- raw wait
 	expect_eq "the caller's modes after the sandbox set raw -echo" \
 		"$(drv modes | tail -n1)" "$(drv modes | head -n1)"
 }
@@ -75,10 +75,10 @@ test_caller_terminal_by_name() {
 	claims escape.terminal-name no partly
 	# the worst case: the policy reads all of /dev
 	setup /dev
-	drive modes expect=ready 'send=\r' wait modes -- "$P" attack open @TTY@ wait
+	drive modes0 expect=ready 'send=\r' wait modes -- "$P" attack open @TTY@ wait
 	[ "$(drv modes | head -n1)" != "$(drv modes | tail -n1)" ] ||
 		fail "control: opening the terminal by name did not let its modes change"
-	drive modes expect=ready 'send=\r' wait show -- "$WARDEN" run --backend "$BACKEND" \
+	drive modes0 expect=ready 'send=\r' wait show -- "$WARDEN" run --backend "$BACKEND" \
 		--policy "$T/p.json" --audit "$T/audit" -- "$P" attack open @TTY@ wait
 	out=$(sed -n '/^exit: /,$p' "$T/drv" | sed -n 2p)
 	abi=$(landlock_abi)
@@ -94,7 +94,7 @@ test_signals_to_warden_restore_the_callers_modes() {
 	claims escape.terminal yes yes
 	setup
 	for sig in TERM INT HUP QUIT; do
-		tty_inside modes expect=ready kill=$sig wait modes -- raw wait
+		tty_inside modes0 expect=ready kill=$sig wait modes -- raw wait
 		expect_eq "the caller's modes after SIG$sig to warden mid-run" \
 			"$(drv modes | tail -n1)" "$(drv modes | head -n1)"
 	done

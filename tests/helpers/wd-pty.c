@@ -11,6 +11,8 @@
  *   resize=RxC     set the window size of the terminal (its foreground group gets SIGWINCH)
  *   kill=SIG       send SIG (TERM, INT, HUP, QUIT, KILL) to CMD
  *   modes          print "modes: ..." of the terminal (iflag oflag cflag lflag, hex)
+ *   modes0         print "modes: ..." as they were before CMD started (it may change them
+ *                  at once)
  *   size           print "size: RxC" of the terminal
  *   ctty           print "ctty: ours" while the terminal is still CMD's session's, else "other"
  *   alive          print "tty: alive", or "tty: hung up" once something hung the terminal up
@@ -57,6 +59,7 @@ static int child_status;
 static char *out, *pout;
 static size_t out_len, out_cap, mark, pout_len, pout_cap;
 static struct timespec deadline;
+static struct termios modes0;
 
 static const char *errname(int e)
 {
@@ -251,10 +254,10 @@ static bool step(const char *s)
 	} else if (!strncmp(s, "kill=", 5)) {
 		if (!signum(s + 5) || kill(child, signum(s + 5)))
 			return false;
-	} else if (!strcmp(s, "modes")) {
-		struct termios t;
+	} else if (!strcmp(s, "modes") || !strcmp(s, "modes0")) {
+		struct termios t = modes0;
 
-		if (tcgetattr(slave, &t)) {
+		if (!strcmp(s, "modes") && tcgetattr(slave, &t)) {
 			printf("modes: %s\n", errname(errno));
 		} else {
 			printf("modes: %x %x %x %x", t.c_iflag, t.c_oflag, t.c_cflag, t.c_lflag);
@@ -446,7 +449,7 @@ int main(int argc, char **argv)
 	}
 	slave = open(ptsname(master), O_RDWR | O_NOCTTY | O_CLOEXEC);
 	ws = (struct winsize){ .ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols };
-	if (slave < 0 || ioctl(master, TIOCSWINSZ, &ws)) {
+	if (slave < 0 || ioctl(master, TIOCSWINSZ, &ws) || tcgetattr(slave, &modes0)) {
 		perror("wd-pty: slave");
 		return 1;
 	}

@@ -31,7 +31,7 @@ drv() {
 
 test_pty_the_command_has_a_terminal_of_its_own() {
 	pty_policy
-	ptyrun modes wait modes eof show -- sh -c 'test -t 0 && test -t 1 && test -t 2 &&
+	ptyrun modes0 wait modes eof show -- sh -c 'test -t 0 && test -t 1 && test -t 2 &&
 		echo all-tty; tty; ls -l /proc/self/fd/0 | grep -c pts'
 	grep -q all-tty "$T/drv" || fail "fds 0-2 are not terminals inside: $(cat "$T/drv")"
 	grep -q '^/dev/pts/' "$T/drv" || fail "tty names no pts: $(cat "$T/drv")"
@@ -56,9 +56,10 @@ test_pty_job_control_in_bash() {
 
 test_pty_window_size_follows() {
 	pty_policy
+	# the trap is set before the first line: the resize cannot come before it
 	ptyrun -s 30x100 expect=first:30x100 resize=50x132 expect=resized:50x132 wait size -- \
-		bash -c 'echo "first:$(stty size | tr " " x)"
-			trap "echo resized:\$(stty size | tr \" \" x); exit 0" WINCH
+		bash -c 'trap "echo resized:\$(stty size | tr \" \" x); exit 0" WINCH
+			echo "first:$(stty size | tr " " x)"
 			sleep 100 & wait'
 	expect_eq "exit" "$(drv exit)" 0
 	expect_eq "caller's size" "$(drv size)" 50x132
@@ -109,7 +110,7 @@ test_pty_prompt_owns_the_terminal_while_it_asks() {
 		"$BIN" "$T" "$T" "$BIN" "$LOADER" "$T" > "$T/p.json"
 	# The answer key goes to the prompt, not to the command (which would echo it: its
 	# terminal is in the caller's modes); then the relay goes on and the command reads "go".
-	"$P" -t 120 modes 'expect=[a]pprove once' send=a 'expect=removed' 'send=go\r' \
+	"$P" -t 120 modes0 'expect=[a]pprove once' send=a 'expect=removed' 'send=go\r' \
 		'expect=read:[go]' wait modes -- "$WARDEN" run --backend "$BACKEND" --prompt \
 		--policy "$T/p.json" --audit "$T/audit" -- sh -c \
 		'rm '"$T"'/app/f && echo removed; read x; echo "read:[$x]"' \
