@@ -47,7 +47,7 @@ SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/fsutil.c s
 	supervisor/landlock.c supervisor/seccomp.c supervisor/resolve.c supervisor/carve.c supervisor/notify.c \
 	supervisor/hold_rules.c supervisor/hold.c supervisor/hold_policy.c supervisor/keeper.c supervisor/ctl.c supervisor/capabilities.c \
 	supervisor/doctor.c supervisor/report.c supervisor/devid.c \
-	supervisor/run.c
+	supervisor/run.c supervisor/pty.c
 LIB_SRCS := $(POLICY_SRCS) $(AUDIT_SRCS) $(SUPERVISOR_SRCS)
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(TEMPLATES_OBJ)
 
@@ -58,7 +58,8 @@ UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
 	$(OUT)/tests/helpers/wd-auditck \
-	$(OUT)/tests/helpers/wd-hold
+	$(OUT)/tests/helpers/wd-hold \
+	$(OUT)/tests/helpers/wd-pty
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(HELPERS)

@@ -121,8 +121,14 @@ const struct wd_capability wd_capabilities[] = {
 	{ "escape.userns", "new user namespaces", YES("userns_create refused"),
 	  YES("seccomp refuses CLONE_NEWUSER; clone3 answers ENOSYS") },
 	{ "escape.tiocsti", "TIOCSTI into the caller's terminal",
-	  YES("new session; file_ioctl refuses TIOCSTI and TIOCLINUX"),
-	  YES("new session; seccomp refuses TIOCSTI and TIOCLINUX") },
+	  YES("a pty of its own in a new session; file_ioctl refuses TIOCSTI and TIOCLINUX"),
+	  YES("a pty of its own in a new session; seccomp refuses TIOCSTI and TIOCLINUX") },
+	{ "escape.terminal", "the caller's terminal: TIOCSCTTY, vhangup, mode changes, by fd or name",
+	  YES("a pty of its own, relayed by warden; modes restored on every exit"),
+	  YES("a pty of its own, relayed by warden; modes restored on every exit") },
+	{ "escape.terminal-name", "the caller's terminal opened by name (/dev/pts/N) where fs.read "
+	  "covers /dev/pts", NO("not yet: keep /dev/pts out of fs.read"),
+	  PART("Landlock IOCTL_DEV (ABI 5) refuses its ioctls; before, as bpf-lsm") },
 	{ "escape.setuid", "setuid binaries", YES("no_new_privs"), YES("no_new_privs; nosuid mounts") },
 	{ "escape.caps", "capabilities: none, even as root (bounding, ambient, inheritable, "
 	  "permitted and effective sets empty; the sandbox's init too), but what policy caps keeps",
@@ -194,9 +200,9 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("the keeper and a successor get the audit stream as an fd; no path is reopened") },
 	{ "audit.sink", "the audit stream is warden's alone: the command cannot write records into it",
 	  YES("without --audit, a file of the sandbox's own under the run directory, named on "
-	      "stderr; stderr only when the command's fd 2 is another stream"),
+	      "stderr, never a stream the command writes to"),
 	  YES("without --audit, a file of the sandbox's own under the run directory, named on "
-	      "stderr; stderr only when the command's fd 2 is another stream") },
+	      "stderr, never a stream the command writes to") },
 
 	/* What an approval does, and what the operator sees (supervisor/hold.c, ctl.c, cmd_hold.c) */
 	{ "hold.exact-object", "an approved delete or rename acts on the object shown, or on none "

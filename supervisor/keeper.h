@@ -47,6 +47,7 @@ enum wd_keep_fd {
 	 * exit record to it and a successor writes on in it, neither reopening a path.
 	 */
 	WD_KEEP_AUDIT,
+	WD_KEEP_TERMINAL, /* run --survive on a terminal: the command's pty master (no hang-up) */
 	WD_KEEP_NFDS,
 };
 

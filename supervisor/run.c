@@ -34,6 +34,7 @@
 #include "supervisor/hold_policy.h"
 #include "supervisor/hold_rules.h"
 #include "supervisor/keeper.h"
+#include "supervisor/pty.h"
 #include "supervisor/report.h"
 #include "supervisor/resolve.h"
 #include "supervisor/run.h"
@@ -61,6 +62,7 @@ struct run_state {
 	uint64_t malformed; /* records the kernel sent that did not parse */
 	struct refusal refused[WD_REFUSALS];
 	unsigned int next_refusal;
+	struct wd_pty *pty; /* the command's own terminal, relayed in the run loop; may be NULL */
 };
 
 static uint64_t clock_ns(clockid_t clk)
@@ -234,6 +236,7 @@ struct run_holds {
 	struct wd_keeper *keeper; /* gets a copy of the listener */
 	int deny_errno; /* what the backend's kernel side answers a denied change */
 	uint64_t held, decided;
+	bool prompting; /* `run --prompt` asks on the caller's terminal: the relay pauses */
 };
 
 static void on_held(void *ctx, const struct wd_hold_view *v)
@@ -241,6 +244,9 @@ static void on_held(void *ctx, const struct wd_hold_view *v)
 	struct run_holds *h = ctx;
 
 	h->held++;
+	/* before the prompt hears of it: it finds the terminal in the caller's modes, not read */
+	if (h->prompting && h->st->pty)
+		wd_pty_pause(h->st->pty, true);
 	audit_write(h->st, wd_audit_hold_line(&h->st->actx, clock_ns(CLOCK_REALTIME), v));
 	if (h->ctl)
 		wd_ctl_publish_hold(h->ctl, v);
@@ -282,6 +288,8 @@ static void on_decided(void *ctx, const struct wd_hold_view *v, bool allow, cons
 	}
 	if (h->ctl)
 		wd_ctl_publish_decision(h->ctl, v, allow, who, result);
+	if (h->prompting && h->st->pty && h->decided >= h->held)
+		wd_pty_pause(h->st->pty, false);
 }
 
 /* The keeper keeps the journal of waiting calls: a successor must ask about them again. */
@@ -438,7 +446,7 @@ static int supervise(struct run_state *st, const struct wd_backend_ops *ops,
 		     struct wd_child *child, int events, int sigfd, struct run_holds *holds,
 		     siginfo_t *si)
 {
-	enum { P_RECORDS, P_CHILD, P_EMPTIED, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL };
+	enum { P_RECORDS, P_CHILD, P_EMPTIED, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL, P_PTY };
 	bool done = child == NULL && wd_cgroup_events_empty(events);
 
 	while (!done) {
@@ -475,6 +483,12 @@ static int supervise(struct run_state *st, const struct wd_backend_ops *ops,
 				pfd[n] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
 				kind[n++] = P_CTL;
 			}
+		}
+		if (st->pty) {
+			int m = wd_pty_poll_fds(st->pty, pfd + n, WD_POLL_MAX - n);
+
+			for (int i = 0; i < m; i++)
+				kind[n++] = P_PTY;
 		}
 		r = poll(pfd, (nfds_t)n, -1);
 		if (r < 0 && errno == EINTR)
@@ -521,6 +535,9 @@ static int supervise(struct run_state *st, const struct wd_backend_ops *ops,
 				break;
 			case P_CTL:
 				wd_ctl_on_ready(holds->ctl, pfd[i].fd);
+				break;
+			case P_PTY:
+				wd_pty_on_ready(st->pty, &pfd[i]);
 				break;
 			}
 		}
@@ -570,23 +587,6 @@ static int sandbox_cannot_change(void *arg, const char *dir)
 		  "lets it write", r->what, r->path, dir,
 		  wd_ruleset_rule_name(r->rs, e->val.rule[WD_ACC_IDX_WRITE]));
 	return -EPERM;
-}
-
-/*
- * Whether the command's standard error (@cmd_fd, the object it will have as fd 2) is another
- * stream than warden's: only then may records go to warden's standard error, since a command
- * writing to the same stream could print records of its own into the audit. Compared as
- * objects (device and inode, and rdev for a terminal), so a pseudo-terminal of the command's
- * own counts as another stream.
- */
-static bool stderr_is_warden_alone(int cmd_fd)
-{
-	struct stat ours, theirs;
-
-	if (fstat(STDERR_FILENO, &ours) || fstat(cmd_fd, &theirs))
-		return false;
-	return ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino ||
-	       ours.st_rdev != theirs.st_rdev;
 }
 
 /* The run directory, when the run will use it: a directory the sandbox cannot change either. */
@@ -728,6 +728,8 @@ int wd_run(const struct wd_run_opts *o)
 	struct run_holds holds = { .engine = NULL };
 	struct wd_keeper keeper = { .pid = -1, .sock = -1 };
 	struct wd_setup setup = { .netns_fd = -1 };
+	struct wd_pty pty = { .master = -1, .slave = -1, .in = -1, .out = -1, .tty = -1,
+			      .winch = -1 };
 	pid_t prompter = -1;
 	struct wd_spawn_opts sopts;
 	sigset_t oldsigs;
@@ -822,12 +824,11 @@ int wd_run(const struct wd_run_opts *o)
 		}
 	}
 	/*
-	 * Without --audit: warden's standard error only when the command writes elsewhere (its
-	 * own terminal); otherwise a file under the run directory, opened once the sandbox has
-	 * its name. (The command's fd 2 is warden's own unless it gets a terminal of its own.)
+	 * Without --audit the records go to a file under the run directory, opened once the
+	 * sandbox has its name, never to warden's standard error: the command writes there too,
+	 * either as its own inherited fd 2 or, on a terminal, through the pty warden relays onto
+	 * the same terminal, so it could print records of its own among warden's.
 	 */
-	if (!st.audit && stderr_is_warden_alone(STDERR_FILENO))
-		st.audit = stderr;
 
 	sigfd = stop_signals(&oldsigs);
 	if (sigfd < 0)
@@ -867,6 +868,19 @@ int wd_run(const struct wd_run_opts *o)
 		prompter = start_prompt(cg.name);
 	else if (o->prompt)
 		log_info("run: --prompt: the policy holds nothing");
+	/* After the keeper and the prompt are forked: neither holds the command's terminal. */
+	err = wd_pty_open(&pty);
+	if (err) {
+		snprintf(msg, sizeof(msg), "cannot give the command a terminal of its own: %s",
+			 strerror(-err));
+		log_warnx("run: %s", msg);
+		rep.error = msg;
+		goto out_destroy_cgroup;
+	}
+	if (pty.master >= 0) {
+		st.pty = &pty;
+		holds.prompting = prompter > 0;
+	}
 
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	t_start = clock_ns(CLOCK_REALTIME);
@@ -876,6 +890,8 @@ int wd_run(const struct wd_run_opts *o)
 					.plan = &setup, .setup = child_setup, .setup_ctx = &cctx };
 	sopts.join_after_setup = ops->refuses_mounts && (sopts.clone_flags & CLONE_NEWNS);
 	sopts.survive = o->survive_s > 0;
+	sopts.tty = pty.slave;
+	sopts.tty_fds = pty.master >= 0 ? pty.slave_fds : 0;
 	if (holds.engine) {
 		sopts.notify = &holds.plan;
 		sopts.notify_attach = holds_attach;
@@ -888,6 +904,9 @@ int wd_run(const struct wd_run_opts *o)
 		goto out_destroy_cgroup;
 	/* Written before any kernel record is read, dated before the first could be made. */
 	audit_write(&st, wd_audit_start_line(&st.actx, t_start, child.pid, o->argv));
+	/* raw only for a command that runs: warden's own messages on failure read as usual */
+	if (!child.setup_errno && !child.exec_errno)
+		wd_pty_started(&pty);
 	if (o->ready_fd > 0 && !child.setup_errno && !child.exec_errno) {
 		dprintf(o->ready_fd, "%s\n", cg.name);
 		close(o->ready_fd);
@@ -905,7 +924,10 @@ int wd_run(const struct wd_run_opts *o)
 		     wd_keeper_give(&keeper, WD_KEEP_STATUS, child.status_fd)) ||
 		    wd_keeper_give(&keeper, WD_KEEP_EVENTS, maps[0]) ||
 		    wd_keeper_give(&keeper, WD_KEEP_COUNTS, maps[1]) ||
-		    wd_keeper_give(&keeper, WD_KEEP_AUDIT, fileno(st.audit)))
+		    wd_keeper_give(&keeper, WD_KEEP_AUDIT, fileno(st.audit)) ||
+		    /* if warden dies, the pty lives on (no hang-up) for `warden adopt` to relay */
+		    (o->survive_s && pty.master >= 0 &&
+		     wd_keeper_give(&keeper, WD_KEEP_TERMINAL, pty.master)))
 			log_warn("run: cannot give the keeper what a successor needs");
 		tell_keeper(&keeper, &st, &pol, child.pid);
 	}
@@ -942,6 +964,10 @@ int wd_run(const struct wd_run_opts *o)
 out_destroy_cgroup:
 	/* Whatever the command left behind dies with the sandbox. */
 	wd_cgroup_destroy(&cg);
+	/* Its last output, then the caller's terminal as it was, before warden says more. */
+	wd_pty_drain(&pty);
+	wd_pty_close(&pty);
+	st.pty = NULL;
 	/* The sandbox is gone: the keeper lets go of the rules it holds before they are removed. */
 	wd_keeper_stop(&keeper);
 	if (be)
@@ -1128,6 +1154,8 @@ int wd_adopt(const struct wd_adopt_opts *o)
 	struct wd_policy pol = { 0 };
 	struct wd_ruleset rs = { 0 };
 	struct kept k = { 0 };
+	struct wd_pty pty = { .master = -1, .slave = -1, .in = -1, .out = -1, .tty = -1,
+			      .winch = -1 };
 	cJSON *state = NULL;
 	pid_t prompter = -1;
 	sigset_t oldsigs;
@@ -1248,7 +1276,15 @@ int wd_adopt(const struct wd_adopt_opts *o)
 		 held > 0 ? held : 0);
 	if (o->prompt && holds.engine)
 		prompter = start_prompt(cg.name);
+	/* The command's terminal (run --survive on one): relayed here now. */
+	if (a.fds[WD_KEEP_TERMINAL] >= 0 && wd_pty_attach(&pty, a.fds[WD_KEEP_TERMINAL]) == 0) {
+		st.pty = &pty;
+		holds.prompting = prompter > 0;
+	}
 	err = supervise(&st, NULL, NULL, rb, &cg, NULL, events, sigfd, &holds, &si);
+	wd_pty_drain(&pty);
+	wd_pty_close(&pty);
+	st.pty = NULL;
 	if (err)
 		wd_cgroup_kill(&cg);
 	ended = true;

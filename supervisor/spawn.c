@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -110,6 +111,18 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 	/* A new session: no controlling terminal, so TIOCSTI cannot reach the caller's. */
 	if (setsid() < 0)
 		goto fail;
+	/*
+	 * Its own terminal where the caller has one: on the fds that were the caller's terminal,
+	 * and the controlling terminal of the new session, so job control works inside.
+	 */
+	if (o->tty_fds) {
+		for (int fd = 0; fd < 3; fd++)
+			if ((o->tty_fds & (1u << fd)) && dup2(o->tty, fd) < 0)
+				goto fail;
+		if (ioctl(o->tty, TIOCSCTTY, 0) < 0)
+			goto fail;
+		close(o->tty);
+	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		goto fail;
 	/* Only 0-2 go on: everything else, the error pipe included, closes at exec. */

@@ -37,6 +37,13 @@ struct wd_spawn_opts {
 	bool join_after_setup;
 	/* Do not die with warden: its keeper ends the sandbox or hands it over (run --survive). */
 	bool survive;
+	/*
+	 * The command's own terminal (supervisor/pty.h): each fd N with bit N of tty_fds set is
+	 * the pty slave @tty, which becomes the controlling terminal of the new session. No bit
+	 * set: fds 0-2 are inherited as they are.
+	 */
+	int tty;
+	unsigned int tty_fds;
 	wd_child_setup_fn setup; /* may be NULL */
 	void *setup_ctx;
 	/* The holds' waiting room, installed last; NULL when the policy holds nothing. */

@@ -52,7 +52,6 @@ static const char run_usage[] =
 	"  -a, --audit FILE    append audit records (JSON lines, warden.audit/1) to FILE,\n"
 	"                      mode 0600 (an existing FILE: a plain file of root's, no link);\n"
 	"                      default: RUN_DIR/audit/SANDBOX.jsonl, named on standard error\n"
-	"                      (standard error itself only when the command's is another)\n"
 	"      --prompt        ask about this run's holds on the terminal too (as warden\n"
 	"                      prompt --sandbox does); others may still answer them\n"
 	"      --survive SECS  if warden dies, keep the sandbox (held calls held, new ones\n"
