@@ -126,7 +126,7 @@ $(OUT)/tests/unit/test_templates.o: CPPFLAGS += -DWD_SRCDIR='"$(CURDIR)"'
 # ---- dependencies -------------------------------------------------------------------------------
 DEB_PKGS := make gcc clang llvm bc libbpf-dev bpftool libelf-dev zlib1g-dev libcjson-dev \
 	libcmocka-dev libnl-3-dev libnl-route-3-dev libssl-dev pkg-config qemu-system-x86 busybox-static \
-	cpio gzip iproute2 file btrfs-progs
+	cpio gzip iproute2 file btrfs-progs xz-utils debian-archive-keyring
 
 .PHONY: deps
 deps:
@@ -141,6 +141,7 @@ deps:
 VM_CACHE := $(OUT)/vm
 VM_STAGE := $(OUT)/vm/stage
 VM_TIMEOUT ?= 900
+VM_KERNEL ?= 6.1
 
 .PHONY: unit
 unit: $(UNIT_BINS)
@@ -159,8 +160,8 @@ vmstage: all
 
 .PHONY: vmtest
 vmtest: vmstage
-	$(Q)tests/vm/run.sh --cache $(VM_CACHE) --stage $(VM_STAGE) --timeout $(VM_TIMEOUT) \
-		--cmd "tests/integration/run.sh --where vm --bin /warden/bin --backend auto --backend landlock"
+	$(Q)tests/vm/run.sh --kernel $(VM_KERNEL) --cache $(VM_CACHE) --stage $(VM_STAGE) \
+		--timeout $(VM_TIMEOUT) --cmd "tests/integration/run.sh --where vm --bin /warden/bin --backend auto --backend landlock"
 
 .PHONY: vmdemo
 vmdemo: vmstage
@@ -169,8 +170,8 @@ vmdemo: vmstage
 	$(Q)tests/vm/run.sh --cache $(VM_CACHE) --stage $(VM_STAGE) --timeout $(VM_TIMEOUT) \
 		--cmd "tests/integration/demo.sh"
 
-# Unit tests, the host integration tests, then the VM suite; one closing tally for both
-# integration runs.
+# Unit tests, the host integration tests and the VM suite on kernels 6.1 and 6.12; one closing
+# tally for all the integration runs.
 .PHONY: test
 test: all $(UNIT_BINS) vmstage
 	$(Q)tests/run-all.sh --out $(OUT) --vm-timeout $(VM_TIMEOUT)
