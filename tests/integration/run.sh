@@ -9,20 +9,23 @@
 # backend is one of them.
 #
 # --backend may be given more than once: the suite runs once per backend, with one tally.
+# --only may be given more than once: a test runs when any PATTERN is part of its name
+# (where/backend:t_file:test_name) or of its file's suite/file name (escape/t_paths.sh, so
+# "--only escape/" is the escape suite).
 #
-#   run.sh --where host|vm --bin DIR [--backend auto|bpf-lsm|landlock]... [--only PATTERN]
+#   run.sh --where host|vm --bin DIR [--backend auto|bpf-lsm|landlock]... [--only PATTERN]...
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 where=host
 bin=
-only=
+only=()
 backends=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--where) where=$2; shift 2 ;;
 	--bin) bin=$2; shift 2 ;;
-	--only) only=$2; shift 2 ;;
+	--only) only+=("$2"); shift 2 ;;
 	--backend) backends+=("$2"); shift 2 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -97,10 +100,15 @@ for file in "$here"/t_*.sh "$here"/../escape/t_*.sh; do
 		case " $file_backends " in *" $expect "*) ;; *) continue ;; esac
 	fi
 	tests=$(bash -c "source '$here/lib.sh'; source '$file'; declare -F" | awk '$3 ~ /^test_/ { print $3 }')
+	suite_file="$(basename "$(dirname "$file")")/$(basename "$file")"
 	for t in $tests; do
 		name="$label:$(basename "$file" .sh):$t"
-		if [ -n "$only" ] && [[ $name != *$only* ]]; then
-			continue
+		if [ ${#only[@]} -gt 0 ]; then
+			match=
+			for p in "${only[@]}"; do
+				[[ $name == *$p* || $suite_file == *$p* ]] && match=1
+			done
+			[ -n "$match" ] || continue
 		fi
 		before=" $(sandboxes | tr '\n' ' ') "
 		T=$(mktemp -d /tmp/wd-it.XXXXXX)

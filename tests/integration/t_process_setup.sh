@@ -165,6 +165,8 @@ test_private_ipc() {
 
 test_net_none() {
 	local port
+	# the file exists before wait-line watches it (the redirection below is the child's)
+	: > "$T/listen"
 	"$BIN/wd-try" listen 127.0.0.1 0 > "$T/listen" &
 	listener=$!
 	trap 'kill $listener 2> /dev/null; wait $listener 2> /dev/null || true' EXIT

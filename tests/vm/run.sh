@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# Boot Debian 12's stock cloud kernel under QEMU (TCG, no KVM) with BPF-LSM
+# Boot a stock Debian cloud kernel under QEMU (TCG, no KVM) with BPF-LSM
 # enabled and run a command from a staged directory as the VM's init.
 #
 #   tests/vm/run.sh --cache DIR --stage DIR --cmd "COMMAND LINE" \
-#                   [--timeout SECONDS] [--mem MB]
+#                   [--kernel 6.1|6.12] [--timeout SECONDS] [--mem MB]
 #
-#   --cache DIR   kernel package download/unpack dir, reused across runs
-#                 (delete DIR/kernel to pick up a newer kernel package);
-#                 the console log of the last run is DIR/console.log
+#   --kernel K    6.1 (default): Debian 12's linux-image-6.1.0-*-cloud-amd64-unsigned,
+#                 from the host's apt sources; 6.12: Debian 13's
+#                 linux-image-6.12.*+deb13-cloud-amd64-unsigned, fetched with a
+#                 temporary apt source for trixie (the host's Debian mirror), with
+#                 its own lists and cache under DIR, removed after the download:
+#                 the host's apt state is not touched
+#   --cache DIR   kernel package download/unpack dir, reused across runs:
+#                 DIR/kernel (6.1) and DIR/kernel-6.12; delete one to pick up a
+#                 newer kernel package; the console log of the last run is
+#                 DIR/console.log (6.1) or DIR/console-6.12.log
 #   --stage DIR   copied to /warden in the VM; shared libraries of every ELF
 #                 file in it are copied along (same paths), plus the loader
 #   --cmd CMD     run with bash in /warden inside the VM
@@ -25,21 +32,23 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 die() { echo "vm: error: $*" >&2; exit 1; }
 say() { echo "vm: $*" >&2; }
 usage() {
-	echo "usage: $prog --cache DIR --stage DIR --cmd \"COMMAND LINE\" [--timeout SECONDS] [--mem MB]" >&2
+	echo "usage: $prog --cache DIR --stage DIR --cmd \"COMMAND LINE\" [--kernel 6.1|6.12] [--timeout SECONDS] [--mem MB]" >&2
 	exit 2
 }
 
-CACHE='' STAGE='' CMD='' TIMEOUT=600 MEM=${MEM:-1024} have_cmd=''
+CACHE='' STAGE='' CMD='' KERNEL=6.1 TIMEOUT=600 MEM=${MEM:-1024} have_cmd=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cache) [ $# -ge 2 ] || usage; CACHE=$2; shift 2 ;;
 	--stage) [ $# -ge 2 ] || usage; STAGE=$2; shift 2 ;;
 	--cmd) [ $# -ge 2 ] || usage; CMD=$2; have_cmd=1; shift 2 ;;
+	--kernel) [ $# -ge 2 ] || usage; KERNEL=$2; shift 2 ;;
 	--timeout) [ $# -ge 2 ] || usage; TIMEOUT=$2; shift 2 ;;
 	--mem) [ $# -ge 2 ] || usage; MEM=$2; shift 2 ;;
 	--cache=*) CACHE=${1#*=}; shift ;;
 	--stage=*) STAGE=${1#*=}; shift ;;
 	--cmd=*) CMD=${1#*=}; have_cmd=1; shift ;;
+	--kernel=*) KERNEL=${1#*=}; shift ;;
 	--timeout=*) TIMEOUT=${1#*=}; shift ;;
 	--mem=*) MEM=${1#*=}; shift ;;
 	-h|--help) usage ;;
@@ -49,6 +58,11 @@ done
 [ -n "$CACHE" ] && [ -n "$STAGE" ] && [ -n "$have_cmd" ] || usage
 [[ $TIMEOUT =~ ^[0-9]+$ ]] && [ "$TIMEOUT" -gt 0 ] || die "--timeout must be a positive number of seconds"
 [[ $MEM =~ ^[0-9]+$ ]] && [ "$MEM" -ge 128 ] || die "--mem must be a number of MB (>= 128)"
+case $KERNEL in
+6.1) suffix='' ;;
+6.12) suffix=-6.12 ;;
+*) die "--kernel must be 6.1 or 6.12" ;;
+esac
 [ -d "$STAGE" ] || die "stage directory '$STAGE' does not exist"
 [ -f "$here/init.sh" ] || die "$here/init.sh is missing"
 
@@ -65,6 +79,7 @@ need apt-cache apt
 need ldd libc-bin
 need gzip gzip
 need timeout coreutils
+need xz xz-utils # the modules of 6.12 are .ko.xz
 BUSYBOX=/bin/busybox
 [ -x "$BUSYBOX" ] || die "$BUSYBOX not found; install it with: apt-get install busybox-static"
 if LC_ALL=C ldd "$BUSYBOX" >/dev/null 2>&1; then
@@ -78,26 +93,68 @@ CACHE=$(cd "$CACHE" && pwd)
 STAGE=$(cd "$STAGE" && pwd)
 
 # ---------------------------------------------------------------- kernel
-KDIR=$CACHE/kernel
-if [ ! -f "$KDIR/.complete" ]; then
-	pkg_re='^linux-image-6\.1\.0-[0-9]+-cloud-amd64-unsigned$'
-	find_pkg() { apt-cache search --names-only "$pkg_re" 2>/dev/null | awk '{print $1}' | sort -V | tail -n1; }
-	pkg=$(find_pkg)
-	if [ -z "$pkg" ]; then
-		say "no kernel package known to apt, running apt-get update ..."
-		apt-get update -qq >&2 || die "apt-get update failed"
-		pkg=$(find_pkg)
-		[ -n "$pkg" ] || die "no package matching $pkg_re found by apt-cache search"
-	fi
+# The Debian mirror the host's apt uses (the first of its sources that is not a security one;
+# one-line and deb822 formats), for the trixie source of 6.12.
+host_mirror() {
+	local m
+	m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk '$1 == "deb" { u = $2; if (u ~ /^\[/) for (i = 2; i <= NF; i++) if ($i ~ /\]$/) { u = $(i + 1); break }
+			if (u !~ /security/) { print u; exit } }')
+	[ -n "$m" ] || m=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		awk 'tolower($1) == "uris:" { for (i = 2; i <= NF; i++) if ($i !~ /security/) { print $i; exit } }')
+	echo "${m:-http://deb.debian.org/debian}"
+}
+
+# fetch_deb PKG_RE DIR [APT OPTIONS...]: apt-get download the newest package matching PKG_RE
+# into DIR, with the given apt options (nothing: the host's sources)
+fetch_deb() {
+	local re=$1 dir=$2 pkg
+	shift 2
+	pkg=$(apt-cache "$@" search --names-only "$re" 2>/dev/null | awk '{print $1}' | sort -V | tail -n1)
+	[ -n "$pkg" ] || die "no package matching $re found by apt-cache search"
 	say "fetching kernel package $pkg ..."
-	dl=$CACHE/download
+	(cd "$dir" && apt-get "$@" download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
+		die "apt-get download $pkg failed"
+}
+
+KDIR=$CACHE/kernel$suffix
+APTDIR=''
+trap '[ -z "$APTDIR" ] || rm -rf "$APTDIR"' EXIT
+if [ ! -f "$KDIR/.complete" ]; then
+	dl=$CACHE/download$suffix
 	rm -rf "$dl"
 	mkdir -p "$dl"
 	chmod 0755 "$dl"
-	(cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
-		die "apt-get download $pkg failed"
+	case $KERNEL in
+	6.1)
+		pkg_re='^linux-image-6\.1\.0-[0-9]+-cloud-amd64-unsigned$'
+		if [ -z "$(apt-cache search --names-only "$pkg_re" 2>/dev/null)" ]; then
+			say "no kernel package known to apt, running apt-get update ..."
+			apt-get update -qq >&2 || die "apt-get update failed"
+		fi
+		fetch_deb "$pkg_re" "$dl"
+		;;
+	6.12)
+		# a source list, lists and a cache of its own (removed below and on exit), the host's
+		# archive keyring: the host's apt sources, lists and cache stay as they are
+		keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+		[ -f "$keyring" ] || die "$keyring not found; install it with: apt-get install debian-archive-keyring"
+		APTDIR=$(mktemp -d "$CACHE/apt-trixie.XXXXXX")
+		mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
+		mirror=$(host_mirror)
+		echo "deb [signed-by=$keyring] $mirror trixie main" >"$APTDIR/sources.list"
+		aptopt=(-o "Dir::Etc::sourcelist=$APTDIR/sources.list" -o Dir::Etc::sourceparts=-
+			-o "Dir::State::Lists=$APTDIR/lists" -o "Dir::Cache=$APTDIR/cache"
+			-o APT::Sandbox::User=root -o Acquire::Languages=none)
+		say "reading trixie's package list from $mirror ..."
+		apt-get "${aptopt[@]}" update -qq >&2 || die "apt-get update (trixie, $mirror) failed"
+		fetch_deb '^linux-image-6\.12\.[0-9]+\+deb13-cloud-amd64-unsigned$' "$dl" "${aptopt[@]}"
+		rm -rf "$APTDIR"
+		APTDIR=''
+		;;
+	esac
 	deb=$(find "$dl" -maxdepth 1 -name '*.deb' | head -n1)
-	[ -n "$deb" ] || die "apt-get download $pkg produced no .deb"
+	[ -n "$deb" ] || die "apt-get download produced no .deb"
 	say "unpacking $(basename "$deb") ..."
 	rm -rf "$KDIR" "$KDIR.tmp"
 	dpkg -x "$deb" "$KDIR.tmp" || die "dpkg -x $deb failed"
@@ -108,8 +165,10 @@ fi
 VMLINUZ=$(find "$KDIR/boot" -maxdepth 1 -name 'vmlinuz-*' 2>/dev/null | sort -V | tail -n1)
 [ -n "$VMLINUZ" ] || die "no boot/vmlinuz-* in $KDIR (delete it to re-fetch)"
 KVER=${VMLINUZ##*/vmlinuz-}
+# trixie's packages are merged-/usr: the modules are in usr/lib/modules
 MODDIR=$KDIR/lib/modules/$KVER
-[ -d "$MODDIR" ] || die "no $MODDIR (delete $KDIR to re-fetch)"
+[ -d "$MODDIR" ] || MODDIR=$KDIR/usr/lib/modules/$KVER
+[ -d "$MODDIR" ] || die "no lib/modules/$KVER in $KDIR (delete $KDIR to re-fetch)"
 
 # ---------------------------------------------------------------- initramfs
 say "building initramfs ($KVER) ..."
@@ -117,6 +176,7 @@ WORK=$(mktemp -d "$CACHE/initramfs.XXXXXX")
 vm_pid='' out_pid=''
 # shellcheck disable=SC2317 # called via trap
 cleanup() {
+	[ -z "$APTDIR" ] || rm -rf "$APTDIR"
 	[ -z "$vm_pid" ] || kill -TERM "$vm_pid" 2>/dev/null || true
 	[ -z "$out_pid" ] || kill -TERM "$out_pid" 2>/dev/null || true
 	rm -rf "$WORK"
@@ -247,7 +307,7 @@ done < <(find "$ROOT/warden" -type f -print0)
 (cd "$ROOT" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$INITRD"
 
 # ---------------------------------------------------------------- boot
-LOG=$CACHE/console.log
+LOG=$CACHE/console$suffix.log
 say "booting $(basename "$VMLINUZ") (initrd $(($(stat -c %s "$INITRD") / 1024)) KiB, timeout ${TIMEOUT}s) ..."
 # Serial console: drop \r, and the terminal reset / no-wrap / clear-screen
 # sequences SeaBIOS and the kernel send (ESC c becomes a line break, as the
@@ -297,5 +357,9 @@ if [ -z "$marker" ]; then
 	exit 1
 fi
 rc=${marker#WARDEN_VM_EXIT=}
-say "VM finished in ${elapsed}s, command exit status $rc"
+# the CPU time qemu (and the initramfs tools before it) took: on a loaded host the wall time is
+# mostly waiting for a core, this is the VM's own work
+times >"$WORK/times"
+cpu=$(sed -n 2p "$WORK/times")
+say "VM finished in ${elapsed}s (CPU: ${cpu/ / user, } sys), command exit status $rc"
 exit "$rc"
