@@ -17,17 +17,23 @@ H="$BIN/wd-hold"
 exact_policy() {
 	local libs= d
 	for d in $LIBDIRS; do libs="$libs,\"$d\""; done
-	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s"%s],"protect":%s}%s}\n' \
-		"$BIN" "$T" "$T" "$BIN" "$LOADER" "$libs" "$2" "${3:+,$3}" > "$1"
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s","%s","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s"%s],"protect":%s}%s}\n' \
+		"$BIN" "$T" "$WD_OUT" "$T" "$BIN" "$LOADER" "$libs" "$2" "${3:+,$3}" > "$1"
+}
+
+# inside CMD...: as the escape suite's, but with the audit stream beside $T (its sandbox may
+# write all of $T, where warden refuses to write).
+inside() {
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- "$@" 2> "$T/err" || true
 }
 
 count_of() {
 	grep -c "$2" "$1" || true
 }
 
-# hold_n N: the Nth hold record of the run $run in $T/audit (waiting for it).
+# hold_n N: the Nth hold record of the run $run in $WD_OUT/audit (waiting for it).
 hold_n() {
-	wait_record "$T/audit" "\"type\":\"hold\",\"hold\":$1," "$run"
+	wait_record "$WD_OUT/audit" "\"type\":\"hold\",\"hold\":$1," "$run"
 }
 
 # ---- 6a: the object that was checked, or none ---------------------------------------------
@@ -46,8 +52,8 @@ test_approved_delete_of_a_name_swapped_while_held_deletes_nothing() {
 
 	exact_policy "$T/p.json" "[{\"path\":\"$T/prot\",\"ops\":[\"delete\"],\"action\":\"hold\"}]" \
 		'"hold":{"timeout":"1m"}'
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
-		"{ rm -f $T/prot/keep; echo rm=\$?; } & $BIN/wd-try wait-line $T/audit '\"type\":\"hold\"' > /dev/null && mv -f $T/rw/other $T/prot/keep && echo swapped; wait"
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
+		"{ rm -f $T/prot/keep; echo rm=\$?; } & $BIN/wd-try wait-line $WD_OUT/audit '\"type\":\"hold\"' > /dev/null && mv -f $T/rw/other $T/prot/keep && echo swapped; wait"
 	line=$(hold_n 1)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/prot/keep"
 	wait_record "$T/out" swapped $run > /dev/null
@@ -55,7 +61,7 @@ test_approved_delete_of_a_name_swapped_while_held_deletes_nothing() {
 	wait $run
 	expect_eq "the file swapped in" "$(cat "$T/prot/keep" 2>&1)" swapped-in
 	expect_line "$T/out" "rm=1"
-	expect_line "$T/audit" '"type":"decision"' "\"target\":\"$T/prot/keep\"" \
+	expect_line "$WD_OUT/audit" '"type":"decision"' "\"target\":\"$T/prot/keep\"" \
 		'"verdict":"allow"' '"result":"ESTALE"'
 }
 
@@ -67,8 +73,8 @@ test_approved_rename_to_a_name_taken_while_held_replaces_nothing() {
 	echo precious > "$T/prot/keep"
 	exact_policy "$T/p.json" "[{\"path\":\"$T/prot\",\"ops\":[\"rename\"],\"action\":\"hold\"}]" \
 		'"hold":{"timeout":"1m"}'
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
-		"{ $H rename $T/prot/keep $T/rw/dest; } & $BIN/wd-try wait-line $T/audit '\"type\":\"hold\"' > /dev/null && echo made-meanwhile > $T/rw/dest && echo made; wait"
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
+		"{ $H rename $T/prot/keep $T/rw/dest; } & $BIN/wd-try wait-line $WD_OUT/audit '\"type\":\"hold\"' > /dev/null && echo made-meanwhile > $T/rw/dest && echo made; wait"
 	line=$(hold_n 1)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/prot/keep"
 	wait_record "$T/out" made $run > /dev/null
@@ -77,7 +83,7 @@ test_approved_rename_to_a_name_taken_while_held_replaces_nothing() {
 	expect_eq "the file made meanwhile" "$(cat "$T/rw/dest" 2>&1)" made-meanwhile
 	expect_eq "the protected file" "$(cat "$T/prot/keep" 2>&1)" precious
 	expect_line "$T/out" ESTALE
-	expect_line "$T/audit" '"type":"decision"' '"op":"rename"' '"verdict":"allow"' \
+	expect_line "$WD_OUT/audit" '"type":"decision"' '"op":"rename"' '"verdict":"allow"' \
 		'"result":"ESTALE"'
 }
 
@@ -100,12 +106,12 @@ test_truncation_of_a_read_only_fd_stays_refused() {
 	expect_eq "O_PATH" "$(inside "$H" ftruncate path "$T/prot/keep")" EBADF
 	expect_eq "fallocate, read-only" "$(inside "$H" fallocate-ro punch "$T/prot/keep")" EBADF
 	expect_eq "the protected file" "$(cat "$T/prot/keep")" precious
-	expect_eq "hold records" "$(count_of "$T/audit" '"type":"hold"')" 0
+	expect_eq "hold records" "$(count_of "$WD_OUT/audit" '"type":"hold"')" 0
 	# a writable fd is held, and its approval truncates the very file (no timeout to race)
 	exact_policy "$T/p.json" "[{\"path\":\"$T/prot\",\"ops\":[\"truncate\"],\"action\":\"hold\"}]" \
 		'"hold":{"timeout":"5m"}'
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit2" -- "$H" ftruncate rw "$T/prot/keep"
-	line=$(wait_record "$T/audit2" '"type":"hold"' $run)
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit2" -- "$H" ftruncate rw "$T/prot/keep"
+	line=$(wait_record "$WD_OUT/audit2" '"type":"hold"' $run)
 	expect_eq "held target" "$(record_field "$line" target)" "$T/prot/keep"
 	decide approve "$line"
 	wait $run
@@ -136,26 +142,26 @@ test_fallocate_that_destroys_data_is_held() {
 	n=0
 	for m in punch collapse zero insert; do
 		n=$((n + 1))
-		wrun_bg "$T/out.$m" --policy "$T/p.json" --audit "$T/audit" -- \
+		wrun_bg "$T/out.$m" --policy "$T/p.json" --audit "$WD_OUT/audit" -- \
 			"$H" fallocate $m "$T/prot/keep"
-		line=$(wait_record "$T/audit" "\"hold\":1,\"pid\"" $run)
-		expect_line "$T/audit" '"type":"hold"' '"op":"fallocate"' \
+		line=$(wait_record "$WD_OUT/audit" "\"hold\":1,\"pid\"" $run)
+		expect_line "$WD_OUT/audit" '"type":"hold"' '"op":"fallocate"' \
 			"\"target\":\"$T/prot/keep\"" '"rule":"/fs/protect/0"'
 		decide deny "$line"
 		wait $run || true
 		expect_eq "fallocate $m" "$(cat "$T/out.$m")" EPERM
 		expect_eq "content after fallocate $m" "$(md5sum < "$T/prot/keep")" "$sum"
-		mv "$T/audit" "$T/audit.$m"
+		mv "$WD_OUT/audit" "$WD_OUT/audit.$m"
 	done
 	for m in alloc keep; do
 		expect_eq "fallocate $m" "$(inside "$H" fallocate $m "$T/prot/keep")" ok
 	done
-	expect_eq "hold records for allocating" "$(count_of "$T/audit" '"type":"hold"')" 0
+	expect_eq "hold records for allocating" "$(count_of "$WD_OUT/audit" '"type":"hold"')" 0
 	expect_eq "content after allocating" "$(md5sum < "$T/prot/keep")" "$sum"
 	# approved, the hole is punched in the very file
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit3" -- \
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit3" -- \
 		"$H" fallocate punch "$T/prot/keep"
-	line=$(wait_record "$T/audit3" '"type":"hold"' $run)
+	line=$(wait_record "$WD_OUT/audit3" '"type":"hold"' $run)
 	decide approve "$line"
 	wait $run
 	expect_eq "approved punch" "$(cat "$T/out")" ok
@@ -177,7 +183,7 @@ test_copy_file_range_and_splice_cannot_shrink_a_protected_file() {
 	out=$(inside "$H" splice-into "$T/small" "$T/prot/keep")
 	expect_eq "splice" "$out" "$(printf 'ok\nsize 8192')"
 	expect_eq "size" "$(stat -c %s "$T/prot/keep")" 8192
-	expect_eq "decisions" "$(count_of "$T/audit" '"type":"decision"')" 0
+	expect_eq "decisions" "$(count_of "$WD_OUT/audit" '"type":"decision"')" 0
 }
 
 # ---- 6d: bind-mount aliases ---------------------------------------------------------------
@@ -204,14 +210,14 @@ test_bind_mount_alias_of_a_protected_tree_is_refused_at_start() {
 	exact_policy "$T/p.json" "[{\"path\":\"$T/prot\",\"ops\":[\"delete\"],\"action\":\"hold\"}]" \
 		'"hold":{"timeout":"2s"}'
 	rc=0
-	in_own_mounts sh -c "mount --bind $T/prot $T/alias && \"$WARDEN\" run --backend $BACKEND --policy $T/p.json --audit $T/audit -- rm -f $T/alias/sub/keep" \
+	in_own_mounts sh -c "mount --bind $T/prot $T/alias && \"$WARDEN\" run --backend $BACKEND --policy $T/p.json --audit $WD_OUT/audit -- rm -f $T/alias/sub/keep" \
 		> "$T/out" 2>&1 || rc=$?
 	expect_eq "exit status" "$rc" 2
 	expect_line "$T/out" "/fs/protect/0" "also mounted at $T/alias"
 	expect_eq "the protected file" "$(cat "$T/prot/sub/keep")" precious
 	# a part of the tree mounted elsewhere is an alias too
 	rc=0
-	in_own_mounts sh -c "mount --bind $T/prot/sub $T/sub-alias && \"$WARDEN\" run --backend $BACKEND --policy $T/p.json --audit $T/audit -- rm -f $T/sub-alias/keep" \
+	in_own_mounts sh -c "mount --bind $T/prot/sub $T/sub-alias && \"$WARDEN\" run --backend $BACKEND --policy $T/p.json --audit $WD_OUT/audit -- rm -f $T/sub-alias/keep" \
 		> "$T/out" 2>&1 || rc=$?
 	expect_eq "exit status (subtree)" "$rc" 2
 	expect_line "$T/out" "also mounted at $T/sub-alias"
@@ -220,10 +226,10 @@ test_bind_mount_alias_of_a_protected_tree_is_refused_at_start() {
 	exact_policy "$T/p.json" "[{\"path\":\"$T/prot\",\"ops\":[\"delete\"],\"action\":\"hold\"},{\"path\":\"$T/alias\",\"ops\":[\"delete\"],\"action\":\"hold\"}]" \
 		'"hold":{"timeout":"2s"}'
 	rc=0
-	in_own_mounts sh -c "mount --bind $T/prot $T/alias && \"$WARDEN\" run --backend $BACKEND --policy $T/p.json --audit $T/audit -- rm -f $T/alias/sub/keep" \
+	in_own_mounts sh -c "mount --bind $T/prot $T/alias && \"$WARDEN\" run --backend $BACKEND --policy $T/p.json --audit $WD_OUT/audit -- rm -f $T/alias/sub/keep" \
 		> "$T/out" 2>&1 || rc=$?
 	expect_eq "exit status (alias protected)" "$rc" 1
 	expect_eq "the protected file" "$(cat "$T/prot/sub/keep")" precious
-	expect_line "$T/audit" '"type":"decision"' "\"target\":\"$T/alias/sub/keep\"" \
+	expect_line "$WD_OUT/audit" '"type":"decision"' "\"target\":\"$T/alias/sub/keep\"" \
 		'"verdict":"deny"' '"by":"timeout"'
 }

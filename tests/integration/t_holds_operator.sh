@@ -10,8 +10,8 @@ BACKENDS="bpf-lsm landlock"
 op_policy() {
 	local libs= d
 	for d in $LIBDIRS; do libs="$libs,\"$d\""; done
-	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s"%s],"protect":%s}%s}\n' \
-		"$BIN" "$T" "$T" "$BIN" "$LOADER" "$libs" "$2" "${3:+,$3}" > "$1"
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s","%s","%s"],"write":["%s","/dev/null"],"exec":["/usr/bin","/bin","%s","%s"%s],"protect":%s}%s}\n' \
+		"$BIN" "$T" "$WD_OUT" "$T" "$BIN" "$LOADER" "$libs" "$2" "${3:+,$3}" > "$1"
 }
 
 count_of() {
@@ -20,12 +20,12 @@ count_of() {
 
 # hold_of TARGET: the hold record of TARGET (the first record naming it: its decision comes after).
 hold_of() {
-	wait_record "$T/audit" "\"target\":\"$1\",\"rule\"" "$run"
+	wait_record "$WD_OUT/audit" "\"target\":\"$1\",\"rule\"" "$run"
 }
 
-# hold_n N: the Nth hold record of the run $run in $T/audit (waiting for it).
+# hold_n N: the Nth hold record of the run $run in $WD_OUT/audit (waiting for it).
 hold_n() {
-	wait_record "$T/audit" "\"type\":\"hold\",\"hold\":$1," "$run"
+	wait_record "$WD_OUT/audit" "\"type\":\"hold\",\"hold\":$1," "$run"
 }
 
 tree_policy() {
@@ -51,7 +51,7 @@ test_listing_of_300_holds_with_long_paths_is_whole() {
 	mkdir -p "$d"
 	for i in $(seq 1 300); do : > "$d/f$i"; done
 	tree_policy 10m
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		"for i in \$(seq 1 300); do rm -f $d/f\$i & done; wait"
 	line=$(hold_n 300)
 	"$WARDEN" holds --json > "$T/holds.json"
@@ -76,7 +76,7 @@ test_escape_sequences_in_a_name_are_made_visible() {
 	mkdir -p "$T/app"
 	echo y > "$T/app/$name"
 	tree_policy
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/$name"
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- rm -f "$T/app/$name"
 	line=$(hold_n 1)
 	sb=$(record_field "$line" sandbox)
 	"$WARDEN" holds > "$T/holds.txt"
@@ -112,20 +112,20 @@ test_denied_rm_rf_of_50_files_asks_once() {
 	prompt=$!
 	trap 'kill $prompt 2>/dev/null || true' EXIT
 	rc=0
-	wrun --policy "$T/p.json" --audit "$T/audit" -- rm -rf "$T/app" 2> "$T/err" || rc=$?
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- rm -rf "$T/app" 2> "$T/err" || rc=$?
 	kill $prompt 2>/dev/null || true
 	[ "$rc" != 0 ] || fail "rm -rf succeeded"
 	expect_eq "files left" "$(find "$T/app" -type f | wc -l)" 50
-	expect_eq "questions" "$(count_of "$T/audit" '"type":"hold"')" 1
-	expect_line "$T/audit" '"type":"decision"' '"verdict":"deny"' '"by":"uid 0 (root)"'
+	expect_eq "questions" "$(count_of "$WD_OUT/audit" '"type":"hold"')" 1
+	expect_line "$WD_OUT/audit" '"type":"decision"' '"verdict":"deny"' '"by":"uid 0 (root)"'
 	expect_eq "file deletes refused, each on record" \
-		"$(grep '"type":"decision"' "$T/audit" | grep '"op":"delete"' | grep -c '"verdict":"deny"')" 50
+		"$(grep '"type":"decision"' "$WD_OUT/audit" | grep '"op":"delete"' | grep -c '"verdict":"deny"')" 50
 	expect_eq "refused by the deny's grant" \
-		"$(grep '"type":"decision"' "$T/audit" | grep -c '"by":"grant"')" \
-		"$(( $(count_of "$T/audit" '"type":"decision"') - 1 ))"
+		"$(grep '"type":"decision"' "$WD_OUT/audit" | grep -c '"by":"grant"')" \
+		"$(( $(count_of "$WD_OUT/audit" '"type":"decision"') - 1 ))"
 	[ "$(grep -c 'Operation not permitted' "$T/err")" -ge 50 ] ||
 		fail "rm saw fewer than 50 refusals: $(cat "$T/err")"
-	[ -z "$(grep '"type":"timeout"\|"by":"timeout"' "$T/audit")" ] || fail "a hold timed out"
+	[ -z "$(grep '"type":"timeout"\|"by":"timeout"' "$WD_OUT/audit")" ] || fail "a hold timed out"
 }
 
 # warden deny without --scope: this process, under the protected tree. Another process asks
@@ -134,15 +134,15 @@ test_deny_default_covers_the_process_under_the_tree() {
 	claims hold.deny-scope yes yes
 	small_tree
 	tree_policy
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		"rm -f $T/app/src/a $T/app/src/b $T/app/build/d.o; rm -f $T/app/src/c"
 	decide deny "$(hold_n 1)"
 	line=$(hold_of "$T/app/src/c")
 	expect_eq "second question" "$(record_field "$line" type)" hold
 	decide deny "$line" --scope once
 	wait $run || true
-	expect_eq "questions" "$(count_of "$T/audit" '"type":"hold"')" 2
-	expect_eq "answered by the deny" "$(count_of "$T/audit" '"by":"grant"')" 2
+	expect_eq "questions" "$(count_of "$WD_OUT/audit" '"type":"hold"')" 2
+	expect_eq "answered by the deny" "$(count_of "$WD_OUT/audit" '"by":"grant"')" 2
 	expect_eq "files left" "$(find "$T/app" -type f | wc -l)" 4
 }
 
@@ -151,13 +151,13 @@ test_deny_once_asks_again() {
 	claims hold.deny-scope yes yes
 	small_tree
 	tree_policy
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- rm -f "$T/app/src/a" "$T/app/src/b"
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- rm -f "$T/app/src/a" "$T/app/src/b"
 	decide deny "$(hold_n 1)" --scope once
 	line=$(hold_of "$T/app/src/b")
 	expect_eq "second question" "$(record_field "$line" type)" hold
 	decide deny "$line" --scope once
 	wait $run || true
-	expect_eq "answered by a grant" "$(count_of "$T/audit" '"by":"grant"')" 0
+	expect_eq "answered by a grant" "$(count_of "$WD_OUT/audit" '"by":"grant"')" 0
 	expect_eq "files left" "$(find "$T/app" -type f | wc -l)" 4
 }
 
@@ -166,14 +166,14 @@ test_deny_sandbox_subtree_covers_other_processes() {
 	claims hold.deny-scope yes yes
 	small_tree
 	tree_policy
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		"rm -f $T/app/src/a $T/app/src/b; rm -f $T/app/src/c; rm -f $T/app/build/d.o"
 	decide deny "$(hold_n 1)" --scope sandbox --subtree "$T/app/src"
 	line=$(hold_of "$T/app/build/d.o")
 	expect_eq "outside the subtree, asked" "$(record_field "$line" type)" hold
 	decide approve "$line"
 	wait $run || true
-	expect_eq "answered by the deny" "$(count_of "$T/audit" '"by":"grant"')" 2
+	expect_eq "answered by the deny" "$(count_of "$WD_OUT/audit" '"by":"grant"')" 2
 	expect_eq "files left under the subtree" "$(find "$T/app/src" -type f | wc -l)" 3
 	[ ! -e "$T/app/build/d.o" ] || fail "the approved delete did not happen"
 }
@@ -183,13 +183,13 @@ test_deny_process_count_is_spent() {
 	claims hold.deny-scope yes yes
 	small_tree
 	tree_policy
-	wrun_bg "$T/out" --policy "$T/p.json" --audit "$T/audit" -- \
+	wrun_bg "$T/out" --policy "$T/p.json" --audit "$WD_OUT/audit" -- \
 		rm -f "$T/app/src/a" "$T/app/src/b" "$T/app/src/c"
 	decide deny "$(hold_n 1)" --scope process --count 1
 	line=$(hold_of "$T/app/src/c")
 	expect_eq "asked once the count is spent" "$(record_field "$line" type)" hold
 	decide deny "$line" --scope once
 	wait $run || true
-	expect_eq "answered by the deny" "$(count_of "$T/audit" '"by":"grant"')" 1
+	expect_eq "answered by the deny" "$(count_of "$WD_OUT/audit" '"by":"grant"')" 1
 	expect_eq "files left" "$(find "$T/app" -type f | wc -l)" 4
 }

@@ -20,7 +20,7 @@ ptyrun() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do steps+=("$1"); shift; done
 	shift
 	"$P" -t 120 "${steps[@]}" -- "$WARDEN" run --backend "$BACKEND" --policy "$T/p.json" \
-		--audit "$T/audit" -- "$@" > "$T/drv" 2> "$T/drv.err" ||
+		--audit "$WD_OUT/audit" -- "$@" > "$T/drv" 2> "$T/drv.err" ||
 		fail "wd-pty: $(cat "$T/drv.err")"
 }
 
@@ -82,7 +82,7 @@ test_pty_exit_status_passed_through() {
 
 test_pty_no_terminal_no_pty() {
 	pty_policy
-	wrun --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		'test -t 0 || echo in-plain; test -t 1 || echo out-plain; test -t 2 || echo err-plain' \
 		< /dev/null > "$T/out" 2> "$T/err"
 	expect_eq "stdio without a terminal" "$(tr '\n' ' ' < "$T/out")" \
@@ -93,12 +93,12 @@ test_pty_only_the_terminal_fds_get_it() {
 	pty_policy
 	# `warden run ... | less`: stdout stays the pipe, byte for byte; stdin and stderr are the pty
 	"$P" -o expect=in-tty,err-tty wait pipe=out-plain -- "$WARDEN" run --backend "$BACKEND" \
-		--policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		--policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		'test -t 1 || echo out-plain; test -t 0 && test -t 2 && echo in-tty,err-tty >&2' \
 		> "$T/drv" 2> "$T/drv.err" || fail "wd-pty -o: $(cat "$T/drv.err")"
 	# `warden run ... < /dev/null`: stdin stays /dev/null
 	"$P" -n expect=in-plain,out-tty wait -- "$WARDEN" run --backend "$BACKEND" \
-		--policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		--policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		'test -t 0 || { test -t 1 && echo in-plain,out-tty; }' \
 		> "$T/drv" 2> "$T/drv.err" || fail "wd-pty -n: $(cat "$T/drv.err")"
 }
@@ -112,7 +112,7 @@ test_pty_prompt_owns_the_terminal_while_it_asks() {
 	# terminal is in the caller's modes); then the relay goes on and the command reads "go".
 	"$P" -t 120 modes0 'expect=[a]pprove once' send=a 'expect=removed' 'send=go\r' \
 		'expect=read:[go]' wait modes -- "$WARDEN" run --backend "$BACKEND" --prompt \
-		--policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		--policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		'rm '"$T"'/app/f && echo removed; read x; echo "read:[$x]"' \
 		> "$T/drv" 2> "$T/drv.err" || fail "wd-pty --prompt: $(cat "$T/drv.err")"
 	[ ! -e "$T/app/f" ] || fail "the approved delete did not happen"
@@ -125,19 +125,19 @@ test_pty_survive_keeps_the_terminal_for_adopt() {
 	# warden dies (SIGKILL: nothing restores the modes); the keeper's copy of the master keeps
 	# the command's terminal from hanging up, and `warden adopt` relays it on its own terminal
 	"$P" -t 120 expect=started kill=KILL wait -- "$WARDEN" run --backend "$BACKEND" \
-		--survive 120 --policy "$T/p.json" --audit "$T/audit" -- sh -c \
+		--survive 120 --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
 		'echo st""arted; read x; echo "got:[$x]"; exit 5' > "$T/drv" 2> "$T/drv.err" ||
 		fail "wd-pty run --survive: $(cat "$T/drv.err")"
 	expect_eq "warden" "$(drv signal)" 9
-	sb=$(record_field "$(line_with_all "$T/audit" '"type":"start"')" sandbox)
-	[ -n "$sb" ] || fail "no start record in $T/audit"
-	"$P" -t 120 'send=go\r' 'expect=got:[go]' wait -- "$WARDEN" adopt --audit "$T/audit2" \
+	sb=$(record_field "$(line_with_all "$WD_OUT/audit" '"type":"start"')" sandbox)
+	[ -n "$sb" ] || fail "no start record in $WD_OUT/audit"
+	"$P" -t 120 'send=go\r' 'expect=got:[go]' wait -- "$WARDEN" adopt --audit "$WD_OUT/audit2" \
 		--wait 60 "$sb" > "$T/drv" 2> "$T/drv.err" ||
 		fail "wd-pty adopt: $(cat "$T/drv.err")"
 	# the command's status where the sandbox has an init (landlock); "ended" on bpf-lsm
 	if [ "$EXPECT_BACKEND" = bpf-lsm ]; then
-		expect_line "$T/audit2" '"type":"exit"' '"status":"ended"'
+		expect_line "$WD_OUT/audit2" '"type":"exit"' '"status":"ended"'
 	else
-		expect_line "$T/audit2" '"type":"exit"' '"exit_code":5'
+		expect_line "$WD_OUT/audit2" '"type":"exit"' '"exit_code":5'
 	fi
 }
