@@ -35,19 +35,13 @@ BPF_OBJS := $(patsubst %,$(OUT)/bpf/%.bpf.o,$(BPF_PROGS))
 SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_PROGS))
 
 # Pure modules: no libbpf, unit-tested without root.
-POLICY_SRCS := policy/policy.c policy/compile.c policy/units.c policy/json_locate.c policy/net.c \
-	policy/effective.c policy/explain.c
+POLICY_SRCS := $(wildcard policy/*.c)
 # The shipped templates, built into the binary (policy/templates.h).
 TEMPLATES := $(wildcard policy/templates/*.json)
 TEMPLATES_OBJ := $(OUT)/policy/templates_data.o
-AUDIT_SRCS := audit/jsonl.c
-SUPERVISOR_SRCS := supervisor/log.c supervisor/abi_check.c supervisor/fsutil.c supervisor/cgroup.c \
-	supervisor/spawn.c supervisor/caps.c supervisor/setup.c supervisor/exe_cache.c supervisor/probe.c supervisor/sandbox_bpf.c \
-	supervisor/backend.c supervisor/backend_bpf_lsm.c supervisor/backend_landlock.c \
-	supervisor/landlock.c supervisor/seccomp.c supervisor/resolve.c supervisor/carve.c supervisor/notify.c \
-	supervisor/hold_rules.c supervisor/hold.c supervisor/hold_policy.c supervisor/keeper.c supervisor/ctl.c supervisor/capabilities.c \
-	supervisor/doctor.c supervisor/report.c supervisor/devid.c \
-	supervisor/run.c supervisor/pty.c
+AUDIT_SRCS := $(wildcard audit/*.c)
+# Every room of supervisor/ (docs/design.md has the map).
+SUPERVISOR_SRCS := $(sort $(wildcard supervisor/*/*.c))
 LIB_SRCS := $(POLICY_SRCS) $(AUDIT_SRCS) $(SUPERVISOR_SRCS)
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(TEMPLATES_OBJ)
 
@@ -98,7 +92,7 @@ $(OUT)/wardend: $(OUT)/tools/wardend.o $(LIB_OBJS)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # pid 1 of a sandbox's pid namespace, exec'd from beside warden: static, so nothing but itself.
-$(OUT)/warden-init: $(OUT)/tools/warden-init.o $(OUT)/supervisor/caps.o
+$(OUT)/warden-init: $(OUT)/tools/warden-init.o $(OUT)/supervisor/sandbox/caps.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -static -o $@ $^
 
@@ -106,7 +100,7 @@ $(OUT)/tests/helpers/%: $(OUT)/tests/helpers/%.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^
 
-# The LSM check runs the loader's own choice of programs (supervisor/sandbox_bpf.c).
+# The LSM check runs the loader's own choice of programs (supervisor/bpf/progs.c).
 $(OUT)/tests/helpers/wd-lsm-check: $(OUT)/tests/helpers/wd-lsm-check.o $(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)

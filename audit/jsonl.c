@@ -12,7 +12,7 @@
 
 #include "audit/jsonl.h"
 #include "bpf/wd_syscalls.h"
-#include "supervisor/hold.h"
+#include "audit/hold_view.h"
 
 const char *wd_audit_type_name(unsigned int type)
 {

@@ -3,7 +3,7 @@
  * The one ABI between warden's BPF programs and its user side: event records, map keys and
  * values, op codes. Fixed-width types, named padding, numbered enum values that are never reused
  * (an audit consumer may have stored them). The user side asserts every size in
- * supervisor/abi_check.c; the audit schema (docs/audit.md) is derived from these.
+ * supervisor/bpf/abi_check.c; the audit schema (docs/audit.md) is derived from these.
  */
 #ifndef WD_ABI_H
 #define WD_ABI_H

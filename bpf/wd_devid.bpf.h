@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The device number of an inode as stat(2) reports it, for keys of wd_inodes: the loader fills
- * those from userspace, where stat is what it sees (supervisor/devid.c).
+ * those from userspace, where stat is what it sees (supervisor/bpf/devid.c).
  *
  * On most filesystems that is the super block's s_dev. btrfs reports the anonymous device of the
  * inode's subvolume (btrfs_getattr), which is also what tells its subvolumes apart: their inode

@@ -1312,7 +1312,7 @@ static __always_inline bool classify(long nr, struct wd_sys *d)
 		d->path_arg = 1;
 		d->dirfd_arg = 0;
 		return true;
-	/* Refused by the seccomp filter (supervisor/seccomp.c), from the one list both read. */
+	/* Refused by the seccomp filter (supervisor/backend/seccomp_guard.c), from the one list both read. */
 #define CASE(nr, name) case nr:
 	WD_SYSCALLS_PRIVILEGED(CASE)
 	case WD_SYSCALL_PERSONALITY: /* an odd persona */

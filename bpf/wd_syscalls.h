@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The syscalls warden refuses whole, x86_64 numbers, one copy for every side that reads them:
- * the seccomp filter (supervisor/seccomp.c), the syscall-exit recorder's classify()
+ * the seccomp filter (supervisor/backend/seccomp_guard.c), the syscall-exit recorder's classify()
  * (bpf/wd_sandbox.bpf.c) and the audit formatter's names (audit/jsonl.c). X(nr, name) each.
  */
 #ifndef WD_SYSCALLS_H

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "policy/compile.h"
+#include "policy/grow.h"
 #include "policy/net.h"
 #include "policy/units.h"
 
@@ -92,25 +93,11 @@ static int add_rule_name(struct wd_ruleset *rs, const char *pointer, __u32 *id)
 	return 0;
 }
 
-/* Room for one more element in *@v (which holds @n); grows by doubling from @n alone. */
-static int grow(void **v, size_t n, size_t elsz)
-{
-	void *nv;
-
-	if (n != 0 && (n < 4 || (n & (n - 1))))
-		return 0;
-	nv = realloc(*v, (n ? n * 2 : 4) * elsz);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	return 0;
-}
-
 static int strv_add(char ***v, size_t *n, const char *s)
 {
 	char *d = strdup(s);
 
-	if (!d || grow((void **)v, *n, sizeof(**v))) {
+	if (!d || wd_grow((void **)v, *n, sizeof(**v))) {
 		free(d);
 		return -ENOMEM;
 	}
@@ -336,7 +323,7 @@ static int add_net_entry(struct wd_ruleset *rs, const struct wd_net_rule *r, int
 {
 	struct wd_net_entry *e;
 
-	if (grow((void **)&rs->net, rs->n_net, sizeof(*rs->net)))
+	if (wd_grow((void **)&rs->net, rs->n_net, sizeof(*rs->net)))
 		return -ENOMEM;
 	e = &rs->net[rs->n_net++];
 	memset(e, 0, sizeof(*e));
@@ -388,7 +375,7 @@ static int compile_net(const struct wd_policy *p, struct wd_ruleset *rs)
 			} else {
 				struct wd_net_name *nm;
 
-				if (grow((void **)&rs->net_names, rs->n_net_names,
+				if (wd_grow((void **)&rs->net_names, rs->n_net_names,
 					 sizeof(*rs->net_names)))
 					return -ENOMEM;
 				nm = &rs->net_names[rs->n_net_names];

@@ -15,6 +15,7 @@
 #include "policy/json_locate.h"
 #include "policy/net.h"
 #include "policy/policy.h"
+#include "policy/grow.h"
 #include "policy/templates.h"
 #include "policy/units.h"
 
@@ -222,27 +223,11 @@ static int pick(struct pctx *c, const cJSON *v, const char *ptr, const char *con
 
 /* ---- lists ----------------------------------------------------------------------------------- */
 
-/* Room for element @n of an array whose capacity follows from its length (powers of two). */
-static int grow(void **v, size_t n, size_t elsz)
-{
-	void *nv;
-	size_t cap;
-
-	if (n != 0 && (n < 4 || (n & (n - 1))))
-		return 0;
-	cap = n ? n * 2 : 4;
-	nv = realloc(*v, cap * elsz);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	return 0;
-}
-
 /* Append @s (taken over, freed on failure) to @l. */
 static int list_take(struct wd_path_list *l, char *s, int origin)
 {
-	if (grow((void **)&l->paths, l->n, sizeof(*l->paths)) ||
-	    grow((void **)&l->origin, l->n, sizeof(*l->origin))) {
+	if (wd_grow((void **)&l->paths, l->n, sizeof(*l->paths)) ||
+	    wd_grow((void **)&l->origin, l->n, sizeof(*l->origin))) {
 		free(s);
 		return -ENOMEM;
 	}
@@ -284,7 +269,7 @@ int wd_exec_list_add(struct wd_exec_list *l, const struct wd_exec_rule *r)
 				goto out_nomem;
 		}
 	}
-	if (grow((void **)&l->v, l->n, sizeof(*l->v)))
+	if (wd_grow((void **)&l->v, l->n, sizeof(*l->v)))
 		goto out_nomem;
 	l->v[l->n++] = d;
 	return 0;
@@ -303,7 +288,7 @@ int wd_net_list_add(struct wd_net_list *l, const struct wd_net_rule *r)
 		if (!d.name)
 			return -ENOMEM;
 	}
-	if (grow((void **)&l->v, l->n, sizeof(*l->v))) {
+	if (wd_grow((void **)&l->v, l->n, sizeof(*l->v))) {
 		free(d.name);
 		return -ENOMEM;
 	}
@@ -318,7 +303,7 @@ int wd_protect_add(struct wd_policy *p, const struct wd_protect *pr)
 	d.path = strdup(pr->path);
 	if (!d.path)
 		return -ENOMEM;
-	if (grow((void **)&p->fs_protect, p->n_fs_protect, sizeof(*p->fs_protect))) {
+	if (wd_grow((void **)&p->fs_protect, p->n_fs_protect, sizeof(*p->fs_protect))) {
 		free(d.path);
 		return -ENOMEM;
 	}
@@ -341,7 +326,7 @@ int wd_env_set_put(struct wd_policy *p, const char *name, const char *value, int
 		}
 	}
 	n = strdup(name);
-	if (!n || grow((void **)&p->env_set, p->n_env_set, sizeof(*p->env_set))) {
+	if (!n || wd_grow((void **)&p->env_set, p->n_env_set, sizeof(*p->env_set))) {
 		free(n);
 		free(v);
 		return -ENOMEM;
@@ -995,7 +980,7 @@ static void parse_exec_list(struct pctx *c, const cJSON *v, const char *ptr, con
 			     json_type_name(item));
 		}
 		if (r.path && r.origin == 0) {
-			if (grow((void **)&l->v, l->n, sizeof(*l->v))) {
+			if (wd_grow((void **)&l->v, l->n, sizeof(*l->v))) {
 				oom(c);
 			} else {
 				l->v[l->n++] = r;

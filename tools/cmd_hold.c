@@ -22,9 +22,9 @@
 
 #include <cJSON.h>
 
-#include "supervisor/ctl.h"
-#include "supervisor/log.h"
-#include "supervisor/run.h"
+#include "supervisor/hold/holds_socket.h"
+#include "supervisor/util/log.h"
+#include "supervisor/run/run.h"
 #include "tools/cmds.h"
 
 /* Every run's socket. */

@@ -14,8 +14,8 @@
 #include "policy/effective.h"
 #include "policy/explain.h"
 #include "policy/templates.h"
-#include "supervisor/log.h"
-#include "supervisor/run.h"
+#include "supervisor/util/log.h"
+#include "supervisor/run/run.h"
 #include "tools/cmd_policy.h"
 
 /* Exit statuses of `warden policy`, as docs/cli.md lists them. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * warden-init: pid 1 of a sandbox's pid namespace. warden execs it (supervisor/spawn.c) with an
+ * warden-init: pid 1 of a sandbox's pid namespace. warden execs it (supervisor/sandbox/spawn.c) with an
  * empty environment and two fds: 3, the status channel (a socket whose other end only warden
  * holds), and 4, the ready pipe to the command's process, which waits on it. It makes itself
  * unreadable (not dumpable) and powerless (no capabilities, bounding set emptied), says it is
@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "supervisor/caps.h"
+#include "supervisor/sandbox/caps.h"
 
 #define STATUS_FD 3
 #define READY_FD 4
@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	/*
 	 * It needs none: waiting and writing to its own socket take no privilege. The same two
-	 * steps as the command's (supervisor/caps.c), keeping nothing; with no_new_privs, nothing
+	 * steps as the command's (supervisor/sandbox/caps.c), keeping nothing; with no_new_privs, nothing
 	 * gives them back.
 	 */
 	if (wd_caps_bound(&wd_caps_none) || wd_caps_drop(&wd_caps_none))

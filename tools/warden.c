@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "supervisor/capabilities.h"
-#include "supervisor/doctor.h"
-#include "supervisor/log.h"
-#include "supervisor/probe.h"
-#include "supervisor/run.h"
+#include "supervisor/backend/guarantees.h"
+#include "supervisor/backend/doctor.h"
+#include "supervisor/util/log.h"
+#include "supervisor/backend/probe.h"
+#include "supervisor/run/run.h"
 #include "tools/cmds.h"
 #include "tools/cmd_policy.h"
 

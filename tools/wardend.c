@@ -27,10 +27,10 @@
 
 #include <cJSON.h>
 
-#include "supervisor/cgroup.h"
-#include "supervisor/ctl.h"
-#include "supervisor/log.h"
-#include "supervisor/run.h"
+#include "supervisor/sandbox/cgroup.h"
+#include "supervisor/hold/holds_socket.h"
+#include "supervisor/util/log.h"
+#include "supervisor/run/run.h"
 
 #define WD_DAEMON_PROTO 1
 #define MAX_CLIENTS 16

@@ -36,9 +36,9 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "supervisor/log.h"
-#include "supervisor/probe.h"
-#include "supervisor/sandbox_bpf.h"
+#include "supervisor/util/log.h"
+#include "supervisor/backend/probe.h"
+#include "supervisor/bpf/progs.h"
 
 #define CTX_SLOTS 64 /* context slots tracked: far more than any LSM hook has arguments */
 #define STACK_SLOTS (512 / 8)

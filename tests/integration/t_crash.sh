@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Crash survival in embedded mode: when warden dies (here by SIGKILL, which it cannot catch) the
-# sandbox dies with it and never runs unconfined or unheld. The keeper (supervisor/keeper.c)
+# sandbox dies with it and never runs unconfined or unheld. The keeper (supervisor/run/keeper.c)
 # holds the rules and the waiting room's listener until it has ended the sandbox.
 WHERE=any
 BACKENDS="bpf-lsm landlock"

@@ -16,7 +16,7 @@ hold = {"sandbox": "sb-fake0001", "id": 7, "pid": 1, "comm": "rm", "op": "delete
 srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 tmp = path + ".tmp"
 srv.bind(tmp)
-# listening before the name appears, as a run's socket is (supervisor/ctl.c): the prompt
+# listening before the name appears, as a run's socket is (supervisor/hold/holds_socket.c): the prompt
 # connects as soon as it sees the name, and a refused connect is never tried again
 srv.listen(8)
 os.rename(tmp, path)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # warden run on a terminal: the command gets a pseudo-terminal of its own, relayed by warden
-# (supervisor/pty.c). Driven by tests/helpers/wd-pty, which is the caller's terminal: it waits
+# (supervisor/run/pty.c). Driven by tests/helpers/wd-pty, which is the caller's terminal: it waits
 # for output, never for time.
 WHERE=any
 BACKENDS="bpf-lsm landlock"

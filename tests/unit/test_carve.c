@@ -11,7 +11,7 @@
 
 #include "bpf/wd_abi.h"
 #include "policy/policy.h"
-#include "supervisor/carve.h"
+#include "supervisor/backend/carve.h"
 
 /* A made-up tree: every path, directories ending in "/". */
 static const char *const tree[] = {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* supervisor/devid.c: the mount's s_dev from mountinfo, and both device numbers of a path. */
+/* supervisor/bpf/devid.c: the mount's s_dev from mountinfo, and both device numbers of a path. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <sys/sysmacros.h>
 #include <cmocka.h>
 
-#include "supervisor/devid.h"
+#include "supervisor/bpf/devid.h"
 
 /* btrfs as the kernel shows it: the super block's device, not what stat reports */
 static const char mountinfo[] =

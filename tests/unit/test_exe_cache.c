@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "supervisor/exe_cache.h"
+#include "supervisor/run/exe_cache.h"
 
 static void test_set_get_replace(void **state)
 {

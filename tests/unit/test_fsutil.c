@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* supervisor/fsutil.c: files warden writes as root, made through checked, pinned directories. */
+/* supervisor/util/fsutil.c: files warden writes as root, made through checked, pinned directories. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "supervisor/fsutil.h"
+#include "supervisor/util/fsutil.h"
 
 static char base[256];
 

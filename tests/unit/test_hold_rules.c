@@ -17,7 +17,8 @@
 
 #include <cmocka.h>
 
-#include "supervisor/hold_rules.h"
+#include "policy/path.h"
+#include "supervisor/hold/rules.h"
 
 static const struct wd_protect_rule protect[] = {
 	{ "/srv/app", WD_HOLD_DELETE | WD_HOLD_RENAME | WD_HOLD_TRUNCATE, WD_HOLD_ACT_HOLD,

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "audit/jsonl.h"
-#include "supervisor/hold.h"
+#include "supervisor/hold/engine.h"
 
 static void fill_event(struct wd_event *ev, const char *path)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* supervisor/setup.c, the parent's half: what it prepares from a policy, without root. */
+/* supervisor/sandbox/setup.c, the parent's half: what it prepares from a policy, without root. */
 #include <errno.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 
 #include "policy/compile.h"
 #include "policy/policy.h"
-#include "supervisor/setup.h"
+#include "supervisor/sandbox/setup.h"
 
 /* Prepare @json's set-up into @s; returns what wd_setup_prepare returned, @why its words. */
 static int prepare(const char *json, struct wd_setup *s, char *why, size_t whysz)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * supervisor/spawn.c, wd_child_read_status: a status counts only when the kernel says the init
+ * supervisor/sandbox/spawn.c, wd_child_read_status: a status counts only when the kernel says the init
  * sent it (SCM_CREDENTIALS), whoever else holds the other end of the socket.
  */
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "supervisor/spawn.h"
+#include "supervisor/sandbox/spawn.h"
 
 /* A status channel as wd_spawn makes it: [0] warden's end (SO_PASSCRED), [1] the init's. */
 static void channel(int sv[2])

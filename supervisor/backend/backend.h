@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An enforcement backend: what the run path calls to confine one sandbox. Two exist, chosen by
+ * probing (docs/backends.md): bpf-lsm, where BPF-LSM programs decide in the kernel, and landlock,
+ * for hosts where LSM programs cannot load. Both share cgroups, spawning, records and reports.
+ */
+#ifndef WD_BACKEND_H
+#define WD_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy/compile.h"
+#include "policy/policy.h"
+#include "supervisor/bpf/progs.h"
+
+struct wd_backend;
+
+struct wd_backend_ops {
+	const char *name;
+	/* The parts of a policy (WD_FEAT_*) it enforces; a policy asking for more is refused. */
+	unsigned int features;
+	/*
+	 * Its kernel programs refuse mounts to the sandbox's tasks: a child that needs a mount
+	 * namespace set up joins the sandbox's cgroup only after that.
+	 */
+	bool refuses_mounts;
+	/* Can it run on this kernel? On false, @why says what is missing (one sentence). */
+	bool (*supported)(char *why, size_t whysz);
+	/* Load what the kernel side needs; kernel records go to @fn. */
+	int (*start)(struct wd_backend **out, wd_record_fn fn, void *ctx);
+	void (*stop)(struct wd_backend *b);
+	/*
+	 * Prepare the sandbox with cgroup id @cgid for @p (compiled as @rs): everything that
+	 * allocates or opens happens here, in the parent.
+	 */
+	int (*sandbox_add)(struct wd_backend *b, uint64_t cgid, const struct wd_policy *p,
+			   const struct wd_ruleset *rs);
+	/* Namespaces the child is cloned into. */
+	uint64_t (*clone_flags)(const struct wd_backend *b);
+	/* In the child, before execve: async-signal-safe, no allocation. 0 or -errno. */
+	int (*child_setup)(struct wd_backend *b);
+	/* After the sandbox has emptied; @final gets its kernel counters. */
+	int (*sandbox_remove)(struct wd_backend *b, uint64_t cgid, const struct wd_ruleset *rs,
+			      struct wd_sandbox *final);
+	int (*event_fd)(const struct wd_backend *b);
+	/* Its audit ring buffer and per-sandbox counters, for a successor (wd_progs_audit_maps). */
+	void (*audit_maps)(const struct wd_backend *b, int *events, int *counts);
+	int (*consume)(struct wd_backend *b);
+	/* One line on what this backend found ("Landlock ABI 7"), for the start record. */
+	const char *(*detail)(const struct wd_backend *b);
+};
+
+extern const struct wd_backend_ops wd_backend_bpf_lsm;
+extern const struct wd_backend_ops wd_backend_landlock;
+
+/*
+ * The backend to use: @want is "auto" (the strongest that can run here) or a backend's name,
+ * which must then run (never a fallback). NULL with @why saying why none can.
+ */
+const struct wd_backend_ops *wd_backend_choose(const char *want, char *why, size_t whysz);
+
+#endif

@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "audit/jsonl.h"
+#include "supervisor/sandbox/cgroup.h"
+#include "supervisor/hold/holds_socket.h"
+#include "supervisor/util/log.h"
+
+#define WD_CTL_MAX_CLIENTS 32
+#define WD_CTL_LINE_MAX 65536
+/* Supplementary groups of a peer looked at when approvers are groups (NGROUPS_MAX is 65536). */
+#define WD_CTL_PEER_GROUPS 1024
+/*
+ * Connections from others than root and the approvers (who get one refusal each) at once, at
+ * most: an idle crowd of them cannot take the slots the deciders need.
+ */
+#define WD_CTL_MAX_OUTSIDERS 4
+/*
+ * What may wait to be sent to one client, at most: a listing is written whole however large it
+ * is (a client reading slower than the socket takes it gets the rest as it reads), and only a
+ * client that leaves this much unread is dropped.
+ */
+#define WD_CTL_OUT_MAX (256u << 20)
+
+struct client {
+	int fd;
+	bool subscribed;
+	bool outsider; /* neither root nor an approver when it connected */
+	char who[64]; /* "uid 0 (root)" from the peer's credentials */
+	char *buf;
+	size_t len;
+	/* replies and events not yet taken by the socket, from @out_off */
+	char *out;
+	size_t out_len, out_off;
+	bool want_out; /* watched for EPOLLOUT */
+	int ep; /* the socket's epoll set, which watches this client */
+};
+
+struct wd_ctl {
+	int listen_fd;
+	/*
+	 * Every fd of the socket (the listening one and each client's) is watched through this
+	 * one: readable, and writable for a client with output waiting, so the caller's poll
+	 * needs no more than POLLIN on it to let a long reply go out as the client reads.
+	 */
+	int ep;
+	char path[108];
+	char sandbox[32];
+	struct wd_hold_engine *holds;
+	const struct wd_hold_rules *rules; /* its approvers say who besides root may connect */
+	struct client clients[WD_CTL_MAX_CLIENTS];
+};
+
+const char *wd_run_dir(void)
+{
+	const char *d = getenv("WARDEN_RUN_DIR");
+
+	return d && d[0] == '/' ? d : WD_RUN_DIR;
+}
+
+/*
+ * The run directory holds the sockets the CLI finds by name: it must be a directory that only
+ * root can write, or someone else could put a socket of their own where an approver looks. With
+ * approvers it must also let them in (search and list, never write).
+ */
+int wd_run_dir_check(const char *dir, bool approvers)
+{
+	struct stat st;
+
+	int err;
+
+	if (mkdir(dir, approvers ? 0755 : 0700) && errno != EEXIST) {
+		err = -errno;
+		log_warn("ctl: cannot create %s", dir);
+		return err;
+	}
+	if (lstat(dir, &st)) {
+		err = -errno;
+		log_warn("ctl: cannot look at %s", dir);
+		return err;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		log_warnx("ctl: %s must be a directory owned by uid %u that no one else may write",
+			  dir, (unsigned int)geteuid());
+		return -EPERM;
+	}
+	if (approvers && (st.st_mode & 055) != 055) {
+		if (chmod(dir, (st.st_mode & 07777) | 055)) {
+			err = -errno;
+			log_warn("ctl: cannot open %s to the approvers", dir);
+			return err;
+		}
+		log_info("ctl: %s is now mode %04o, so the policy's approvers can reach its sockets",
+			 dir, (unsigned int)((st.st_mode & 07777) | 055));
+	}
+	return 0;
+}
+
+int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine *holds,
+		const struct wd_hold_rules *rules)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct wd_ctl *c = calloc(1, sizeof(*c));
+	bool approvers = rules && wd_hold_rules_have_approvers(rules);
+	char tmp[108];
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	for (int i = 0; i < WD_CTL_MAX_CLIENTS; i++)
+		c->clients[i].fd = -1;
+	c->holds = holds;
+	c->rules = rules;
+	c->listen_fd = -1;
+	c->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (c->ep < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	snprintf(c->sandbox, sizeof(c->sandbox), "%s", sandbox);
+	if ((size_t)snprintf(c->path, sizeof(c->path), "%s/run-%s.sock", wd_run_dir(), sandbox) >=
+	    sizeof(c->path)) {
+		err = -ENAMETOOLONG;
+		log_warnx("ctl: %s is too long a directory for a socket", wd_run_dir());
+		goto out_free;
+	}
+	err = wd_run_dir_check(wd_run_dir(), approvers);
+	if (err)
+		goto out_free;
+	c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (c->listen_fd < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	/*
+	 * Made under a temporary name, root only and listening, then renamed into place: whoever
+	 * sees the name (`warden prompt` watches the directory) can connect at once. With
+	 * approvers, anyone may connect (a socket's mode cannot name several users and groups),
+	 * and every request is checked against the peer's credentials (authorised()).
+	 */
+	snprintf(tmp, sizeof(tmp), "%s/.run-%s.sock", wd_run_dir(), sandbox);
+	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
+	unlink(tmp);
+	if (bind(c->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    chmod(tmp, approvers ? 0666 : 0600) ||
+	    listen(c->listen_fd, 16) || rename(tmp, c->path)) {
+		err = -errno;
+		log_warn("ctl: cannot listen on %s", c->path);
+		unlink(tmp);
+		goto out_close;
+	}
+	if (epoll_ctl(c->ep, EPOLL_CTL_ADD, c->listen_fd,
+		      &(struct epoll_event){ .events = EPOLLIN, .data.fd = c->listen_fd })) {
+		err = -errno;
+		log_warn("ctl: cannot watch %s", c->path);
+		goto out_close;
+	}
+	*out = c;
+	return 0;
+
+out_close:
+	close(c->listen_fd);
+	unlink(c->path);
+out_free:
+	if (c->ep >= 0)
+		close(c->ep);
+	free(c);
+	return err;
+}
+
+static void drop(struct client *cl)
+{
+	if (cl->fd >= 0) {
+		/* off the set first: a copy of the fd a fork left would keep it there */
+		epoll_ctl(cl->ep, EPOLL_CTL_DEL, cl->fd, NULL);
+		close(cl->fd);
+	}
+	free(cl->buf);
+	free(cl->out);
+	memset(cl, 0, sizeof(*cl));
+	cl->fd = -1;
+}
+
+void wd_ctl_close(struct wd_ctl *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < WD_CTL_MAX_CLIENTS; i++)
+		drop(&c->clients[i]);
+	close(c->listen_fd);
+	close(c->ep);
+	unlink(c->path);
+	free(c);
+}
+
+int wd_ctl_poll_fds(const struct wd_ctl *c, int *fds, int max)
+{
+	int n = 0;
+
+	if (n < max)
+		fds[n++] = c->ep;
+	return n;
+}
+
+/* Watch @cl for room to write (@on), or no longer. */
+static void want_out(struct wd_ctl *c, struct client *cl, bool on)
+{
+	struct epoll_event ev = { .events = EPOLLIN | (on ? EPOLLOUT : 0), .data.fd = cl->fd };
+
+	if (cl->want_out == on)
+		return;
+	if (epoll_ctl(c->ep, EPOLL_CTL_MOD, cl->fd, &ev)) {
+		log_warn("ctl: cannot watch a client");
+		drop(cl);
+		return;
+	}
+	cl->want_out = on;
+}
+
+/*
+ * Send what waits for @cl, as much as the socket takes now; the rest goes when it has room
+ * (EPOLLOUT). Never a part followed by a disconnect: only a broken socket drops the client.
+ */
+static void flush(struct wd_ctl *c, struct client *cl)
+{
+	while (cl->fd >= 0 && cl->out_off < cl->out_len) {
+		ssize_t n = send(cl->fd, cl->out + cl->out_off, cl->out_len - cl->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			want_out(c, cl, true);
+			return;
+		}
+		if (n < 0) {
+			drop(cl);
+			return;
+		}
+		cl->out_off += (size_t)n;
+	}
+	if (cl->fd < 0)
+		return;
+	free(cl->out);
+	cl->out = NULL;
+	cl->out_len = cl->out_off = 0;
+	want_out(c, cl, false);
+}
+
+static void send_json(struct wd_ctl *c, struct client *cl, cJSON *o)
+{
+	char *s = cJSON_PrintUnformatted(o);
+	size_t len, keep;
+	char *nb;
+
+	cJSON_Delete(o);
+	if (!s || cl->fd < 0) {
+		free(s);
+		return;
+	}
+	len = strlen(s);
+	s[len++] = '\n'; /* replaces the NUL: send the line with its newline */
+	keep = cl->out_len - cl->out_off;
+	if (keep + len > WD_CTL_OUT_MAX) {
+		/* a client that leaves this much unread is not reading: dropped, said so */
+		log_warnx("ctl: %s leaves %zu bytes unread: disconnected", cl->who, keep);
+		free(s);
+		drop(cl);
+		return;
+	}
+	if (!cl->out) {
+		cl->out = s;
+		cl->out_len = len;
+		cl->out_off = 0;
+	} else {
+		memmove(cl->out, cl->out + cl->out_off, keep);
+		nb = realloc(cl->out, keep + len);
+		if (!nb) {
+			free(s);
+			drop(cl);
+			return;
+		}
+		memcpy(nb + keep, s, len);
+		free(s);
+		cl->out = nb;
+		cl->out_len = keep + len;
+		cl->out_off = 0;
+	}
+	flush(c, cl);
+}
+
+static cJSON *reply(bool ok, const char *error)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "v", WD_CTL_PROTO);
+	cJSON_AddBoolToObject(o, "ok", ok);
+	if (error)
+		cJSON_AddStringToObject(o, "error", error);
+	return o;
+}
+
+cJSON *wd_hold_view_json(const char *sandbox, const struct wd_hold_view *v)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "id", (double)v->id);
+	cJSON_AddStringToObject(o, "sandbox", sandbox);
+	wd_hold_view_fields(o, v);
+	if (v->tree)
+		cJSON_AddStringToObject(o, "tree", v->tree);
+	cJSON_AddStringToObject(o, "token", v->token);
+	cJSON_AddNumberToObject(o, "age_ms", (double)v->age_ms);
+	cJSON_AddNumberToObject(o, "timeout_ms", (double)v->timeout_ms);
+	return o;
+}
+
+struct list_arg {
+	const char *sandbox;
+	cJSON *arr;
+};
+
+static void list_one(void *arg, const struct wd_hold_view *v)
+{
+	struct list_arg *a = arg;
+
+	cJSON_AddItemToArray(a->arr, wd_hold_view_json(a->sandbox, v));
+}
+
+static const char *scope_error(const char *s, enum wd_grant_scope *scope)
+{
+	if (!s || strcmp(s, "once") == 0)
+		*scope = WD_GRANT_ONCE;
+	else if (strcmp(s, "process") == 0)
+		*scope = WD_GRANT_PROCESS;
+	else if (strcmp(s, "sandbox") == 0)
+		*scope = WD_GRANT_SANDBOX;
+	else
+		return "\"scope\" must be \"once\", \"process\" or \"sandbox\"";
+	return NULL;
+}
+
+/*
+ * May the peer of @cl list and decide? Asked of the kernel on every request, so what decides is
+ * the peer's credentials (uid, primary and supplementary groups, as of its connect), never a
+ * name the request claims.
+ */
+static bool authorised(const struct wd_ctl *c, const struct client *cl)
+{
+	gid_t groups[WD_CTL_PEER_GROUPS];
+	socklen_t len = sizeof(struct ucred), glen = sizeof(groups);
+	struct ucred cred;
+
+	if (getsockopt(cl->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		return false;
+	/* not even root: a sandboxed process must not answer its own holds */
+	if (wd_cgroup_peer_in_sandbox(cl->fd) != 0)
+		return false;
+	if (cred.uid == 0)
+		return true;
+	if (!c->rules || !wd_hold_rules_have_approvers(c->rules))
+		return false;
+	if (getsockopt(cl->fd, SOL_SOCKET, SO_PEERGROUPS, groups, &glen))
+		glen = 0; /* more groups than we look at: only uid and primary group count */
+	return wd_approver_may(c->rules, cred.uid, cred.gid, groups, glen / sizeof(gid_t));
+}
+
+static void handle(struct wd_ctl *c, struct client *cl, const char *line)
+{
+	cJSON *req = cJSON_Parse(line), *r;
+	const cJSON *op, *v;
+	char msg[256];
+
+	if (!authorised(c, cl)) {
+		snprintf(msg, sizeof(msg),
+			 "%s may not list or decide the holds of %s (root and the policy's "
+			 "hold.approvers may, from outside every sandbox)",
+			 cl->who, c->sandbox);
+		send_json(c, cl, reply(false, msg));
+		drop(cl);
+		goto out;
+	}
+	if (!req || !cJSON_IsObject(req)) {
+		send_json(c, cl, reply(false, "a request is one JSON object a line"));
+		goto out;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(req, "v");
+	if (v && (!cJSON_IsNumber(v) || v->valueint != WD_CTL_PROTO)) {
+		send_json(c, cl, reply(false, "unsupported protocol version (this warden speaks 1)"));
+		goto out;
+	}
+	op = cJSON_GetObjectItemCaseSensitive(req, "op");
+	if (!cJSON_IsString(op)) {
+		send_json(c, cl, reply(false, "missing \"op\""));
+		goto out;
+	}
+	if (strcmp(op->valuestring, "holds") == 0) {
+		struct list_arg a = { .sandbox = c->sandbox };
+
+		r = reply(true, NULL);
+		cJSON_AddStringToObject(r, "sandbox", c->sandbox);
+		a.arr = cJSON_AddArrayToObject(r, "holds");
+		wd_hold_list(c->holds, list_one, &a);
+		send_json(c, cl, r);
+	} else if (strcmp(op->valuestring, "subscribe") == 0) {
+		cl->subscribed = true;
+		r = reply(true, NULL);
+		cJSON_AddStringToObject(r, "sandbox", c->sandbox);
+		send_json(c, cl, r);
+	} else if (strcmp(op->valuestring, "decide") == 0) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
+		const cJSON *tok = cJSON_GetObjectItemCaseSensitive(req, "token");
+		const cJSON *allow = cJSON_GetObjectItemCaseSensitive(req, "allow");
+		const cJSON *sc = cJSON_GetObjectItemCaseSensitive(req, "scope");
+		const cJSON *sub = cJSON_GetObjectItemCaseSensitive(req, "subtree");
+		const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(req, "count");
+		const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(req, "ttl_ms");
+		struct wd_hold_decision d = { .who = cl->who };
+		const char *bad;
+		int err;
+
+		if (!cJSON_IsNumber(id) || !cJSON_IsString(tok) || !cJSON_IsBool(allow)) {
+			send_json(c, cl, reply(false, "\"decide\" needs \"id\", \"token\" and \"allow\""));
+			goto out;
+		}
+		bad = scope_error(cJSON_IsString(sc) ? sc->valuestring : NULL, &d.scope);
+		if (bad) {
+			send_json(c, cl, reply(false, bad));
+			goto out;
+		}
+		d.allow = cJSON_IsTrue(allow);
+		d.subtree = cJSON_IsString(sub) ? sub->valuestring : NULL;
+		d.budget = cJSON_IsNumber(cnt) && cnt->valuedouble > 0 ? (uint64_t)cnt->valuedouble : 0;
+		d.ttl_ms = cJSON_IsNumber(ttl) && ttl->valuedouble > 0 ? (uint64_t)ttl->valuedouble : 0;
+		err = wd_hold_decide(c->holds, (uint64_t)id->valuedouble, tok->valuestring, &d);
+		if (err == -ENOENT)
+			snprintf(msg, sizeof(msg), "no hold %.0f in %s (decided already, or gone)",
+				 id->valuedouble, c->sandbox);
+		else if (err == -EACCES)
+			snprintf(msg, sizeof(msg), "the token does not match hold %.0f",
+				 id->valuedouble);
+		else if (err)
+			snprintf(msg, sizeof(msg), "%s", strerror(-err));
+		send_json(c, cl, reply(!err, err ? msg : NULL));
+	} else {
+		snprintf(msg, sizeof(msg), "unknown op \"%.64s\" (known: holds, decide, subscribe)",
+			 op->valuestring);
+		send_json(c, cl, reply(false, msg));
+	}
+out:
+	cJSON_Delete(req);
+}
+
+static void accept_one(struct wd_ctl *c)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct passwd *pw;
+	int fd, slot = -1, outsiders = 0;
+
+	fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    (cred.uid != 0 && !(c->rules && wd_hold_rules_have_approvers(c->rules)))) {
+		/* without approvers the socket is 0600 already; the credentials say so once more */
+		close(fd);
+		return;
+	}
+	for (int i = 0; i < WD_CTL_MAX_CLIENTS; i++) {
+		if (c->clients[i].fd < 0 && slot < 0)
+			slot = i;
+		outsiders += c->clients[i].fd >= 0 && c->clients[i].outsider;
+	}
+	if (slot < 0) {
+		close(fd);
+		return;
+	}
+	if (epoll_ctl(c->ep, EPOLL_CTL_ADD, fd,
+		      &(struct epoll_event){ .events = EPOLLIN, .data.fd = fd })) {
+		close(fd);
+		return;
+	}
+	c->clients[slot].fd = fd;
+	c->clients[slot].ep = c->ep;
+	c->clients[slot].outsider = !authorised(c, &c->clients[slot]);
+	if (c->clients[slot].outsider && outsiders >= WD_CTL_MAX_OUTSIDERS) {
+		drop(&c->clients[slot]);
+		return;
+	}
+	pw = getpwuid(cred.uid);
+	snprintf(c->clients[slot].who, sizeof(c->clients[slot].who), "uid %u (%s)", cred.uid,
+		 pw ? pw->pw_name : "?");
+}
+
+static void on_client(struct wd_ctl *c, struct client *cl, uint32_t events)
+{
+	char chunk[4096];
+	int fd = cl->fd;
+	ssize_t n;
+
+	if (events & EPOLLOUT)
+		flush(c, cl);
+	if (cl->fd < 0 || !(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		return;
+	n = read(fd, chunk, sizeof(chunk));
+	if (n <= 0) {
+		if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			drop(cl);
+		return;
+	}
+	if (cl->len + (size_t)n > WD_CTL_LINE_MAX) {
+		drop(cl);
+		return;
+	}
+	{
+		char *nb = realloc(cl->buf, cl->len + (size_t)n + 1);
+
+		if (!nb) {
+			drop(cl);
+			return;
+		}
+		cl->buf = nb;
+	}
+	memcpy(cl->buf + cl->len, chunk, (size_t)n);
+	cl->len += (size_t)n;
+	cl->buf[cl->len] = 0;
+	for (;;) {
+		char *nl = cl->buf ? memchr(cl->buf, '\n', cl->len) : NULL;
+		size_t used;
+
+		if (!nl || cl->fd < 0)
+			break;
+		*nl = 0;
+		handle(c, cl, cl->buf);
+		if (cl->fd < 0)
+			break;
+		used = (size_t)(nl - cl->buf) + 1;
+		memmove(cl->buf, nl + 1, cl->len - used + 1);
+		cl->len -= used;
+	}
+}
+
+void wd_ctl_on_ready(struct wd_ctl *c, int fd)
+{
+	struct epoll_event evs[WD_CTL_MAX_CLIENTS + 1];
+	int n;
+
+	if (fd != c->ep)
+		return;
+	n = epoll_wait(c->ep, evs, WD_CTL_MAX_CLIENTS + 1, 0);
+	for (int i = 0; i < n; i++) {
+		struct client *cl = NULL;
+
+		if (evs[i].data.fd == c->listen_fd) {
+			accept_one(c);
+			continue;
+		}
+		/* an earlier event of this round may have dropped it (and its fd be reused) */
+		for (int k = 0; k < WD_CTL_MAX_CLIENTS; k++)
+			if (c->clients[k].fd >= 0 && c->clients[k].fd == evs[i].data.fd)
+				cl = &c->clients[k];
+		if (cl)
+			on_client(c, cl, evs[i].events);
+	}
+}
+
+static void publish(struct wd_ctl *c, cJSON *ev)
+{
+	for (int i = 0; i < WD_CTL_MAX_CLIENTS; i++)
+		if (c->clients[i].fd >= 0 && c->clients[i].subscribed)
+			send_json(c, &c->clients[i], cJSON_Duplicate(ev, true));
+	cJSON_Delete(ev);
+}
+
+void wd_ctl_publish_hold(struct wd_ctl *c, const struct wd_hold_view *v)
+{
+	cJSON *ev = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(ev, "v", WD_CTL_PROTO);
+	cJSON_AddStringToObject(ev, "event", "hold");
+	cJSON_AddItemToObject(ev, "hold", wd_hold_view_json(c->sandbox, v));
+	publish(c, ev);
+}
+
+void wd_ctl_publish_decision(struct wd_ctl *c, const struct wd_hold_view *v, bool allow,
+			     const char *who, int result)
+{
+	cJSON *ev = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(ev, "v", WD_CTL_PROTO);
+	cJSON_AddStringToObject(ev, "event", "decision");
+	cJSON_AddItemToObject(ev, "hold", wd_hold_view_json(c->sandbox, v));
+	cJSON_AddBoolToObject(ev, "allow", allow);
+	cJSON_AddStringToObject(ev, "by", who);
+	cJSON_AddStringToObject(ev, "result", result ? strerrorname_np(-result) : "ok");
+	publish(c, ev);
+}

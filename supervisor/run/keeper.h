@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The keeper: a small process forked by `warden run` that outlives it only to end the sandbox,
+ * or to hand it over. It holds copies of what keeps the sandbox confined and held (the backend's
+ * BPF links and maps, the waiting room's listener), so if warden dies, however it dies,
+ * enforcement stays attached and held calls stay held (never failed with ENOSYS).
+ *
+ * Then, by default (embedded mode), it kills every task of the sandbox and removes its cgroup:
+ * the sandbox dies with warden and never runs free. A run started to survive its supervisor
+ * (`warden run --survive SECS`) is instead kept, held calls held and new ones waiting, for up to
+ * SECS for another supervisor (`warden adopt`) to take it over through the keeper's socket,
+ * <run dir>/keep-<sandbox>.sock; only then, or when nobody came, is it killed.
+ *
+ * The kernel hands each notified call to one receiver only, so the keeper also keeps the
+ * journal of the calls warden has received and not yet answered: they are what the next
+ * supervisor must ask about again.
+ */
+#ifndef WD_KEEPER_H
+#define WD_KEEPER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "supervisor/sandbox/cgroup.h"
+#include "supervisor/hold/engine.h"
+
+struct wd_keeper {
+	pid_t pid; /* -1 when adopted: the keeper is not our child */
+	int sock; /* our end: closing it without saying "done" means the supervisor died */
+};
+
+/*
+ * Fork the keeper. Call after the backend holds the sandbox's rules (so the keeper holds them
+ * too) and before anything the keeper must not hold (the control socket) is opened. With
+ * @survive_s > 0 it listens for a successor (see above) for that long after warden dies.
+ */
+int wd_keeper_start(struct wd_keeper *k, const struct wd_cgroup *cg, unsigned int survive_s);
+/* What the keeper holds a copy of, for itself and a successor. */
+enum wd_keep_fd {
+	WD_KEEP_LISTENER, /* the waiting room's listener */
+	WD_KEEP_STATUS, /* where the sandbox's init reports the command's wait status */
+	WD_KEEP_EVENTS, /* the kernel's audit ring buffer (a BPF map) */
+	WD_KEEP_COUNTS, /* the per-sandbox counters (denials, records lost; a BPF map) */
+	/*
+	 * The audit stream, as warden opened it before the command ran: the keeper appends the
+	 * exit record to it and a successor writes on in it, neither reopening a path.
+	 */
+	WD_KEEP_AUDIT,
+	WD_KEEP_TERMINAL, /* run --survive on a terminal: the command's pty master (no hang-up) */
+	WD_KEEP_NFDS,
+};
+
+int wd_keeper_give(struct wd_keeper *k, enum wd_keep_fd what, int fd);
+/* What a successor needs to take the sandbox on (a JSON object, see run.c). */
+int wd_keeper_state(struct wd_keeper *k, const char *state);
+/* Journal: @c waits for a decision, or no longer does. */
+int wd_keeper_journal(struct wd_keeper *k, const struct wd_hold_call *c, bool waiting);
+/* The sandbox has ended: the keeper exits without touching anything. Safe to call twice. */
+void wd_keeper_stop(struct wd_keeper *k);
+
+/* What a successor gets from the keeper of a sandbox whose supervisor died. */
+struct wd_adoption {
+	char *state;
+	int fds[WD_KEEP_NFDS]; /* -1 where the run had none to give (no holds, no pid namespace) */
+	struct wd_hold_call *calls;
+	size_t n_calls;
+};
+
+/*
+ * Take the sandbox @name over from its keeper; @k then speaks to that keeper as the supervisor
+ * did. -ENOENT: no such keeper; -ECONNREFUSED: its supervisor still lives (or another took it).
+ */
+int wd_keeper_adopt(const char *name, struct wd_keeper *k, struct wd_adoption *a);
+void wd_adoption_free(struct wd_adoption *a);
+
+#endif

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "supervisor/util/log.h"
+#include "supervisor/run/report.h"
+
+char *wd_report_json(const struct wd_report *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *argv;
+	char *s;
+
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "schema", WD_REPORT_SCHEMA);
+	cJSON_AddStringToObject(o, "backend", r->backend ? r->backend : "");
+	cJSON_AddStringToObject(o, "sandbox", r->sandbox ? r->sandbox : "");
+	cJSON_AddStringToObject(o, "status", r->status);
+	cJSON_AddNumberToObject(o, "exit_code", r->exit_code);
+	if (r->signal)
+		cJSON_AddNumberToObject(o, "signal", r->signal);
+	else
+		cJSON_AddNullToObject(o, "signal");
+	if (r->start_errno)
+		cJSON_AddStringToObject(o, "error", strerror(r->start_errno));
+	else if (r->error)
+		cJSON_AddStringToObject(o, "error", r->error);
+	cJSON_AddNumberToObject(o, "wall_time_s", r->wall_time_s);
+	cJSON_AddNumberToObject(o, "denials", (double)r->denials);
+	cJSON_AddNumberToObject(o, "lost_records", (double)r->lost_records);
+	cJSON_AddNumberToObject(o, "holds", (double)r->holds);
+	argv = cJSON_AddArrayToObject(o, "argv");
+	for (size_t i = 0; argv && r->argv && r->argv[i]; i++)
+		cJSON_AddItemToArray(argv, cJSON_CreateString(r->argv[i]));
+	s = cJSON_Print(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+int wd_report_open(struct wd_out_file *f, const char *path, wd_dir_check_fn check, void *arg)
+{
+	return wd_out_replace_open(f, "report", path, check, arg);
+}
+
+int wd_report_commit(struct wd_out_file *f, const struct wd_report *r)
+{
+	char *json = wd_report_json(r), *line = NULL;
+	int err = -ENOMEM;
+
+	if (json && asprintf(&line, "%s\n", json) >= 0)
+		err = wd_out_replace_commit(f, line, strlen(line));
+	else
+		wd_out_close(f);
+	free(line);
+	free(json);
+	return err;
+}

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "supervisor/util/log.h"
+#include "supervisor/sandbox/resolve.h"
+
+int wd_resolve_paths(struct wd_path_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		char *real = realpath(l->paths[i], NULL);
+
+		if (!real) {
+			if (errno == ENOMEM)
+				return -ENOMEM;
+			continue;
+		}
+		if (strcmp(real, l->paths[i]) == 0) {
+			free(real);
+			continue;
+		}
+		log_debug("policy: %s resolves to %s", l->paths[i], real);
+		free(l->paths[i]);
+		l->paths[i] = real;
+	}
+	return 0;
+}
+
+int wd_resolve_policy(struct wd_policy *p)
+{
+	int err = wd_resolve_paths(&p->fs_read);
+
+	if (!err)
+		err = wd_resolve_paths(&p->fs_write);
+	if (!err)
+		err = wd_resolve_paths(&p->fs_exec);
+	if (!err)
+		err = wd_resolve_paths(&p->fs_deny);
+	for (size_t i = 0; !err && i < p->n_fs_protect; i++) {
+		char *real = realpath(p->fs_protect[i].path, NULL);
+
+		if (real) {
+			free(p->fs_protect[i].path);
+			p->fs_protect[i].path = real;
+		} else if (errno == ENOMEM) {
+			err = -ENOMEM;
+		}
+	}
+	for (size_t i = 0; !err && i < p->exec_hold.n; i++) {
+		char *real = realpath(p->exec_hold.v[i].path, NULL);
+
+		if (real) {
+			free(p->exec_hold.v[i].path);
+			p->exec_hold.v[i].path = real;
+		} else if (errno == ENOMEM) {
+			err = -ENOMEM;
+		}
+	}
+	return err;
+}

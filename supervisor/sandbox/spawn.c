@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/close_range.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "supervisor/sandbox/caps.h"
+#include "supervisor/util/log.h"
+#include "supervisor/sandbox/spawn.h"
+
+/* What the child reports when it cannot exec: the stage (0 set-up, 1 execve) and errno. */
+struct wd_spawn_failure {
+	int stage;
+	int err;
+};
+
+/* The init's fds across its exec (tools/warden-init.c says what it does with them). */
+#define INIT_STATUS_FD 3
+#define INIT_READY_FD 4
+
+/*
+ * pid 1 of the sandbox's pid namespace becomes the init program: a small one of its own, with an
+ * empty environment, no fd but its status channel and its ready pipe, and none of warden's
+ * memory. This runs before the backend's restrictions and before the cgroup is joined (only the
+ * command joins it), so no exec rule of the sandbox applies to it, and it stays outside what the
+ * command may reach: Landlock refuses ptrace (so /proc/1/mem, environ, fd and pidfd_getfd) of a
+ * task outside the command's domain, the BPF programs of a task outside its cgroup.
+ */
+static void __attribute__((noreturn)) exec_init(int init, int status, int ready, int errfd,
+						 pid_t cmd)
+{
+	struct wd_spawn_failure f = { .stage = 0 };
+	char pid[16], *argv[] = { "warden-init", pid, NULL }, *envp[] = { NULL };
+	int i = (int)sizeof(pid) - 1, s, r;
+
+	/* the command's pid, as the init sees it, in decimal: no stdio after fork */
+	pid[i] = 0;
+	do {
+		pid[--i] = (char)('0' + cmd % 10);
+		cmd /= 10;
+	} while (cmd && i > 0);
+	memmove(pid, pid + i, sizeof(pid) - (size_t)i);
+	/* out of the way of 3 and 4 first, then there (dup2 leaves them open across exec) */
+	s = fcntl(status, F_DUPFD_CLOEXEC, 10);
+	r = fcntl(ready, F_DUPFD_CLOEXEC, 10);
+	if (s < 0 || r < 0 || dup2(s, INIT_STATUS_FD) < 0 || dup2(r, INIT_READY_FD) < 0)
+		goto fail;
+	/* Not even the caller's standard streams: everything else is close-on-exec already. */
+	if (syscall(SYS_close_range, 0, 2, 0))
+		goto fail;
+	syscall(SYS_execveat, init, "", argv, envp, AT_EMPTY_PATH);
+fail:
+	f.err = errno;
+	if (write(errfd, &f, sizeof(f)) < 0) {
+		/* nothing left to tell anyone */
+	}
+	_exit(127);
+}
+
+/* In the child, between clone3 and execve: async-signal-safe calls only. */
+/* The child's ends of what it shares with the parent. */
+struct child_fds {
+	int err; /* why it could not exec */
+	int status; /* init reports the command's status (new pid namespace) */
+	int ready[2]; /* the init says it is out of reach (read end, write end) */
+	int init; /* the init program, opened O_PATH */
+	int notify; /* the waiting room's listener goes over it */
+	int procs; /* the sandbox's cgroup.procs, when it is joined after the set-up */
+};
+
+static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
+						  char *const argv[], const struct child_fds *fds,
+						  pid_t parent)
+{
+	int errfd = fds->err;
+	pid_t cmd;
+	struct wd_spawn_failure f = { .stage = 0 };
+	sigset_t all;
+	char ready;
+	int r;
+
+	sigemptyset(&all);
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+
+	/*
+	 * Die with warden: the sandbox never runs on unsupervised. (In a new pid namespace the parent
+	 * is outside it and getppid() says 0; otherwise a changed parent means warden already died.)
+	 * A run that is to survive warden is ended by its keeper instead, if nobody takes it over.
+	 */
+	if (!o->survive && prctl(PR_SET_PDEATHSIG, SIGKILL))
+		goto fail;
+	if (getppid() != parent && !((o->clone_flags & CLONE_NEWPID) && getppid() == 0)) {
+		errno = ESRCH;
+		goto fail;
+	}
+	/* A new session: no controlling terminal, so TIOCSTI cannot reach the caller's. */
+	if (setsid() < 0)
+		goto fail;
+	/*
+	 * Its own terminal where the caller has one: on the fds that were the caller's terminal,
+	 * and the controlling terminal of the new session, so job control works inside.
+	 */
+	if (o->tty_fds) {
+		for (int fd = 0; fd < 3; fd++)
+			if ((o->tty_fds & (1u << fd)) && dup2(o->tty, fd) < 0)
+				goto fail;
+		if (ioctl(o->tty, TIOCSCTTY, 0) < 0)
+			goto fail;
+		close(o->tty);
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		goto fail;
+	/* Only 0-2 go on: everything else, the error pipe included, closes at exec. */
+	if (syscall(SYS_close_range, 3, ~0u, CLOSE_RANGE_CLOEXEC))
+		goto fail;
+	/* Mounts, host name, network: while every privilege is still there. */
+	r = wd_setup_child_ns(o->plan, o->clone_flags);
+	if (r) {
+		errno = -r;
+		goto fail;
+	}
+	if (o->clone_flags & CLONE_NEWPID) {
+		/*
+		 * Here, before the cgroup and the backend: this process stays pid 1 and becomes
+		 * the init (exec_init), its child goes on to be the command once the init says
+		 * it is ready (not dumpable, no capabilities).
+		 */
+		cmd = fork();
+		if (cmd < 0)
+			goto fail;
+		if (cmd > 0)
+			exec_init(fds->init, fds->status, fds->ready[1], errfd, cmd);
+		close(fds->ready[1]);
+		do {
+			r = (int)read(fds->ready[0], &ready, 1);
+		} while (r < 0 && errno == EINTR);
+		/* no word: the init failed (an exec failure it said first), or was killed */
+		if (r != 1 || ready != 'r') {
+			errno = ESRCH;
+			goto fail;
+		}
+	}
+	if (fds->procs >= 0 && write(fds->procs, "0", 1) != 1)
+		goto fail;
+	if (o->setup) {
+		r = o->setup(o->setup_ctx);
+		if (r) {
+			errno = -r;
+			goto fail;
+		}
+	}
+	if (o->notify) {
+		r = wd_notify_install(o->notify, fds->notify);
+		if (r) {
+			errno = -r;
+			goto fail;
+		}
+	}
+	/* Capabilities, step one: the bounding set, while CAP_SETPCAP is still there. */
+	r = wd_caps_bound(o->plan ? &o->plan->caps : NULL);
+	if (r) {
+		errno = -r;
+		goto fail;
+	}
+	r = wd_setup_child_user(o->plan);
+	if (r) {
+		errno = -r;
+		goto fail;
+	}
+	/* Capabilities, step two: only what the policy keeps, right before execve. */
+	r = wd_caps_drop(o->plan ? &o->plan->caps : NULL);
+	if (r) {
+		errno = -r;
+		goto fail;
+	}
+	f.stage = 1;
+	execvp(argv[0], argv);
+fail:
+	f.err = errno;
+	if (write(errfd, &f, sizeof(f)) < 0) {
+		/* nothing left to tell anyone */
+	}
+	_exit(127);
+}
+
+/* The init program, warden-init beside warden's own binary: O_PATH, or -errno. */
+static int open_init(void)
+{
+	char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	char *slash;
+	int fd;
+
+	if (n < 0)
+		return -errno;
+	path[n] = 0;
+	slash = strrchr(path, '/');
+	if (!slash || (size_t)(slash - path) + sizeof("/warden-init") > sizeof(path))
+		return -ENAMETOOLONG;
+	strcpy(slash, "/warden-init");
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		fd = -errno;
+		log_warn("spawn: the sandbox's init program %s", path);
+	}
+	return fd;
+}
+
+int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child)
+{
+	struct clone_args args;
+	int pipefd[2] = { -1, -1 }, statusfd[2] = { -1, -1 }, notifyfd[2] = { -1, -1 };
+	int readyfd[2] = { -1, -1 };
+	bool newpid = o->clone_flags & CLONE_NEWPID;
+	struct child_fds fds;
+	struct wd_spawn_failure f = { 0 };
+	int pidfd = -1, procs = -1, init = -1, err = 0, one = 1;
+	pid_t parent = getpid();
+	ssize_t n;
+	long pid;
+
+	memset(child, 0, sizeof(*child));
+	child->pidfd = -1;
+	child->status_fd = -1;
+	child->notify_fd = -1;
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	if (o->notify && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, notifyfd)) {
+		err = -errno;
+		goto out_close;
+	}
+	/*
+	 * The init's status channel is a socket, not a pipe: nothing can open it again through
+	 * /proc/1/fd (ENXIO), and with SO_PASSCRED the kernel names the sender of what is read.
+	 */
+	if (newpid && (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, statusfd) ||
+		       setsockopt(statusfd[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) ||
+		       pipe2(readyfd, O_CLOEXEC))) {
+		err = -errno;
+		goto out_close;
+	}
+	if (newpid) {
+		init = open_init();
+		if (init < 0) {
+			err = init;
+			goto out_close;
+		}
+	}
+
+	/* With an init, only the command joins the cgroup: the init stays out of its reach. */
+	if (o->join_after_setup || newpid) {
+		procs = openat(o->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+		if (procs < 0) {
+			err = -errno;
+			log_warn("spawn: cannot open the sandbox's cgroup.procs");
+			goto out_close;
+		}
+	}
+
+	memset(&args, 0, sizeof(args));
+	args.flags = CLONE_PIDFD | o->clone_flags;
+	if (procs < 0) {
+		args.flags |= CLONE_INTO_CGROUP;
+		args.cgroup = (uint64_t)o->cgroup_fd;
+	}
+	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
+	args.exit_signal = SIGCHLD;
+
+	pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid < 0) {
+		err = -errno;
+		log_warn("spawn: clone3 into the sandbox cgroup failed");
+		goto out_close;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		if (statusfd[0] >= 0)
+			close(statusfd[0]);
+		if (notifyfd[0] >= 0)
+			close(notifyfd[0]);
+		fds = (struct child_fds){ .err = pipefd[1], .status = statusfd[1],
+					  .ready = { readyfd[0], readyfd[1] }, .init = init,
+					  .notify = notifyfd[1], .procs = procs };
+		child_exec(o, argv, &fds, parent);
+	}
+	close(pipefd[1]);
+	pipefd[1] = -1;
+	/* the ready pipe is the init's and the command's alone: EOF means the init is gone */
+	for (int i = 0; i < 2; i++) {
+		if (readyfd[i] >= 0)
+			close(readyfd[i]);
+		readyfd[i] = -1;
+	}
+	child->status_fd = statusfd[0];
+	statusfd[0] = -1;
+	child->pid = (pid_t)pid;
+	child->pidfd = pidfd;
+	if (o->notify) {
+		close(notifyfd[1]);
+		notifyfd[1] = -1;
+		/* An error here means the child failed first: the error pipe says why. */
+		child->notify_fd = wd_notify_receive(notifyfd[0]);
+		if (child->notify_fd >= 0 && o->notify_attach)
+			o->notify_attach(o->notify_ctx, child->notify_fd);
+	}
+
+	/*
+	 * EOF: execve succeeded (the pipe was close-on-exec); otherwise the child says why. The
+	 * exec itself may wait in the waiting room meanwhile: answer it.
+	 */
+	for (;;) {
+		struct pollfd pfd[64] = { { .fd = pipefd[0], .events = POLLIN } };
+		int watch[63], m = 0;
+
+		if (child->notify_fd >= 0 && o->notify_fds && o->notify_service)
+			m = o->notify_fds(o->notify_ctx, watch, 63);
+		for (int i = 0; i < m; i++)
+			pfd[i + 1] = (struct pollfd){ .fd = watch[i], .events = POLLIN };
+		if (m && poll(pfd, (nfds_t)m + 1, -1) >= 0 && !pfd[0].revents) {
+			o->notify_service(o->notify_ctx);
+			continue;
+		}
+		n = read(pipefd[0], &f, sizeof(f));
+		if (n >= 0 || errno != EINTR)
+			break;
+	}
+	if (n == sizeof(f) && f.stage == 0)
+		child->setup_errno = f.err ? f.err : EIO;
+	else if (n == sizeof(f))
+		child->exec_errno = f.err ? f.err : EIO;
+
+out_close:
+	if (procs >= 0)
+		close(procs);
+	if (init >= 0)
+		close(init);
+	for (int i = 0; i < 2; i++) {
+		if (readyfd[i] >= 0)
+			close(readyfd[i]);
+		if (pipefd[i] >= 0)
+			close(pipefd[i]);
+		if (statusfd[i] >= 0)
+			close(statusfd[i]);
+		if (notifyfd[i] >= 0)
+			close(notifyfd[i]);
+	}
+	if (!err && o->notify && child->notify_fd < 0 && !child->setup_errno &&
+	    !child->exec_errno)
+		child->setup_errno = -child->notify_fd;
+	return err;
+}
+
+int wd_child_wait(struct wd_child *child, siginfo_t *si)
+{
+	memset(si, 0, sizeof(*si));
+	if (waitid(P_PIDFD, (id_t)child->pidfd, si, WEXITED))
+		return -errno;
+	if (child->status_fd >= 0)
+		wd_child_read_status(child->status_fd, child->pid, si);
+	return 0;
+}
+
+int wd_child_read_status(int status_fd, pid_t init, siginfo_t *si)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+	} ctl;
+	struct ucred cred;
+	struct msghdr msg;
+	struct iovec iov;
+	int status, err = -ENODATA;
+	ssize_t n;
+
+	/*
+	 * The init wrote the command's status before it exited, or never will. Only a message
+	 * the kernel says the init (@init, as this process sees pids) sent counts: nothing else
+	 * should hold the other end, and were it stolen, what it says is not an exit status.
+	 */
+	for (;;) {
+		iov = (struct iovec){ .iov_base = &status, .iov_len = sizeof(status) };
+		msg = (struct msghdr){ .msg_iov = &iov,
+				       .msg_iovlen = 1,
+				       .msg_control = ctl.buf,
+				       .msg_controllen = sizeof(ctl.buf) };
+		n = recvmsg(status_fd, &msg, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* the init itself was killed: its own status stands */
+		cred.pid = 0;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+			    c->cmsg_len == CMSG_LEN(sizeof(cred)))
+				memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+			else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+				for (size_t i = 0;
+				     i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++)
+					close(((int *)CMSG_DATA(c))[i]);
+		}
+		if (n != sizeof(status) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+		    init <= 0 || cred.pid != init) {
+			log_warnx("spawn: ignored a status from pid %d, not the sandbox's init %d",
+				  (int)cred.pid, (int)init);
+			continue;
+		}
+		if (WIFEXITED(status)) {
+			si->si_code = CLD_EXITED;
+			si->si_status = WEXITSTATUS(status);
+		} else if (WIFSIGNALED(status)) {
+			si->si_code = WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
+			si->si_status = WTERMSIG(status);
+		}
+		err = 0;
+		break;
+	}
+	return err;
+}
+
+void wd_child_close(struct wd_child *child)
+{
+	if (child->notify_fd >= 0)
+		close(child->notify_fd);
+	child->notify_fd = -1;
+	if (child->pidfd >= 0)
+		close(child->pidfd);
+	if (child->status_fd >= 0)
+		close(child->status_fd);
+	child->pidfd = -1;
+	child->status_fd = -1;
+}
