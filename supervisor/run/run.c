@@ -36,187 +36,12 @@
 #include "supervisor/hold/rules.h"
 #include "supervisor/run/keeper.h"
 #include "supervisor/run/pty.h"
+#include "supervisor/run/records.h"
 #include "supervisor/run/report.h"
 #include "supervisor/sandbox/resolve.h"
 #include "supervisor/run/run.h"
 #include "supervisor/sandbox/setup.h"
 #include "supervisor/sandbox/spawn.h"
-
-/*
- * A call the waiting room failed (denied, or approved and failed): on landlock the syscall-exit
- * recorder then sees its EPERM too, and would name no rule ("default") for it.
- */
-struct refusal {
-	uint32_t tid;
-	uint16_t op; /* WD_OP_* the record will carry */
-	char rule[48];
-	uint64_t ns;
-};
-
-#define WD_REFUSALS 16
-#define WD_REFUSAL_NS 2000000000ull /* the record follows within milliseconds: be generous */
-
-struct run_state {
-	struct wd_audit_ctx actx;
-	FILE *audit;
-	struct wd_exe_cache exes;
-	uint64_t malformed; /* records the kernel sent that did not parse */
-	struct refusal refused[WD_REFUSALS];
-	unsigned int next_refusal;
-	struct wd_pty *pty; /* the command's own terminal, relayed in the run loop; may be NULL */
-};
-
-static uint64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Kernel records are written in batches (one flush per ring-buffer drain); ours at once. */
-static void audit_put(struct run_state *st, char *line, bool flush)
-{
-	if (!line) {
-		log_warnx("audit: cannot format a record");
-		return;
-	}
-	if (!st->audit) {
-		/* only before the sink is open, when warden is failing to set the sandbox up */
-		free(line);
-		return;
-	}
-	fprintf(st->audit, "%s\n", line);
-	if (flush)
-		fflush(st->audit);
-	free(line);
-}
-
-static void audit_write(struct run_state *st, char *line)
-{
-	audit_put(st, line, true);
-}
-
-/*
- * The exe of the task behind @ev: what its last exec record said (exact, and known after the
- * task has gone), else /proc while the task lives, else its parent's last exec.
- */
-static const char *exe_of(struct run_state *st, const struct wd_event *ev, char *buf,
-			  size_t bufsz)
-{
-	const char *exe = wd_exe_cache_get(&st->exes, ev->pid);
-	char link[64];
-	ssize_t n;
-
-	if (exe)
-		return exe;
-	snprintf(link, sizeof(link), "/proc/%u/exe", ev->tid);
-	n = readlink(link, buf, bufsz - 1);
-	if (n > 0 && ev->type != WD_EV_EXEC) {
-		buf[n] = 0;
-		return buf;
-	}
-	return wd_exe_cache_get(&st->exes, ev->ppid);
-}
-
-/*
- * A relative path a task passed to a syscall, made absolute against its cwd or dirfd while the
- * task still lives; false when that can no longer be known.
- */
-static bool absolute_target(const struct wd_event *ev, char *buf, size_t bufsz)
-{
-	char link[64], base[PATH_MAX];
-	ssize_t n;
-
-	/* the recorder resolved it against the base the call had, or knows it cannot */
-	if (ev->source == WD_SRC_LSM || !ev->path[0] || ev->path[0] == '/' ||
-	    (ev->flags & WD_EVF_SOCKADDR) ||
-	    (ev->flags & (WD_EVF_AT_ENTRY | WD_EVF_BASE_CHANGED)) ||
-	    (ev->source == WD_SRC_SYSCALL_EXIT && !(ev->flags & WD_EVF_LATE)))
-		return false;
-	if (ev->dirfd == AT_FDCWD)
-		snprintf(link, sizeof(link), "/proc/%u/cwd", ev->tid);
-	else
-		snprintf(link, sizeof(link), "/proc/%u/fd/%d", ev->tid, ev->dirfd);
-	n = readlink(link, base, sizeof(base) - 1);
-	if (n <= 0)
-		return false;
-	base[n] = 0;
-	return (size_t)snprintf(buf, bufsz, "%s/%s", strcmp(base, "/") ? base : "", ev->path) <
-	       bufsz;
-}
-
-/*
- * The rule that allowed @path for @acc, found as the kernel's LPM lookup would: for records whose
- * verdict was made where no rule id could be read (Landlock).
- */
-static const char *rule_for(const struct wd_ruleset *rs, const char *path, unsigned int acc)
-{
-	const struct wd_rule_entry *e = wd_ruleset_lookup(rs, path);
-	int idx = acc & WD_ACC_EXEC ? WD_ACC_IDX_EXEC :
-		  acc & WD_ACC_WRITE ? WD_ACC_IDX_WRITE : WD_ACC_IDX_READ;
-
-	if (!e || !(e->val.allow & acc))
-		return NULL;
-	return wd_ruleset_rule_name(rs, e->val.rule[idx]);
-}
-
-/* The record op of a held operation's syscall ("truncate" may be an open with O_TRUNC). */
-static bool refusal_op_matches(uint16_t want, uint16_t got)
-{
-	return want == got || (want == WD_OP_TRUNCATE && got == WD_OP_OPEN);
-}
-
-/* The rule of the waiting room's refusal that @ev (a syscall-exit denial) records, or NULL. */
-static const char *refusal_rule(struct run_state *st, const struct wd_event *ev)
-{
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
-
-	if (ev->source != WD_SRC_SYSCALL_EXIT || ev->verdict != WD_VERDICT_DENY)
-		return NULL;
-	for (unsigned int i = 0; i < WD_REFUSALS; i++) {
-		struct refusal *r = &st->refused[i];
-
-		if (r->tid != ev->tid || !refusal_op_matches(r->op, ev->op) ||
-		    now - r->ns > WD_REFUSAL_NS)
-			continue;
-		r->tid = 0; /* one record each */
-		return r->rule;
-	}
-	return NULL;
-}
-
-static int on_record(void *ctx, void *rec, size_t size)
-{
-	struct run_state *st = ctx;
-	const struct wd_event *ev = rec;
-	struct wd_audit_extra extra = { 0 };
-	char buf[PATH_MAX], target[PATH_MAX];
-	char *line;
-
-	if (size >= WD_EVENT_HDR_SIZE && size >= WD_EVENT_HDR_SIZE + ev->path_len) {
-		extra.exe = exe_of(st, ev, buf, sizeof(buf));
-		if (absolute_target(ev, target, sizeof(target)))
-			extra.target = target;
-		if (ev->source != WD_SRC_LSM && ev->verdict == WD_VERDICT_ALLOW &&
-		    st->actx.rules)
-			extra.rule = rule_for(st->actx.rules,
-					      extra.target ? extra.target : ev->path, ev->access);
-		else
-			extra.rule = refusal_rule(st, ev);
-	}
-	line = wd_audit_event_line(&st->actx, rec, size, &extra);
-	if (!line) {
-		st->malformed++;
-		log_warnx("audit: malformed kernel record of %zu bytes", size);
-		return 0;
-	}
-	audit_put(st, line, false);
-	/* From here on the task runs what it just exec'd. */
-	if (ev->type == WD_EV_EXEC && ev->verdict != WD_VERDICT_DENY && ev->path[0])
-		wd_exe_cache_set(&st->exes, ev->pid, ev->path);
-	return 0;
-}
 
 static int exit_code_of(const siginfo_t *si, int *signo)
 {
@@ -248,7 +73,7 @@ static void on_held(void *ctx, const struct wd_hold_view *v)
 	/* before the prompt hears of it: it finds the terminal in the caller's modes, not read */
 	if (h->prompting && h->st->pty)
 		wd_pty_pause(h->st->pty, true);
-	audit_write(h->st, wd_audit_hold_line(&h->st->actx, clock_ns(CLOCK_REALTIME), v));
+	wd_run_audit_write(h->st, wd_audit_hold_line(&h->st->actx, wd_clock_ns(CLOCK_REALTIME), v));
 	if (h->ctl)
 		wd_ctl_publish_hold(h->ctl, v);
 }
@@ -276,7 +101,7 @@ static void on_decided(void *ctx, const struct wd_hold_view *v, bool allow, cons
 	struct run_holds *h = ctx;
 
 	h->decided++;
-	audit_write(h->st, wd_audit_decision_line(&h->st->actx, clock_ns(CLOCK_REALTIME), v, allow,
+	wd_run_audit_write(h->st, wd_audit_decision_line(&h->st->actx, wd_clock_ns(CLOCK_REALTIME), v, allow,
 						  who, result));
 	if (!allow || result == -EPERM || result == -EACCES) {
 		struct run_state *st = h->st;
@@ -285,7 +110,7 @@ static void on_decided(void *ctx, const struct wd_hold_view *v, bool allow, cons
 		r->tid = v->pid;
 		r->op = refusal_op(v->op);
 		snprintf(r->rule, sizeof(r->rule), "%s", v->rule ? v->rule : "default");
-		r->ns = clock_ns(CLOCK_MONOTONIC);
+		r->ns = wd_clock_ns(CLOCK_MONOTONIC);
 	}
 	if (h->ctl)
 		wd_ctl_publish_decision(h->ctl, v, allow, who, result);
@@ -838,8 +663,8 @@ int wd_run(const struct wd_run_opts *o)
 	st.actx.backend = ops->name;
 	st.actx.rules = &rs;
 	st.actx.boot_to_real_ns =
-		(int64_t)clock_ns(CLOCK_REALTIME) - (int64_t)clock_ns(CLOCK_BOOTTIME);
-	if (ops->start(&be, on_record, &st))
+		(int64_t)wd_clock_ns(CLOCK_REALTIME) - (int64_t)wd_clock_ns(CLOCK_BOOTTIME);
+	if (ops->start(&be, wd_run_on_record, &st))
 		goto out_restore_sigs;
 	if (wd_cgroup_create(&cg))
 		goto out_stop_backend;
@@ -883,8 +708,8 @@ int wd_run(const struct wd_run_opts *o)
 		holds.prompting = prompter > 0;
 	}
 
-	t0 = clock_ns(CLOCK_MONOTONIC);
-	t_start = clock_ns(CLOCK_REALTIME);
+	t0 = wd_clock_ns(CLOCK_MONOTONIC);
+	t_start = wd_clock_ns(CLOCK_REALTIME);
 	cctx = (struct child_ctx){ .ops = ops, .be = be };
 	sopts = (struct wd_spawn_opts){ .cgroup_fd = cg.fd,
 					.clone_flags = ops->clone_flags(be) | setup.clone_flags,
@@ -904,7 +729,7 @@ int wd_run(const struct wd_run_opts *o)
 	if (err)
 		goto out_destroy_cgroup;
 	/* Written before any kernel record is read, dated before the first could be made. */
-	audit_write(&st, wd_audit_start_line(&st.actx, t_start, child.pid, o->argv));
+	wd_run_audit_write(&st, wd_audit_start_line(&st.actx, t_start, child.pid, o->argv));
 	/* raw only for a command that runs: warden's own messages on failure read as usual */
 	if (!child.setup_errno && !child.exec_errno)
 		wd_pty_started(&pty);
@@ -959,7 +784,7 @@ int wd_run(const struct wd_run_opts *o)
 		rep.status = rep.signal ? "killed" : "completed";
 		rep.exit_code = rc;
 	}
-	t_end = clock_ns(CLOCK_MONOTONIC);
+	t_end = wd_clock_ns(CLOCK_MONOTONIC);
 	rep.wall_time_s = (double)(t_end - t0) / 1e9;
 
 out_destroy_cgroup:
@@ -980,12 +805,12 @@ out_destroy_cgroup:
 		rep.denials = final.denials;
 		rep.lost_records = final.lost;
 		if (final.lost)
-			audit_write(&st, wd_audit_lost_line(&st.actx, clock_ns(CLOCK_REALTIME),
+			wd_run_audit_write(&st, wd_audit_lost_line(&st.actx, wd_clock_ns(CLOCK_REALTIME),
 							    final.lost));
 	}
 	rep.holds = holds.held;
 	if (rep.status) {
-		audit_write(&st, wd_audit_exit_line(&st.actx, clock_ns(CLOCK_REALTIME), child.pid,
+		wd_run_audit_write(&st, wd_audit_exit_line(&st.actx, wd_clock_ns(CLOCK_REALTIME), child.pid,
 						    rep.status, rep.exit_code, rep.signal));
 		if (report.fd >= 0 && wd_report_commit(&report, &rep))
 			rc = rc ? rc : WD_EXIT_INTERNAL;
@@ -1093,7 +918,7 @@ static void lost_since(struct run_state *st, int counts, const struct wd_cgroup 
 
 	if (counts < 0 || bpf_map_lookup_elem(counts, &id, &sb) || !sb.lost)
 		return;
-	audit_write(st, wd_audit_lost_line(&st->actx, clock_ns(CLOCK_REALTIME), sb.lost));
+	wd_run_audit_write(st, wd_audit_lost_line(&st->actx, wd_clock_ns(CLOCK_REALTIME), sb.lost));
 }
 
 /*
@@ -1103,7 +928,7 @@ static void lost_since(struct run_state *st, int counts, const struct wd_cgroup 
 static int adopt_when_let_in(const struct wd_adopt_opts *o, struct wd_keeper *k,
 			     struct wd_adoption *a)
 {
-	uint64_t deadline = clock_ns(CLOCK_MONOTONIC) + (uint64_t)o->wait_ms * 1000000;
+	uint64_t deadline = wd_clock_ns(CLOCK_MONOTONIC) + (uint64_t)o->wait_ms * 1000000;
 	char name[64], ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	int in, err;
 
@@ -1123,7 +948,7 @@ static int adopt_when_let_in(const struct wd_adopt_opts *o, struct wd_keeper *k,
 
 		/* until the name is made again, or the time is up */
 		while (!ours) {
-			uint64_t now = clock_ns(CLOCK_MONOTONIC);
+			uint64_t now = wd_clock_ns(CLOCK_MONOTONIC);
 			struct pollfd pfd = { .fd = in, .events = POLLIN };
 			ssize_t n;
 
@@ -1242,7 +1067,7 @@ int wd_adopt(const struct wd_adopt_opts *o)
 	st.actx.rules = &rs;
 	st.actx.sandbox = cg.name;
 	st.actx.boot_to_real_ns =
-		(int64_t)clock_ns(CLOCK_REALTIME) - (int64_t)clock_ns(CLOCK_BOOTTIME);
+		(int64_t)wd_clock_ns(CLOCK_REALTIME) - (int64_t)wd_clock_ns(CLOCK_BOOTTIME);
 	holds.st = &st;
 	holds.keeper = &keeper;
 	holds.deny_errno = strcmp(k.backend, "landlock") == 0 ? EACCES : EPERM;
@@ -1260,11 +1085,11 @@ int wd_adopt(const struct wd_adopt_opts *o)
 			a.calls[waiting++] = a.calls[i];
 	a.n_calls = waiting;
 	if (a.fds[WD_KEEP_EVENTS] >= 0) {
-		rb = ring_buffer__new(a.fds[WD_KEEP_EVENTS], on_record, &st, NULL);
+		rb = ring_buffer__new(a.fds[WD_KEEP_EVENTS], wd_run_on_record, &st, NULL);
 		if (!rb)
 			log_warn("adopt: cannot read the kernel's records of %s", cg.name);
 	}
-	audit_write(&st, wd_audit_adopt_line(&st.actx, clock_ns(CLOCK_REALTIME), a.n_calls,
+	wd_run_audit_write(&st, wd_audit_adopt_line(&st.actx, wd_clock_ns(CLOCK_REALTIME), a.n_calls,
 					     rb != NULL));
 	if (holds.engine && a.fds[WD_KEEP_LISTENER] >= 0) {
 		/* the engine answers on it now; the keeper keeps its own copy */
@@ -1301,10 +1126,10 @@ int wd_adopt(const struct wd_adopt_opts *o)
 	    wd_child_read_status(a.fds[WD_KEEP_STATUS], k.pid, &si) == 0) {
 		int signo, code = exit_code_of(&si, &signo);
 
-		audit_write(&st, wd_audit_exit_line(&st.actx, clock_ns(CLOCK_REALTIME), k.pid,
+		wd_run_audit_write(&st, wd_audit_exit_line(&st.actx, wd_clock_ns(CLOCK_REALTIME), k.pid,
 						    signo ? "killed" : "completed", code, signo));
 	} else {
-		audit_write(&st, wd_audit_exit_line(&st.actx, clock_ns(CLOCK_REALTIME), k.pid,
+		wd_run_audit_write(&st, wd_audit_exit_line(&st.actx, wd_clock_ns(CLOCK_REALTIME), k.pid,
 						    "ended", -1, 0));
 	}
 	rc = err ? 1 : 0;

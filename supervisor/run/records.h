@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The record path of a run: what the kernel's ring buffer sends becomes audit lines, with what only
+ * the supervisor can add (the exe, a relative target made absolute, the rule a Landlock verdict
+ * came from, the waiting room's refusal behind a syscall-exit denial). Shared by run and adopt.
+ */
+#ifndef WD_RUN_RECORDS_H
+#define WD_RUN_RECORDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "audit/jsonl.h"
+#include "supervisor/run/exe_cache.h"
+
+struct wd_pty;
+
+/*
+ * A call the waiting room failed (denied, or approved and failed): on landlock the syscall-exit
+ * recorder then sees its EPERM too, and would name no rule ("default") for it.
+ */
+struct refusal {
+	uint32_t tid;
+	uint16_t op; /* WD_OP_* the record will carry */
+	char rule[48];
+	uint64_t ns;
+};
+
+#define WD_REFUSALS 16
+#define WD_REFUSAL_NS 2000000000ull /* the record follows within milliseconds: be generous */
+
+struct run_state {
+	struct wd_audit_ctx actx;
+	FILE *audit;
+	struct wd_exe_cache exes;
+	uint64_t malformed; /* records the kernel sent that did not parse */
+	struct refusal refused[WD_REFUSALS];
+	unsigned int next_refusal;
+	struct wd_pty *pty; /* the command's own terminal, relayed in the run loop; may be NULL */
+};
+
+uint64_t wd_clock_ns(clockid_t clk);
+/* Kernel records are written in batches (one flush per ring-buffer drain); ours at once. */
+void wd_run_audit_put(struct run_state *st, char *line, bool flush);
+void wd_run_audit_write(struct run_state *st, char *line);
+/* The ring buffer's callback: one kernel record, @ctx the run_state. */
+int wd_run_on_record(void *ctx, void *rec, size_t size);
+
+#endif
