@@ -15,6 +15,7 @@
 #include "policy/json_locate.h"
 #include "policy/net.h"
 #include "policy/policy.h"
+#include "policy/argv.h"
 #include "policy/grow.h"
 #include "policy/templates.h"
 #include "policy/units.h"
@@ -1985,17 +1986,7 @@ bool wd_is_template_name(const char *s)
 
 bool wd_exec_rule_matches(const struct wd_exec_rule *r, char *const *args, size_t n)
 {
-	size_t i;
-
-	if (!r->has_argv)
-		return true;
-	for (i = 0; i < r->argc; i++) {
-		if (i + 1 == r->argc && strcmp(r->argv[i], "**") == 0)
-			return true;
-		if (i >= n || fnmatch(r->argv[i], args[i], 0) != 0)
-			return false;
-	}
-	return i == n;
+	return !r->has_argv || wd_argv_match(r->argv, r->argc, args, n);
 }
 
 /* ---- what is asked for, what is enforced ----------------------------------------------------- */

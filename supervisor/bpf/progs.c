@@ -42,9 +42,6 @@ struct wd_progs {
 	size_t n_protects;
 };
 
-/* Multiply-linked files under one fs.deny tree that are protected by inode, at most. */
-#define WD_DENY_LINKED_MAX 4096
-
 /*
  * Index of the previous verdict among lsm/bpf's context arguments: the hook's own arguments come
  * first, and bpf_lsm_bpf has 3 on 6.1 and 4 (a `bool kernel`) on newer kernels.
@@ -500,13 +497,13 @@ static int protect_linked(struct wd_progs *progs, uint64_t sandbox, const char *
 			  const struct wd_inode_rule *val, const char *what)
 {
 	struct linked_put lp = { progs, sandbox, *val, 0 };
-	int err = wd_walk_linked(tree, WD_DENY_LINKED_MAX, linked_put_one, &lp);
+	int err = wd_walk_linked(tree, WD_LINKED_FILES_MAX, linked_put_one, &lp);
 
 	if (lp.err)
 		return lp.err;
 	if (err == -E2BIG) {
 		log_warnx("bpf: more than %d multiply-linked files under an %s path",
-			  WD_DENY_LINKED_MAX, what);
+			  WD_LINKED_FILES_MAX, what);
 		return err;
 	}
 	if (err) {

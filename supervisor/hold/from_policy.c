@@ -113,10 +113,10 @@ static int find_linked(struct wd_hold_rules *r, char *why, size_t whysz)
 		    !S_ISDIR(st.st_mode))
 			continue; /* nothing there yet, or a file: its name is the only way there */
 		ls.rule = i;
-		err = wd_walk_linked(r->protect[i].path, WD_HOLD_LINKED_MAX, add_linked, &ls);
+		err = wd_walk_linked(r->protect[i].path, WD_LINKED_FILES_MAX, add_linked, &ls);
 		if (err == -E2BIG)
 			snprintf(why, whysz, "%s: more than %d files under %s have another name too",
-				 r->protect[i].name, WD_HOLD_LINKED_MAX, r->protect[i].path);
+				 r->protect[i].name, WD_LINKED_FILES_MAX, r->protect[i].path);
 		else if (err && err != -ENOMEM)
 			err = 0; /* a tree that cannot be walked: its names are all there is */
 	}

@@ -7,8 +7,6 @@
 #include "supervisor/hold/rules.h"
 
 #define WD_HOLD_DEFAULT_TIMEOUT_MS (5 * 60 * 1000)
-/* Most multiply-linked files one tree protected from truncation may hold (as bpf-lsm's). */
-#define WD_HOLD_LINKED_MAX 4096
 
 /*
  * Rules that point into @p (which must outlive them). 0, -ENOMEM, or -EINVAL with @why saying

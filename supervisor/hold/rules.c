@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/argv.h"
 #include "policy/path.h"
 #include "supervisor/hold/rules.h"
 
@@ -21,17 +22,6 @@ enum wd_hold_action wd_hold_match_inode(const struct wd_hold_rules *r, dev_t dev
 	}
 	*rule = *tree = NULL;
 	return WD_HOLD_ACT_NONE;
-}
-
-bool wd_argv_match(char *const *pat, size_t npat, char *const *argv, size_t argc)
-{
-	for (size_t i = 0; i < npat; i++) {
-		if (i == npat - 1 && strcmp(pat[i], "**") == 0)
-			return true;
-		if (i >= argc || fnmatch(pat[i], argv[i], 0) != 0)
-			return false;
-	}
-	return npat == argc;
 }
 
 enum wd_hold_action wd_hold_match(const struct wd_hold_rules *r, const struct wd_held_op *op,

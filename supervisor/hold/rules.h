@@ -83,9 +83,6 @@ struct wd_held_op {
 	bool burst; /* held as part of a delete burst, not by a rule about its target */
 };
 
-/* Do @argv[0..@argc) match the patterns @pat[0..@npat) (a last "**" matching any rest)? */
-bool wd_argv_match(char *const *pat, size_t npat, char *const *argv, size_t argc);
-
 /*
  * The action for @op, the rule that chose it (*rule; NULL for none) and that rule's path (*tree:
  * the protected tree or the held program).

@@ -11,6 +11,13 @@
 int wd_write_at(int dirfd, const char *path, const char *val);
 
 /*
+ * Most multiply-linked files one protected tree may hold: fs.deny (protected by inode in the
+ * kernel) and fs.protect (held truncations) walk the same trees with the same limit, and a tree
+ * over it refuses the sandbox rather than protect it in part.
+ */
+#define WD_LINKED_FILES_MAX 4096
+
+/*
  * Call @fn for each regular file under @tree with more than one name (a hard link made before a
  * sandbox started reaches such a file from anywhere), not crossing mounts or following
  * symlinks. 0; -E2BIG past @max such files; @fn's nonzero return; or -errno when @tree cannot
