@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The "net" section: its host entries ("api.example.com:443", "10.0.0.0/8:443", "[::1]:80") parsed
+ * into wd_net_rule, the allow and deny lists, the default and the egress rate.
+ */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -8,7 +12,12 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <cJSON.h>
+
 #include "policy/net.h"
+#include "policy/parse_internal.h"
+#include "policy/policy.h"
+#include "policy/units.h"
 
 #define HOST_MAX 256
 
@@ -387,3 +396,74 @@ int wd_net_rule_cmp(const struct wd_net_rule *a, const struct wd_net_rule *b)
 	wd_net_rule_format(b, y, sizeof(y));
 	return strcmp(x, y);
 }
+
+static void parse_net_default(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+{
+	static const char *const vals[] = { "deny", "allow", NULL };
+	int i = wdp_pick(c, v, ptr, vals);
+
+	(void)name;
+	if (i < 0)
+		return;
+	c->p->net_default = i == 0 ? WD_ACTION_DENY : WD_ACTION_ALLOW;
+	c->p->net_default_set.set = true;
+}
+
+static void parse_net_list(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+{
+	struct wd_net_list *l = strcmp(name, "allow") == 0 ? &c->p->net_allow : &c->p->net_deny;
+	const cJSON *item;
+	char ip[PTR_MAX];
+	size_t i;
+
+	if (!wdp_check_array(c, v, ptr, "hosts (\"host:port\", \"10.0.0.0/8:443\", \"[::1]:80\")"))
+		return;
+	for_each_item(v, item, i, ptr, ip)
+	{
+		struct wd_net_rule r = { 0 };
+		char why[400];
+		int err;
+
+		if (!wdp_check_string(c, item, ip, "a host entry such as \"api.example.com:443\""))
+			continue;
+		err = wd_net_rule_parse(item->valuestring, &r, why, sizeof(why));
+		if (err == -ENOMEM) {
+			oom(c);
+			continue;
+		}
+		if (err) {
+			perr(c, ip, "%s", why);
+			continue;
+		}
+		if (wd_net_list_add(l, &r))
+			oom(c);
+		free(r.name);
+	}
+}
+
+static void parse_egress_rate(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+{
+	char why[300];
+
+	(void)name;
+	if (!wdp_check_string(c, v, ptr, "a rate such as \"1MiB/s\""))
+		return;
+	if (wd_parse_rate(v->valuestring, true, &c->p->egress_bytes, &c->p->egress_per_ms, why,
+			  sizeof(why))) {
+		perr(c, ptr, "%s", why);
+		return;
+	}
+	if (!c->p->egress_bytes) {
+		perr(c, ptr, "an egress rate must be above zero (leave it out for no limit)");
+		return;
+	}
+	c->p->egress_rate_set.set = true;
+}
+
+const struct key wdp_net_keys[] = {
+	{ .name = "default", .parse = parse_net_default },
+	{ .name = "allow", .parse = parse_net_list },
+	{ .name = "deny", .parse = parse_net_list },
+	{ .name = "egress_rate", .parse = parse_egress_rate },
+	{ 0 },
+};

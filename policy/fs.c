@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The "fs" section: read, write, exec and deny path lists, and "protect" entries. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/parse_internal.h"
+#include "policy/policy.h"
+
+static struct wd_path_list *fs_list(struct wd_policy *p, const char *name)
+{
+	if (strcmp(name, "read") == 0)
+		return &p->fs_read;
+	if (strcmp(name, "write") == 0)
+		return &p->fs_write;
+	if (strcmp(name, "exec") == 0)
+		return &p->fs_exec;
+	return &p->fs_deny;
+}
+
+static void parse_fs_paths(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+{
+	struct wd_path_list *l = fs_list(c->p, name);
+	const cJSON *item;
+	char ip[PTR_MAX];
+	size_t i;
+
+	if (!wdp_check_array(c, v, ptr, "absolute paths"))
+		return;
+	for_each_item(v, item, i, ptr, ip)
+	{
+		char *path = wdp_check_path(c, item, ip);
+
+		if (path && wdp_list_take(l, path, 0))
+			oom(c);
+	}
+}
+
+static void protect_path(struct pctx *c, const cJSON *v, const char *ptr, const char *name);
+static void protect_ops(struct pctx *c, const cJSON *v, const char *ptr, const char *name);
+static void protect_action(struct pctx *c, const cJSON *v, const char *ptr, const char *name);
+
+static const struct key protect_keys[] = {
+	{ .name = "path", .parse = protect_path },
+	{ .name = "ops", .parse = protect_ops },
+	{ .name = "action", .parse = protect_action },
+	{ 0 },
+};
+
+static void protect_path(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+{
+	(void)name;
+	c->protect->path = wdp_check_path(c, v, ptr);
+	if (!c->protect->path)
+		c->protect->origin = -1; /* marks the entry bad */
+}
+
+static void protect_ops(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+{
+	static const char *const ops[] = { "delete", "rename", "truncate", NULL };
+	const cJSON *item;
+	char ip[PTR_MAX];
+	size_t i;
+
+	(void)name;
+	c->protect->ops = 0;
+	if (!wdp_check_array(c, v, ptr, "operations (\"delete\", \"rename\", \"truncate\")")) {
+		c->protect->origin = -1;
+		return;
+	}
+	if (!cJSON_GetArraySize(v)) {
+		perr(c, ptr,
+		     "expected at least one of \"delete\", \"rename\", \"truncate\" (leave "
+		     "\"ops\" out for all three)");
+		c->protect->origin = -1;
+		return;
+	}
+	for_each_item(v, item, i, ptr, ip)
+	{
+		int op = wdp_pick(c, item, ip, ops);
+
+		if (op < 0) {
+			c->protect->origin = -1;
+		} else if (c->protect->ops & (1u << op)) {
+			perr(c, ip, "\"%s\" is listed twice", ops[op]);
+			c->protect->origin = -1;
+		} else {
+			c->protect->ops |= 1u << op;
+		}
+	}
+}
+
+static void protect_action(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+{
+	static const char *const actions[] = { "deny", "hold", NULL };
+	int i = wdp_pick(c, v, ptr, actions);
+
+	(void)name;
+	if (i < 0)
+		c->protect->origin = -1;
+	else
+		c->protect->action = i == 0 ? WD_ACTION_DENY : WD_ACTION_HOLD;
+}
+
+static void parse_fs_protect(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+{
+	const cJSON *item;
+	char ip[PTR_MAX];
+	size_t i;
+
+	(void)name;
+	if (!wdp_check_array(c, v, ptr, "protected paths"))
+		return;
+	for_each_item(v, item, i, ptr, ip)
+	{
+		struct wd_protect pr = { .ops = WD_PROTECT_ALL, .action = WD_ACTION_DENY };
+
+		if (cJSON_IsString(item)) {
+			pr.path = wdp_check_path(c, item, ip);
+		} else if (cJSON_IsObject(item)) {
+			c->protect = &pr;
+			wdp_parse_members(c, item, ip, protect_keys, "an object");
+			c->protect = NULL;
+			if (!cJSON_GetObjectItemCaseSensitive(item, "path")) {
+				perr(c, ip, "missing \"path\"");
+				pr.origin = -1;
+			}
+		} else {
+			perr(c, ip,
+			     "expected a path, or an object with \"path\", \"ops\" and "
+			     "\"action\", got %s",
+			     wdp_json_type(item));
+		}
+		if (pr.path && pr.origin == 0 && wd_protect_add(c->p, &pr))
+			oom(c);
+		free(pr.path);
+	}
+}
+
+const struct key wdp_fs_keys[] = {
+	{ .name = "read", .parse = parse_fs_paths },
+	{ .name = "write", .parse = parse_fs_paths },
+	{ .name = "exec", .parse = parse_fs_paths },
+	{ .name = "deny", .parse = parse_fs_paths },
+	{ .name = "protect", .parse = parse_fs_protect, .sub = protect_keys, .items = true },
+	{ 0 },
+};

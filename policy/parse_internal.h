@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Inside the policy parser: the parse state of one document, the key tables that walk it, and the
+ * helpers every section file (fs.c, exec.c, net.c, limits.c, env.c, namespaces.c, hold.c,
+ * caps.c) shares to check values and record errors. Not an interface: only policy/ includes it;
+ * other rooms use policy/policy.h. Names start with wdp_ as they are visible to the linker.
+ */
+#ifndef WD_PARSE_INTERNAL_H
+#define WD_PARSE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "policy/policy.h"
+
+#define PTR_MAX 512
+/* Longest path a variable may expand into, and longest user or group name. */
+#define VAR_PATH_MAX 4096
+#define NAME_MAX_LEN 32
+
+/* Parse state of one document. */
+struct pctx {
+	const char *text;
+	size_t len;
+	struct wd_policy *p;
+	struct wd_policy_errors *errs;
+	bool nomem;
+	/* The protect or exec entry whose members are being parsed. */
+	struct wd_protect *protect;
+	struct wd_exec_rule *exec;
+};
+
+/*
+ * One key of an object. A key with @sub and no @parse is an object of those keys, @what saying
+ * what it should be in the message when it is not one.
+ */
+struct key {
+	const char *name;
+	void (*parse)(struct pctx *c, const cJSON *v, const char *ptr, const char *name);
+	const struct key *sub; /* keys of the object (or, with items, of each array item) */
+	bool items;
+	const char *what;
+};
+
+/* The sections of a policy (top_keys in parse.c). */
+extern const struct key wdp_fs_keys[], wdp_exec_keys[], wdp_net_keys[], wdp_limit_keys[],
+	wdp_env_keys[], wdp_ns_keys[], wdp_hold_keys[];
+void wdp_parse_user(struct pctx *c, const cJSON *v, const char *ptr, const char *name);
+void wdp_parse_caps(struct pctx *c, const cJSON *v, const char *ptr, const char *name);
+
+/* An error at @ptr (@key: at the member's name, its @nth repetition) with its line and column. */
+void wdp_perr_at(struct pctx *c, const char *ptr, bool key, unsigned int nth, const char *fmt,
+		 ...) __attribute__((format(printf, 5, 6)));
+#define perr(c, ptr, ...) wdp_perr_at(c, ptr, false, 0, __VA_ARGS__)
+
+static inline void oom(struct pctx *c)
+{
+	c->nomem = true;
+}
+
+/* JSON pointers: @base + "/" + @key escaped as RFC 6901 asks, and @base + "/" + @i. */
+void wdp_pointer_join(char *buf, size_t bufsz, const char *base, const char *key);
+void wdp_pointer_index(char *buf, size_t bufsz, const char *base, size_t i);
+
+/* The item at index @i of array @arr is @v; its pointer into @buf. */
+#define for_each_item(arr, v, i, ptr, buf)                                                         \
+	for ((i) = 0, (v) = (arr)->child; (v); (v) = (v)->next, (i)++)                             \
+		if (wdp_pointer_index(buf, sizeof(buf), ptr, i), 1)
+
+/* "a string", "an array", ... for messages. */
+const char *wdp_json_type(const cJSON *v);
+/* A list of names for messages: "\"a\", \"b\" or \"c\"". */
+void wdp_name_list(char *buf, size_t bufsz, const char *const *names);
+/* The index of @v among NULL-terminated @names, or -1 with an error. */
+int wdp_pick(struct pctx *c, const cJSON *v, const char *ptr, const char *const *names);
+/* Each member of object @obj through the table @keys; unknown and repeated names are errors. */
+void wdp_parse_members(struct pctx *c, const cJSON *obj, const char *ptr, const struct key *keys,
+		       const char *what);
+bool wdp_check_array(struct pctx *c, const cJSON *v, const char *ptr, const char *what);
+
+/* Values (validate.c). */
+char *wdp_check_path(struct pctx *c, const cJSON *v, const char *ptr);
+bool wdp_check_uint(struct pctx *c, const cJSON *v, const char *ptr, double min, double max,
+		    const char *what, uint64_t *out);
+bool wdp_check_string(struct pctx *c, const cJSON *v, const char *ptr, const char *what);
+bool wdp_name_ok(const char *s);
+bool wdp_env_name_ok(const char *s, bool pattern);
+bool wdp_pattern_ok(const char *s);
+
+/* Append @s (taken over, freed on failure) to @l (policy.c). */
+int wdp_list_take(struct wd_path_list *l, char *s, int origin);
+
+#endif
