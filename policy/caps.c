@@ -165,9 +165,6 @@ void wdp_parse_caps(struct pctx *c, const cJSON *v, const char *ptr, const char 
 			     ci->risk, ok);
 			continue;
 		}
-		if (wd_path_list_has(&c->p->caps, ci->name))
-			continue;
-		if (wd_path_list_add(&c->p->caps, ci->name, 0))
-			oom(c);
+		wdp_list_add_once(c, &c->p->caps, ci->name);
 	}
 }

@@ -30,10 +30,7 @@ static void parse_env_pass(struct pctx *c, const cJSON *v, const char *ptr, cons
 			     item->valuestring);
 			continue;
 		}
-		if (wd_path_list_has(&c->p->env_pass, item->valuestring))
-			continue;
-		if (wd_path_list_add(&c->p->env_pass, item->valuestring, 0))
-			oom(c);
+		wdp_list_add_once(c, &c->p->env_pass, item->valuestring);
 	}
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The "exec" section: allow, deny and hold lists of programs with optional argv patterns. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,38 +69,26 @@ static const struct key exec_rule_keys[] = {
 	{ 0 },
 };
 
-
 static void parse_exec_list(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
 {
-	struct wd_exec_list *l = strcmp(name, "allow") == 0  ? &c->p->exec_allow
-				 : strcmp(name, "deny") == 0 ? &c->p->exec_deny
-							     : &c->p->exec_hold;
+	struct wd_exec_list *l = KEY_FIELD(c, struct wd_exec_list);
 	const cJSON *item;
 	char ip[PTR_MAX];
 	size_t i;
 
+	(void)name;
 	if (!wdp_check_array(c, v, ptr, "programs (paths, or objects with \"path\" and \"argv\")"))
 		return;
 	for_each_item(v, item, i, ptr, ip)
 	{
 		struct wd_exec_rule r = { 0 };
 
-		if (cJSON_IsString(item)) {
-			r.path = wdp_check_path(c, item, ip);
-		} else if (cJSON_IsObject(item)) {
-			c->exec = &r;
-			wdp_parse_members(c, item, ip, exec_rule_keys, "an object");
-			c->exec = NULL;
-			if (!cJSON_GetObjectItemCaseSensitive(item, "path")) {
-				perr(c, ip, "missing \"path\"");
-				r.origin = -1;
-			}
-		} else {
-			perr(c, ip,
-			     "expected a program path, or an object with \"path\" and \"argv\", "
-			     "got %s",
-			     wdp_json_type(item));
-		}
+		c->exec = &r;
+		if (!wdp_path_or_object(c, item, ip, exec_rule_keys,
+					"a program path, or an object with \"path\" and \"argv\"",
+					&r.path))
+			r.origin = -1;
+		c->exec = NULL;
 		if (r.path && r.origin == 0) {
 			if (wd_grow((void **)&l->v, l->n, sizeof(*l->v))) {
 				oom(c);
@@ -113,8 +102,20 @@ static void parse_exec_list(struct pctx *c, const cJSON *v, const char *ptr, con
 }
 
 const struct key wdp_exec_keys[] = {
-	{ .name = "allow", .parse = parse_exec_list, .sub = exec_rule_keys, .items = true },
-	{ .name = "deny", .parse = parse_exec_list, .sub = exec_rule_keys, .items = true },
-	{ .name = "hold", .parse = parse_exec_list, .sub = exec_rule_keys, .items = true },
+	{ .name = "allow",
+	  .parse = parse_exec_list,
+	  .sub = exec_rule_keys,
+	  .items = true,
+	  .off = offsetof(struct wd_policy, exec_allow) },
+	{ .name = "deny",
+	  .parse = parse_exec_list,
+	  .sub = exec_rule_keys,
+	  .items = true,
+	  .off = offsetof(struct wd_policy, exec_deny) },
+	{ .name = "hold",
+	  .parse = parse_exec_list,
+	  .sub = exec_rule_keys,
+	  .items = true,
+	  .off = offsetof(struct wd_policy, exec_hold) },
 	{ 0 },
 };

@@ -101,7 +101,8 @@ static void feature_where(const struct wd_policy *p, unsigned int feat, char *pt
 	case WD_FEAT_LIMITS:
 		for (int i = WD_LIMIT_NR - 1; i >= 0; i--) {
 			if (p->limits[i].s.set) {
-				snprintf(ptr, ptrsz, "/limits/%s", wd_limit_name((enum wd_limit_kind)i));
+				snprintf(ptr, ptrsz, "/limits/%s",
+					 wd_limit_name((enum wd_limit_kind)i));
 				*origin = p->limits[i].s.origin;
 			}
 		}
@@ -130,7 +131,8 @@ static void feature_where(const struct wd_policy *p, unsigned int feat, char *pt
 		}
 		for (int i = WD_NS_NR - 1; i >= 0; i--) {
 			if (p->ns_set[i].set && p->ns[i] != WD_NS_HOST) {
-				snprintf(ptr, ptrsz, "/namespaces/%s", wd_ns_name((enum wd_ns_kind)i));
+				snprintf(ptr, ptrsz, "/namespaces/%s",
+					 wd_ns_name((enum wd_ns_kind)i));
 				*origin = p->ns_set[i].origin;
 			}
 		}

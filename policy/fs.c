@@ -1,29 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The "fs" section: read, write, exec and deny path lists, and "protect" entries. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "policy/parse_internal.h"
 #include "policy/policy.h"
 
-static struct wd_path_list *fs_list(struct wd_policy *p, const char *name)
+void wdp_parse_paths(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
 {
-	if (strcmp(name, "read") == 0)
-		return &p->fs_read;
-	if (strcmp(name, "write") == 0)
-		return &p->fs_write;
-	if (strcmp(name, "exec") == 0)
-		return &p->fs_exec;
-	return &p->fs_deny;
-}
-
-static void parse_fs_paths(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
-{
-	struct wd_path_list *l = fs_list(c->p, name);
+	struct wd_path_list *l = KEY_FIELD(c, struct wd_path_list);
 	const cJSON *item;
 	char ip[PTR_MAX];
 	size_t i;
 
+	(void)name;
 	if (!wdp_check_array(c, v, ptr, "absolute paths"))
 		return;
 	for_each_item(v, item, i, ptr, ip)
@@ -114,22 +105,12 @@ static void parse_fs_protect(struct pctx *c, const cJSON *v, const char *ptr, co
 	{
 		struct wd_protect pr = { .ops = WD_PROTECT_ALL, .action = WD_ACTION_DENY };
 
-		if (cJSON_IsString(item)) {
-			pr.path = wdp_check_path(c, item, ip);
-		} else if (cJSON_IsObject(item)) {
-			c->protect = &pr;
-			wdp_parse_members(c, item, ip, protect_keys, "an object");
-			c->protect = NULL;
-			if (!cJSON_GetObjectItemCaseSensitive(item, "path")) {
-				perr(c, ip, "missing \"path\"");
-				pr.origin = -1;
-			}
-		} else {
-			perr(c, ip,
-			     "expected a path, or an object with \"path\", \"ops\" and "
-			     "\"action\", got %s",
-			     wdp_json_type(item));
-		}
+		c->protect = &pr;
+		if (!wdp_path_or_object(c, item, ip, protect_keys,
+					"a path, or an object with \"path\", \"ops\" and \"action\"",
+					&pr.path))
+			pr.origin = -1;
+		c->protect = NULL;
 		if (pr.path && pr.origin == 0 && wd_protect_add(c->p, &pr))
 			oom(c);
 		free(pr.path);
@@ -137,10 +118,10 @@ static void parse_fs_protect(struct pctx *c, const cJSON *v, const char *ptr, co
 }
 
 const struct key wdp_fs_keys[] = {
-	{ .name = "read", .parse = parse_fs_paths },
-	{ .name = "write", .parse = parse_fs_paths },
-	{ .name = "exec", .parse = parse_fs_paths },
-	{ .name = "deny", .parse = parse_fs_paths },
+	{ .name = "read", .parse = wdp_parse_paths, .off = offsetof(struct wd_policy, fs_read) },
+	{ .name = "write", .parse = wdp_parse_paths, .off = offsetof(struct wd_policy, fs_write) },
+	{ .name = "exec", .parse = wdp_parse_paths, .off = offsetof(struct wd_policy, fs_exec) },
+	{ .name = "deny", .parse = wdp_parse_paths, .off = offsetof(struct wd_policy, fs_deny) },
 	{ .name = "protect", .parse = parse_fs_protect, .sub = protect_keys, .items = true },
 	{ 0 },
 };

@@ -30,14 +30,8 @@ static void parse_hold_timeout(struct pctx *c, const cJSON *v, const char *ptr, 
 
 static void parse_hold_on_timeout(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
 {
-	static const char *const vals[] = { "deny", "allow", NULL };
-	int i = wdp_pick(c, v, ptr, vals);
-
 	(void)name;
-	if (i < 0)
-		return;
-	c->p->hold_on_timeout = i == 0 ? WD_ACTION_DENY : WD_ACTION_ALLOW;
-	c->p->hold_on_timeout_set.set = true;
+	wdp_deny_allow(c, v, ptr, &c->p->hold_on_timeout, &c->p->hold_on_timeout_set);
 }
 
 static void parse_hold_approvers(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
@@ -66,23 +60,18 @@ static void parse_hold_approvers(struct pctx *c, const cJSON *v, const char *ptr
 			     s);
 			continue;
 		}
-		if (wd_path_list_has(&c->p->hold_approvers, s))
-			continue;
-		if (wd_path_list_add(&c->p->hold_approvers, s, 0))
-			oom(c);
+		wdp_list_add_once(c, &c->p->hold_approvers, s);
 	}
 }
 
 static void parse_hold_io_uring(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
 {
 	static const char *const vals[] = { "refuse", "allow", NULL };
-	int i = wdp_pick(c, v, ptr, vals);
+	int i = wdp_pick_set(c, v, ptr, vals, &c->p->hold_io_uring_set);
 
 	(void)name;
-	if (i < 0)
-		return;
-	c->p->hold_io_uring = i == 1;
-	c->p->hold_io_uring_set.set = true;
+	if (i >= 0)
+		c->p->hold_io_uring = i == 1;
 }
 
 static void burst_count(struct pctx *c, const cJSON *v, const char *ptr, const char *name)

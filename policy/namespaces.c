@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The "namespaces" section: host or private per namespace kind, and read-only bind mounts. */
+#include <stddef.h>
 #include <string.h>
 
 #include "policy/parse_internal.h"
@@ -56,28 +57,12 @@ static void parse_ns(struct pctx *c, const cJSON *v, const char *ptr, const char
 	c->p->ns_set[k].set = true;
 }
 
-static void parse_ns_bind_ro(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
-{
-	const cJSON *item;
-	char ip[PTR_MAX];
-	size_t i;
-
-	(void)name;
-	if (!wdp_check_array(c, v, ptr, "absolute paths"))
-		return;
-	for_each_item(v, item, i, ptr, ip)
-	{
-		char *path = wdp_check_path(c, item, ip);
-
-		if (path && wdp_list_take(&c->p->ns_bind_ro, path, 0))
-			oom(c);
-	}
-}
-
 const struct key wdp_ns_keys[] = {
 	{ .name = "mount", .parse = parse_ns }, { .name = "pid", .parse = parse_ns },
 	{ .name = "ipc", .parse = parse_ns },	{ .name = "uts", .parse = parse_ns },
 	{ .name = "net", .parse = parse_ns },	{ .name = "tmp", .parse = parse_ns },
-	{ .name = "bind_ro", .parse = parse_ns_bind_ro },
+	{ .name = "bind_ro",
+	  .parse = wdp_parse_paths,
+	  .off = offsetof(struct wd_policy, ns_bind_ro) },
 	{ 0 },
 };

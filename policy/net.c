@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -399,23 +400,18 @@ int wd_net_rule_cmp(const struct wd_net_rule *a, const struct wd_net_rule *b)
 
 static void parse_net_default(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
 {
-	static const char *const vals[] = { "deny", "allow", NULL };
-	int i = wdp_pick(c, v, ptr, vals);
-
 	(void)name;
-	if (i < 0)
-		return;
-	c->p->net_default = i == 0 ? WD_ACTION_DENY : WD_ACTION_ALLOW;
-	c->p->net_default_set.set = true;
+	wdp_deny_allow(c, v, ptr, &c->p->net_default, &c->p->net_default_set);
 }
 
 static void parse_net_list(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
 {
-	struct wd_net_list *l = strcmp(name, "allow") == 0 ? &c->p->net_allow : &c->p->net_deny;
+	struct wd_net_list *l = KEY_FIELD(c, struct wd_net_list);
 	const cJSON *item;
 	char ip[PTR_MAX];
 	size_t i;
 
+	(void)name;
 	if (!wdp_check_array(c, v, ptr, "hosts (\"host:port\", \"10.0.0.0/8:443\", \"[::1]:80\")"))
 		return;
 	for_each_item(v, item, i, ptr, ip)
@@ -462,8 +458,8 @@ static void parse_egress_rate(struct pctx *c, const cJSON *v, const char *ptr, c
 
 const struct key wdp_net_keys[] = {
 	{ .name = "default", .parse = parse_net_default },
-	{ .name = "allow", .parse = parse_net_list },
-	{ .name = "deny", .parse = parse_net_list },
+	{ .name = "allow", .parse = parse_net_list, .off = offsetof(struct wd_policy, net_allow) },
+	{ .name = "deny", .parse = parse_net_list, .off = offsetof(struct wd_policy, net_deny) },
 	{ .name = "egress_rate", .parse = parse_egress_rate },
 	{ 0 },
 };

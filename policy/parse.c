@@ -204,6 +204,7 @@ void wdp_parse_members(struct pctx *c, const cJSON *obj, const char *ptr, const 
 					item->string, list);
 			continue;
 		}
+		c->key = k;
 		if (k->parse)
 			k->parse(c, item, child, k->name);
 		else
@@ -217,6 +218,51 @@ bool wdp_check_array(struct pctx *c, const cJSON *v, const char *ptr, const char
 		return true;
 	perr(c, ptr, "expected an array of %s, got %s", what, wdp_json_type(v));
 	return false;
+}
+
+int wdp_pick_set(struct pctx *c, const cJSON *v, const char *ptr, const char *const *names,
+		 struct wd_setting *s)
+{
+	int i = wdp_pick(c, v, ptr, names);
+
+	if (i >= 0)
+		s->set = true;
+	return i;
+}
+
+void wdp_deny_allow(struct pctx *c, const cJSON *v, const char *ptr, enum wd_action *out,
+		    struct wd_setting *s)
+{
+	static const char *const vals[] = { "deny", "allow", NULL };
+	int i = wdp_pick_set(c, v, ptr, vals, s);
+
+	if (i >= 0)
+		*out = i == 0 ? WD_ACTION_DENY : WD_ACTION_ALLOW;
+}
+
+bool wdp_path_or_object(struct pctx *c, const cJSON *v, const char *ptr, const struct key *keys,
+			const char *expected, char **path)
+{
+	bool ok = true;
+
+	if (cJSON_IsString(v)) {
+		*path = wdp_check_path(c, v, ptr);
+	} else if (cJSON_IsObject(v)) {
+		wdp_parse_members(c, v, ptr, keys, "an object");
+		if (!cJSON_GetObjectItemCaseSensitive(v, "path")) {
+			perr(c, ptr, "missing \"path\"");
+			ok = false;
+		}
+	} else {
+		perr(c, ptr, "expected %s, got %s", expected, wdp_json_type(v));
+	}
+	return ok;
+}
+
+void wdp_list_add_once(struct pctx *c, struct wd_path_list *l, const char *s)
+{
+	if (!wd_path_list_has(l, s) && wd_path_list_add(l, s, 0))
+		oom(c);
 }
 
 /* ---- top level ------------------------------------------------------------------------------- */
@@ -233,13 +279,11 @@ static void parse_schema(struct pctx *c, const cJSON *v, const char *ptr, const 
 static void parse_mode(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
 {
 	static const char *const modes[] = { "enforce", "audit", NULL };
-	int i = wdp_pick(c, v, ptr, modes);
+	int i = wdp_pick_set(c, v, ptr, modes, &c->p->mode_set);
 
 	(void)name;
-	if (i < 0)
-		return;
-	c->p->mode = i == 0 ? WD_MODE_ENFORCE : WD_MODE_AUDIT;
-	c->p->mode_set.set = true;
+	if (i >= 0)
+		c->p->mode = i == 0 ? WD_MODE_ENFORCE : WD_MODE_AUDIT;
 }
 
 static void extends_one(struct pctx *c, const cJSON *v, const char *ptr)

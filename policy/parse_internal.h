@@ -31,6 +31,8 @@ struct pctx {
 	/* The protect or exec entry whose members are being parsed. */
 	struct wd_protect *protect;
 	struct wd_exec_rule *exec;
+	/* The key whose value is being parsed (its @off says where the value goes). */
+	const struct key *key;
 };
 
 /*
@@ -43,7 +45,11 @@ struct key {
 	const struct key *sub; /* keys of the object (or, with items, of each array item) */
 	bool items;
 	const char *what;
+	size_t off; /* offset of the list the key fills in struct wd_policy, for shared parsers */
 };
+
+/* The field of the policy the current key fills, as a @type. */
+#define KEY_FIELD(c, type) ((type *)(void *)((char *)(c)->p + (c)->key->off))
 
 /* The sections of a policy (top_keys in parse.c). */
 extern const struct key wdp_fs_keys[], wdp_exec_keys[], wdp_net_keys[], wdp_limit_keys[],
@@ -80,6 +86,23 @@ int wdp_pick(struct pctx *c, const cJSON *v, const char *ptr, const char *const 
 void wdp_parse_members(struct pctx *c, const cJSON *obj, const char *ptr, const struct key *keys,
 		       const char *what);
 bool wdp_check_array(struct pctx *c, const cJSON *v, const char *ptr, const char *what);
+/* wdp_pick, and on success marks @s set. */
+int wdp_pick_set(struct pctx *c, const cJSON *v, const char *ptr, const char *const *names,
+		 struct wd_setting *s);
+/* "deny" or "allow" into @out, marking @s set. */
+void wdp_deny_allow(struct pctx *c, const cJSON *v, const char *ptr, enum wd_action *out,
+		    struct wd_setting *s);
+/*
+ * An entry that is a path or an object of @keys with a "path" member (which the keys' parsers
+ * store): a string's checked path into *@path. False when an object lacks "path". @expected says
+ * what the entry may be, for the message.
+ */
+bool wdp_path_or_object(struct pctx *c, const cJSON *v, const char *ptr, const struct key *keys,
+			const char *expected, char **path);
+/* An array of paths into the wd_path_list the current key names (fs.read, namespaces.bind_ro). */
+void wdp_parse_paths(struct pctx *c, const cJSON *v, const char *ptr, const char *name);
+/* Adds @s to @l unless it is there already. */
+void wdp_list_add_once(struct pctx *c, struct wd_path_list *l, const char *s);
 
 /* Values (validate.c). */
 char *wdp_check_path(struct pctx *c, const cJSON *v, const char *ptr);
