@@ -7,6 +7,7 @@
 
 #include "policy/compile.h"
 #include "policy/explain.h"
+#include "policy/grow.h"
 #include "policy/net.h"
 #include "policy/units.h"
 
@@ -304,14 +305,13 @@ static void say(struct lines *ls, enum section sec, int origin, const char *poin
 	va_start(ap, fmt);
 	n = vasprintf(&text, fmt, ap);
 	va_end(ap);
-	v = n >= 0 ? realloc(ls->v, (ls->n + 1) * sizeof(*v)) : NULL;
-	if (!v) {
+	if (n < 0 || WD_GROW(ls->v, ls->n)) {
 		if (n >= 0)
 			free(text);
 		ls->nomem = true;
 		return;
 	}
-	ls->v = v;
+	v = ls->v;
 	v[ls->n].sec = sec;
 	v[ls->n].text = text;
 	v[ls->n].origin = origin;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/grow.h"
 #include "policy/json_locate.h"
 #include "policy/parse_internal.h"
 #include "policy/policy.h"
@@ -27,15 +28,8 @@ int wd_policy_errors_add(struct wd_policy_errors *errs, const struct wd_policy_e
 		errs->dropped++;
 		return 0;
 	}
-	if (errs->n == errs->cap) {
-		size_t cap = errs->cap ? errs->cap * 2 : 8;
-		struct wd_policy_error *v = realloc(errs->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		errs->v = v;
-		errs->cap = cap;
-	}
+	if (WD_GROW(errs->v, errs->n))
+		return -ENOMEM;
 	errs->v[errs->n++] = *e;
 	return 0;
 }
@@ -407,8 +401,7 @@ void wd_policy_keys(void (*fn)(const char *pointer, void *arg), void *arg)
 static void set_origins(struct wd_policy *p)
 {
 	/* One document: every part comes from it, origin 0. Nothing to do but make [0] exist. */
-	p->origins = calloc(1, sizeof(char *));
-	if (p->origins) {
+	if (!WD_GROW(p->origins, 0)) {
 		p->origins[0] = strdup("");
 		p->n_origins = p->origins[0] ? 1 : 0;
 	}

@@ -216,9 +216,8 @@ struct wd_policy_error {
 };
 
 struct wd_policy_errors {
-	struct wd_policy_error *v;
+	struct wd_policy_error *v; /* grown by wd_grow: its capacity follows from n */
 	size_t n;
-	size_t cap;
 	size_t dropped;
 };
 
