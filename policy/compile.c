@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Compiling a policy (policy/compile.h): LPM path entries and rule names, the other parts as
+ * their enforcement loads them, and the text dump of a rule set.
+ */
 #include <errno.h>
 #include <stddef.h>
 #include <stdarg.h>

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The effective policy (policy/effective.h): extends resolved, documents merged, command-line
+ * additions on top, variables expanded.
+ */
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* A policy explained (policy/explain.h): canonical JSON, and plain-word lines per section. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -18,23 +19,38 @@ static const char *action_word(enum wd_action a)
 	return a == WD_ACTION_ALLOW ? "allow" : a == WD_ACTION_HOLD ? "hold" : "deny";
 }
 
-static bool add_strings(cJSON *obj, const char *key, const struct wd_path_list *l)
+/*
+ * The array @key of @obj with @n items, item @i made by @make from @list (NULL when out of
+ * memory). No member when there are no items.
+ */
+static bool add_array(cJSON *obj, const char *key, const void *list, size_t n,
+		      cJSON *(*make)(const void *list, size_t i))
 {
 	cJSON *arr;
 
-	if (!l->n)
+	if (!n)
 		return true;
 	arr = cJSON_AddArrayToObject(obj, key);
 	if (!arr)
 		return false;
-	for (size_t i = 0; i < l->n; i++) {
-		cJSON *s = cJSON_CreateString(l->paths[i]);
+	for (size_t i = 0; i < n; i++) {
+		cJSON *item = make(list, i);
 
-		if (!s)
+		if (!item)
 			return false;
-		cJSON_AddItemToArray(arr, s);
+		cJSON_AddItemToArray(arr, item);
 	}
 	return true;
+}
+
+static cJSON *string_item(const void *list, size_t i)
+{
+	return cJSON_CreateString(((const struct wd_path_list *)list)->paths[i]);
+}
+
+static bool add_strings(cJSON *obj, const char *key, const struct wd_path_list *l)
+{
+	return add_array(obj, key, l, l->n, string_item);
 }
 
 /* An object member that is only added when it gets content. */
@@ -43,62 +59,45 @@ static cJSON *section(cJSON *parent, const char *key, bool want)
 	return want ? cJSON_AddObjectToObject(parent, key) : NULL;
 }
 
+/* A program's path, or an object with its path and argv. */
+static cJSON *exec_item(const void *list, size_t i)
+{
+	const struct wd_exec_rule *r = &((const struct wd_exec_list *)list)->v[i];
+	cJSON *item, *argv;
+
+	if (!r->has_argv)
+		return cJSON_CreateString(r->path);
+	item = cJSON_CreateObject();
+	if (item && (!cJSON_AddStringToObject(item, "path", r->path) ||
+		     !(argv = cJSON_AddArrayToObject(item, "argv")))) {
+		cJSON_Delete(item);
+		return NULL;
+	}
+	for (size_t a = 0; item && a < r->argc; a++)
+		cJSON_AddItemToArray(argv, cJSON_CreateString(r->argv[a]));
+	if (item && cJSON_GetArraySize(argv) != (int)r->argc) {
+		cJSON_Delete(item);
+		return NULL;
+	}
+	return item;
+}
+
 static bool add_exec_list(cJSON *obj, const char *key, const struct wd_exec_list *l)
 {
-	cJSON *arr;
+	return add_array(obj, key, l, l->n, exec_item);
+}
 
-	if (!l->n)
-		return true;
-	arr = cJSON_AddArrayToObject(obj, key);
-	if (!arr)
-		return false;
-	for (size_t i = 0; i < l->n; i++) {
-		const struct wd_exec_rule *r = &l->v[i];
-		cJSON *item, *argv;
+static cJSON *net_item(const void *list, size_t i)
+{
+	char buf[320];
 
-		if (!r->has_argv) {
-			item = cJSON_CreateString(r->path);
-		} else {
-			item = cJSON_CreateObject();
-			if (item && (!cJSON_AddStringToObject(item, "path", r->path) ||
-				     !(argv = cJSON_AddArrayToObject(item, "argv")))) {
-				cJSON_Delete(item);
-				return false;
-			}
-			for (size_t a = 0; item && a < r->argc; a++)
-				cJSON_AddItemToArray(argv, cJSON_CreateString(r->argv[a]));
-			if (item && cJSON_GetArraySize(argv) != (int)r->argc) {
-				cJSON_Delete(item);
-				return false;
-			}
-		}
-		if (!item)
-			return false;
-		cJSON_AddItemToArray(arr, item);
-	}
-	return true;
+	wd_net_rule_format(&((const struct wd_net_list *)list)->v[i], buf, sizeof(buf));
+	return cJSON_CreateString(buf);
 }
 
 static bool add_net_list(cJSON *obj, const char *key, const struct wd_net_list *l)
 {
-	cJSON *arr;
-
-	if (!l->n)
-		return true;
-	arr = cJSON_AddArrayToObject(obj, key);
-	if (!arr)
-		return false;
-	for (size_t i = 0; i < l->n; i++) {
-		char buf[320];
-		cJSON *s;
-
-		wd_net_rule_format(&l->v[i], buf, sizeof(buf));
-		s = cJSON_CreateString(buf);
-		if (!s)
-			return false;
-		cJSON_AddItemToArray(arr, s);
-	}
-	return true;
+	return add_array(obj, key, l, l->n, net_item);
 }
 
 static void limit_text(const struct wd_limit *l, enum wd_limit_kind k, char *buf, size_t bufsz)

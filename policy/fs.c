@@ -107,7 +107,8 @@ static void parse_fs_protect(struct pctx *c, const cJSON *v, const char *ptr, co
 
 		c->protect = &pr;
 		if (!wdp_path_or_object(c, item, ip, protect_keys,
-					"a path, or an object with \"path\", \"ops\" and \"action\"",
+					"a path, or an object with \"path\", \"ops\" and "
+					"\"action\"",
 					&pr.path))
 			pr.origin = -1;
 		c->protect = NULL;
