@@ -137,34 +137,24 @@ static void allowed_caps(char *buf, size_t sz)
 	}
 }
 
-void wdp_parse_caps(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+void wdp_cap_item(struct pctx *c, const cJSON *v, const char *ptr)
 {
 	const struct wd_cap_info *ci;
-	const cJSON *item;
-	char ip[PTR_MAX], ok[512];
-	size_t i;
+	char ok[512];
 
-	(void)name;
-	if (!wdp_check_array(c, v, ptr, "capability names (\"CAP_NET_BIND_SERVICE\")"))
+	if (!wdp_check_string(c, v, ptr, "a capability name (\"CAP_NET_BIND_SERVICE\")"))
 		return;
-	allowed_caps(ok, sizeof(ok));
-	for_each_item(v, item, i, ptr, ip)
-	{
-		if (!wdp_check_string(c, item, ip, "a capability name (\"CAP_NET_BIND_SERVICE\")"))
-			continue;
-		ci = wd_cap_find(item->valuestring);
-		if (!ci) {
-			perr(c, ip, "expected a capability name in upper case (\"CAP_CHOWN\"), got "
-				    "\"%s\"; a policy may keep: %s",
-			     item->valuestring, ok);
-			continue;
-		}
-		if (!ci->allowed) {
-			perr(c, ip, "%s is refused: a process holding it %s; a policy may keep: %s",
-			     ci->name,
-			     ci->risk, ok);
-			continue;
-		}
+	ci = wd_cap_find(v->valuestring);
+	if (ci && ci->allowed) {
 		wdp_list_add_once(c, &c->p->caps, ci->name);
+		return;
 	}
+	allowed_caps(ok, sizeof(ok));
+	if (!ci)
+		perr(c, ptr, "expected a capability name in upper case (\"CAP_CHOWN\"), got "
+			     "\"%s\"; a policy may keep: %s",
+		     v->valuestring, ok);
+	else
+		perr(c, ptr, "%s is refused: a process holding it %s; a policy may keep: %s",
+		     ci->name, ci->risk, ok);
 }

@@ -10,28 +10,18 @@
 #include "policy/parse_internal.h"
 #include "policy/policy.h"
 
-static void parse_env_pass(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+static void env_pass_item(struct pctx *c, const cJSON *item, const char *ip)
 {
-	const cJSON *item;
-	char ip[PTR_MAX];
-	size_t i;
-
-	(void)name;
-	if (!wdp_check_array(c, v, ptr, "variable names (\"PATH\", \"LC_*\")"))
+	if (!wdp_check_string(c, item, ip, "a variable name"))
 		return;
-	for_each_item(v, item, i, ptr, ip)
-	{
-		if (!wdp_check_string(c, item, ip, "a variable name"))
-			continue;
-		if (!wdp_env_name_ok(item->valuestring, true)) {
-			perr(c, ip,
-			     "\"%s\" is not a variable name (letters, digits and \"_\", not "
-			     "starting with a digit; \"*\" for any run of them)",
-			     item->valuestring);
-			continue;
-		}
-		wdp_list_add_once(c, &c->p->env_pass, item->valuestring);
+	if (!wdp_env_name_ok(item->valuestring, true)) {
+		perr(c, ip,
+		     "\"%s\" is not a variable name (letters, digits and \"_\", not "
+		     "starting with a digit; \"*\" for any run of them)",
+		     item->valuestring);
+		return;
 	}
+	wdp_list_add_once(c, &c->p->env_pass, item->valuestring);
 }
 
 static void parse_env_set(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
@@ -78,7 +68,7 @@ static void parse_env_set(struct pctx *c, const cJSON *v, const char *ptr, const
 }
 
 const struct key wdp_env_keys[] = {
-	{ .name = "pass", .parse = parse_env_pass },
+	{ .name = "pass", .item = env_pass_item, .what = "variable names (\"PATH\", \"LC_*\")" },
 	{ .name = "set", .parse = parse_env_set },
 	{ 0 },
 };

@@ -69,53 +69,35 @@ static const struct key exec_rule_keys[] = {
 	{ 0 },
 };
 
-static void parse_exec_list(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+static void exec_item(struct pctx *c, const cJSON *item, const char *ip)
 {
 	struct wd_exec_list *l = KEY_FIELD(c, struct wd_exec_list);
-	const cJSON *item;
-	char ip[PTR_MAX];
-	size_t i;
+	struct wd_exec_rule r = { 0 };
 
-	(void)name;
-	if (!wdp_check_array(c, v, ptr, "programs (paths, or objects with \"path\" and \"argv\")"))
-		return;
-	for_each_item(v, item, i, ptr, ip)
-	{
-		struct wd_exec_rule r = { 0 };
-
-		c->exec = &r;
-		if (!wdp_path_or_object(c, item, ip, exec_rule_keys,
-					"a program path, or an object with \"path\" and \"argv\"",
-					&r.path))
-			r.origin = -1;
-		c->exec = NULL;
-		if (r.path && r.origin == 0) {
-			if (wd_grow((void **)&l->v, l->n, sizeof(*l->v))) {
-				oom(c);
-			} else {
-				l->v[l->n++] = r;
-				continue;
-			}
+	c->exec = &r;
+	if (!wdp_path_or_object(c, item, ip, exec_rule_keys,
+				"a program path, or an object with \"path\" and \"argv\"",
+				&r.path))
+		r.origin = -1;
+	c->exec = NULL;
+	if (r.path && r.origin == 0) {
+		if (wd_grow((void **)&l->v, l->n, sizeof(*l->v))) {
+			oom(c);
+		} else {
+			l->v[l->n++] = r;
+			return;
 		}
-		wd_exec_rule_free(&r);
 	}
+	wd_exec_rule_free(&r);
 }
 
 const struct key wdp_exec_keys[] = {
-	{ .name = "allow",
-	  .parse = parse_exec_list,
-	  .sub = exec_rule_keys,
-	  .items = true,
-	  .off = offsetof(struct wd_policy, exec_allow) },
-	{ .name = "deny",
-	  .parse = parse_exec_list,
-	  .sub = exec_rule_keys,
-	  .items = true,
-	  .off = offsetof(struct wd_policy, exec_deny) },
-	{ .name = "hold",
-	  .parse = parse_exec_list,
-	  .sub = exec_rule_keys,
-	  .items = true,
-	  .off = offsetof(struct wd_policy, exec_hold) },
+#define PROGRAMS(n) { .name = #n, .item = exec_item, .sub = exec_rule_keys, .items = true, \
+		      .what = "programs (paths, or objects with \"path\" and \"argv\")", \
+		      .off = offsetof(struct wd_policy, exec_##n) }
+	PROGRAMS(allow),
+	PROGRAMS(deny),
+	PROGRAMS(hold),
+#undef PROGRAMS
 	{ 0 },
 };

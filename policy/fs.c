@@ -7,23 +7,13 @@
 #include "policy/parse_internal.h"
 #include "policy/policy.h"
 
-void wdp_parse_paths(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+void wdp_path_item(struct pctx *c, const cJSON *item, const char *ip)
 {
 	struct wd_path_list *l = KEY_FIELD(c, struct wd_path_list);
-	const cJSON *item;
-	char ip[PTR_MAX];
-	size_t i;
+	char *path = wdp_check_path(c, item, ip);
 
-	(void)name;
-	if (!wdp_check_array(c, v, ptr, "absolute paths"))
-		return;
-	for_each_item(v, item, i, ptr, ip)
-	{
-		char *path = wdp_check_path(c, item, ip);
-
-		if (path && wdp_list_take(l, path, 0))
-			oom(c);
-	}
+	if (path && wdp_list_take(l, path, 0))
+		oom(c);
 }
 
 static void protect_path(struct pctx *c, const cJSON *v, const char *ptr, const char *name);
@@ -92,37 +82,30 @@ static void protect_action(struct pctx *c, const cJSON *v, const char *ptr, cons
 		c->protect->action = i == 0 ? WD_ACTION_DENY : WD_ACTION_HOLD;
 }
 
-static void parse_fs_protect(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+static void protect_item(struct pctx *c, const cJSON *item, const char *ip)
 {
-	const cJSON *item;
-	char ip[PTR_MAX];
-	size_t i;
+	struct wd_protect pr = { .ops = WD_PROTECT_ALL, .action = WD_ACTION_DENY };
 
-	(void)name;
-	if (!wdp_check_array(c, v, ptr, "protected paths"))
-		return;
-	for_each_item(v, item, i, ptr, ip)
-	{
-		struct wd_protect pr = { .ops = WD_PROTECT_ALL, .action = WD_ACTION_DENY };
-
-		c->protect = &pr;
-		if (!wdp_path_or_object(c, item, ip, protect_keys,
-					"a path, or an object with \"path\", \"ops\" and "
-					"\"action\"",
-					&pr.path))
-			pr.origin = -1;
-		c->protect = NULL;
-		if (pr.path && pr.origin == 0 && wd_protect_add(c->p, &pr))
-			oom(c);
-		free(pr.path);
-	}
+	c->protect = &pr;
+	if (!wdp_path_or_object(c, item, ip, protect_keys,
+				"a path, or an object with \"path\", \"ops\" and "
+				"\"action\"",
+				&pr.path))
+		pr.origin = -1;
+	c->protect = NULL;
+	if (pr.path && pr.origin == 0 && wd_protect_add(c->p, &pr))
+		oom(c);
+	free(pr.path);
 }
 
 const struct key wdp_fs_keys[] = {
-	{ .name = "read", .parse = wdp_parse_paths, .off = offsetof(struct wd_policy, fs_read) },
-	{ .name = "write", .parse = wdp_parse_paths, .off = offsetof(struct wd_policy, fs_write) },
-	{ .name = "exec", .parse = wdp_parse_paths, .off = offsetof(struct wd_policy, fs_exec) },
-	{ .name = "deny", .parse = wdp_parse_paths, .off = offsetof(struct wd_policy, fs_deny) },
-	{ .name = "protect", .parse = parse_fs_protect, .sub = protect_keys, .items = true },
+#define PATHS(n) { .name = #n, .item = wdp_path_item, .what = "absolute paths", \
+		    .off = offsetof(struct wd_policy, fs_##n) }
+	PATHS(read),
+	PATHS(write),
+	PATHS(exec),
+	PATHS(deny),
+#undef PATHS
+	{ .name = "protect", .item = protect_item, .what = "protected paths", .sub = protect_keys, .items = true },
 	{ 0 },
 };

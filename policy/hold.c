@@ -34,34 +34,24 @@ static void parse_hold_on_timeout(struct pctx *c, const cJSON *v, const char *pt
 	wdp_deny_allow(c, v, ptr, &c->p->hold_on_timeout, &c->p->hold_on_timeout_set);
 }
 
-static void parse_hold_approvers(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+static void approver_item(struct pctx *c, const cJSON *item, const char *ip)
 {
-	const cJSON *item;
-	char ip[PTR_MAX];
-	size_t i;
+	const char *s, *who;
 
-	(void)name;
-	if (!wdp_check_array(c, v, ptr, "approvers (\"user:NAME\", \"group:NAME\")"))
+	if (!wdp_check_string(c, item, ip, "an approver (\"user:NAME\" or \"group:NAME\")"))
 		return;
-	for_each_item(v, item, i, ptr, ip)
-	{
-		const char *s, *who;
-
-		if (!wdp_check_string(c, item, ip, "an approver (\"user:NAME\" or \"group:NAME\")"))
-			continue;
-		s = item->valuestring;
-		who = strncmp(s, "user:", 5) == 0    ? s + 5
-		      : strncmp(s, "group:", 6) == 0 ? s + 6
-						     : NULL;
-		if (!who || !wdp_name_ok(who)) {
-			perr(c, ip,
-			     "expected \"user:NAME\" or \"group:NAME\" (a name or a numeric id), "
-			     "got \"%s\"",
-			     s);
-			continue;
-		}
-		wdp_list_add_once(c, &c->p->hold_approvers, s);
+	s = item->valuestring;
+	who = strncmp(s, "user:", 5) == 0    ? s + 5
+	      : strncmp(s, "group:", 6) == 0 ? s + 6
+					     : NULL;
+	if (!who || !wdp_name_ok(who)) {
+		perr(c, ip,
+		     "expected \"user:NAME\" or \"group:NAME\" (a name or a numeric id), "
+		     "got \"%s\"",
+		     s);
+		return;
 	}
+	wdp_list_add_once(c, &c->p->hold_approvers, s);
 }
 
 static void parse_hold_io_uring(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
@@ -133,7 +123,8 @@ static void parse_hold_delete_burst(struct pctx *c, const cJSON *v, const char *
 const struct key wdp_hold_keys[] = {
 	{ .name = "timeout", .parse = parse_hold_timeout },
 	{ .name = "on_timeout", .parse = parse_hold_on_timeout },
-	{ .name = "approvers", .parse = parse_hold_approvers },
+	{ .name = "approvers", .item = approver_item,
+	  .what = "approvers (\"user:NAME\", \"group:NAME\")" },
 	{ .name = "io_uring", .parse = parse_hold_io_uring },
 	{ .name = "delete_burst", .parse = parse_hold_delete_burst, .sub = burst_keys },
 	{ 0 },

@@ -62,7 +62,8 @@ const struct key wdp_ns_keys[] = {
 	{ .name = "ipc", .parse = parse_ns },	{ .name = "uts", .parse = parse_ns },
 	{ .name = "net", .parse = parse_ns },	{ .name = "tmp", .parse = parse_ns },
 	{ .name = "bind_ro",
-	  .parse = wdp_parse_paths,
+	  .item = wdp_path_item,
+	  .what = "absolute paths",
 	  .off = offsetof(struct wd_policy, ns_bind_ro) },
 	{ 0 },
 };

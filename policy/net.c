@@ -404,37 +404,27 @@ static void parse_net_default(struct pctx *c, const cJSON *v, const char *ptr, c
 	wdp_deny_allow(c, v, ptr, &c->p->net_default, &c->p->net_default_set);
 }
 
-static void parse_net_list(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+static void net_item(struct pctx *c, const cJSON *item, const char *ip)
 {
 	struct wd_net_list *l = KEY_FIELD(c, struct wd_net_list);
-	const cJSON *item;
-	char ip[PTR_MAX];
-	size_t i;
+	struct wd_net_rule r = { 0 };
+	char why[400];
+	int err;
 
-	(void)name;
-	if (!wdp_check_array(c, v, ptr, "hosts (\"host:port\", \"10.0.0.0/8:443\", \"[::1]:80\")"))
+	if (!wdp_check_string(c, item, ip, "a host entry such as \"api.example.com:443\""))
 		return;
-	for_each_item(v, item, i, ptr, ip)
-	{
-		struct wd_net_rule r = { 0 };
-		char why[400];
-		int err;
-
-		if (!wdp_check_string(c, item, ip, "a host entry such as \"api.example.com:443\""))
-			continue;
-		err = wd_net_rule_parse(item->valuestring, &r, why, sizeof(why));
-		if (err == -ENOMEM) {
-			oom(c);
-			continue;
-		}
-		if (err) {
-			perr(c, ip, "%s", why);
-			continue;
-		}
-		if (wd_net_list_add(l, &r))
-			oom(c);
-		free(r.name);
+	err = wd_net_rule_parse(item->valuestring, &r, why, sizeof(why));
+	if (err == -ENOMEM) {
+		oom(c);
+		return;
 	}
+	if (err) {
+		perr(c, ip, "%s", why);
+		return;
+	}
+	if (wd_net_list_add(l, &r))
+		oom(c);
+	free(r.name);
 }
 
 static void parse_egress_rate(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
@@ -458,8 +448,12 @@ static void parse_egress_rate(struct pctx *c, const cJSON *v, const char *ptr, c
 
 const struct key wdp_net_keys[] = {
 	{ .name = "default", .parse = parse_net_default },
-	{ .name = "allow", .parse = parse_net_list, .off = offsetof(struct wd_policy, net_allow) },
-	{ .name = "deny", .parse = parse_net_list, .off = offsetof(struct wd_policy, net_deny) },
+#define HOSTS(n) { .name = #n, .item = net_item, \
+		    .what = "hosts (\"host:port\", \"10.0.0.0/8:443\", \"[::1]:80\")", \
+		    .off = offsetof(struct wd_policy, net_##n) }
+	HOSTS(allow),
+	HOSTS(deny),
+#undef HOSTS
 	{ .name = "egress_rate", .parse = parse_egress_rate },
 	{ 0 },
 };

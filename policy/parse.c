@@ -155,6 +155,29 @@ static void key_names(const struct key *keys, const char **names, size_t max)
 	names[n] = NULL;
 }
 
+/* The value @v of key @k, at @ptr. */
+static void parse_value(struct pctx *c, const struct key *k, const cJSON *v, const char *ptr)
+{
+	const cJSON *item;
+	char ip[PTR_MAX];
+	size_t i;
+
+	c->key = k;
+	if (k->parse) {
+		k->parse(c, v, ptr, k->name);
+	} else if (k->item) {
+		if (!wdp_check_array(c, v, ptr, k->what))
+			return;
+		for_each_item(v, item, i, ptr, ip)
+		{
+			c->key = k; /* an item's own members moved it */
+			k->item(c, item, ip);
+		}
+	} else {
+		wdp_parse_members(c, v, ptr, k->sub, k->what);
+	}
+}
+
 /* Each member of object @obj through the table @keys; unknown and repeated names are errors. */
 void wdp_parse_members(struct pctx *c, const cJSON *obj, const char *ptr, const struct key *keys,
 			  const char *what)
@@ -198,11 +221,7 @@ void wdp_parse_members(struct pctx *c, const cJSON *obj, const char *ptr, const 
 					item->string, list);
 			continue;
 		}
-		c->key = k;
-		if (k->parse)
-			k->parse(c, item, child, k->name);
-		else
-			wdp_parse_members(c, item, child, k->sub, k->what);
+		parse_value(c, k, item, child);
 	}
 }
 
@@ -362,7 +381,9 @@ static const struct key top_keys[] = {
 	{ .name = "limits", .sub = wdp_limit_keys, .what = "an object of limits" },
 	{ .name = "env", .sub = wdp_env_keys, .what = "an object with \"pass\" or \"set\"" },
 	{ .name = "user", .parse = wdp_parse_user },
-	{ .name = "caps", .parse = wdp_parse_caps },
+	{ .name = "caps",
+	  .item = wdp_cap_item,
+	  .what = "capability names (\"CAP_NET_BIND_SERVICE\")" },
 	{ .name = "namespaces",
 	  .sub = wdp_ns_keys,
 	  .what = "an object with \"mount\", \"pid\", \"ipc\", \"uts\", \"net\", \"tmp\" or "

@@ -36,12 +36,14 @@ struct pctx {
 };
 
 /*
- * One key of an object. A key with @sub and no @parse is an object of those keys, @what saying
- * what it should be in the message when it is not one.
+ * One key of an object, parsed by @parse; or, without it, an array whose each item @item parses,
+ * or else an object of the keys @sub. @what says what the array or object holds, for the message
+ * when the value is not one.
  */
 struct key {
 	const char *name;
 	void (*parse)(struct pctx *c, const cJSON *v, const char *ptr, const char *name);
+	void (*item)(struct pctx *c, const cJSON *v, const char *ptr);
 	const struct key *sub; /* keys of the object (or, with items, of each array item) */
 	bool items;
 	const char *what;
@@ -55,7 +57,7 @@ struct key {
 extern const struct key wdp_fs_keys[], wdp_exec_keys[], wdp_net_keys[], wdp_limit_keys[],
 	wdp_env_keys[], wdp_ns_keys[], wdp_hold_keys[];
 void wdp_parse_user(struct pctx *c, const cJSON *v, const char *ptr, const char *name);
-void wdp_parse_caps(struct pctx *c, const cJSON *v, const char *ptr, const char *name);
+void wdp_cap_item(struct pctx *c, const cJSON *v, const char *ptr);
 
 /* An error at @ptr (@key: at the member's name, its @nth repetition) with its line and column. */
 void wdp_perr_at(struct pctx *c, const char *ptr, bool key, unsigned int nth, const char *fmt,
@@ -99,8 +101,8 @@ void wdp_deny_allow(struct pctx *c, const cJSON *v, const char *ptr, enum wd_act
  */
 bool wdp_path_or_object(struct pctx *c, const cJSON *v, const char *ptr, const struct key *keys,
 			const char *expected, char **path);
-/* An array of paths into the wd_path_list the current key names (fs.read, namespaces.bind_ro). */
-void wdp_parse_paths(struct pctx *c, const cJSON *v, const char *ptr, const char *name);
+/* A path into the wd_path_list the current key names (fs.read, namespaces.bind_ro). */
+void wdp_path_item(struct pctx *c, const cJSON *v, const char *ptr);
 /* Adds @s to @l unless it is there already. */
 void wdp_list_add_once(struct pctx *c, struct wd_path_list *l, const char *s);
 
