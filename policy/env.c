@@ -37,16 +37,10 @@ static void parse_env_set(struct pctx *c, const cJSON *v, const char *ptr, const
 	cJSON_ArrayForEach(item, v)
 	{
 		char ip[PTR_MAX];
-		unsigned int seen = 0;
 
 		wdp_pointer_join(ip, sizeof(ip), ptr, item->string);
-		for (const cJSON *prev = v->child; prev != item; prev = prev->next)
-			if (strcmp(prev->string, item->string) == 0)
-				seen++;
-		if (seen) {
-			wdp_perr_at(c, ip, true, seen, "duplicate key \"%s\"", item->string);
+		if (wdp_repeated(c, v, item, ip))
 			continue;
-		}
 		if (!wdp_env_name_ok(item->string, false)) {
 			wdp_perr_at(c, ip, true, 0,
 				"\"%s\" is not a variable name (letters, digits and "

@@ -4,6 +4,7 @@
  * document it came from), and the refusal when a backend does not enforce one of them.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,83 +53,92 @@ unsigned int wd_policy_features(const struct wd_policy *p)
 	return f;
 }
 
+/* Where a part of a policy is: its JSON pointer and the document it came from. */
+struct where {
+	char *ptr;
+	size_t ptrsz;
+	int *origin;
+};
+
+static bool at(const struct where *w, const char *ptr, int origin)
+{
+	snprintf(w->ptr, w->ptrsz, "%s", ptr);
+	*w->origin = origin;
+	return true;
+}
+
+/* At @ptr when setting @s is set. */
+static bool at_set(const struct where *w, const struct wd_setting *s, const char *ptr)
+{
+	return s->set && at(w, ptr, s->origin);
+}
+
+/* At @ptr (the first entry) when list @l has entries. */
+static bool at_exec(const struct where *w, const struct wd_exec_list *l, const char *ptr)
+{
+	return l->n && at(w, ptr, l->v[0].origin);
+}
+
+static bool at_net(const struct where *w, const struct wd_net_list *l, const char *ptr)
+{
+	return l->n && at(w, ptr, l->v[0].origin);
+}
+
 /* The first part of @p that asks for @feat: its pointer and where it came from. */
 static void feature_where(const struct wd_policy *p, unsigned int feat, char *ptr, size_t ptrsz,
 			  int *origin)
 {
-	*origin = 0;
-	snprintf(ptr, ptrsz, "/");
+	const struct where w = { .ptr = ptr, .ptrsz = ptrsz, .origin = origin };
+
+	at(&w, "/", 0);
 	switch (feat) {
 	case WD_FEAT_FS_DENY:
-		snprintf(ptr, ptrsz, "/fs/deny/0");
-		*origin = p->fs_deny.origin[0];
+		at(&w, "/fs/deny/0", p->fs_deny.origin[0]);
 		break;
 	case WD_FEAT_FS_PROTECT:
-		snprintf(ptr, ptrsz, "/fs/protect/0");
-		*origin = p->fs_protect[0].origin;
+		at(&w, "/fs/protect/0", p->fs_protect[0].origin);
 		break;
 	case WD_FEAT_EXEC_HOLD:
-		snprintf(ptr, ptrsz, "/exec/hold/0");
-		*origin = p->exec_hold.v[0].origin;
+		at(&w, "/exec/hold/0", p->exec_hold.v[0].origin);
 		break;
-	case WD_FEAT_EXEC: {
-		const struct wd_exec_list *l = p->exec_allow.n	? &p->exec_allow
-					       : p->exec_deny.n ? &p->exec_deny
-								: &p->exec_hold;
-
-		snprintf(ptr, ptrsz, "/exec/%s/0",
-			 l == &p->exec_allow  ? "allow"
-			 : l == &p->exec_deny ? "deny"
-					      : "hold");
-		*origin = l->v[0].origin;
+	case WD_FEAT_EXEC:
+		(void)(at_exec(&w, &p->exec_allow, "/exec/allow/0") ||
+		       at_exec(&w, &p->exec_deny, "/exec/deny/0") ||
+		       at(&w, "/exec/hold/0", p->exec_hold.v[0].origin));
 		break;
-	}
 	case WD_FEAT_NET:
-		if (p->net_default_set.set) {
-			snprintf(ptr, ptrsz, "/net/default");
-			*origin = p->net_default_set.origin;
-		} else if (p->net_allow.n) {
-			snprintf(ptr, ptrsz, "/net/allow/0");
-			*origin = p->net_allow.v[0].origin;
-		} else if (p->net_deny.n) {
-			snprintf(ptr, ptrsz, "/net/deny/0");
-			*origin = p->net_deny.v[0].origin;
-		} else {
-			snprintf(ptr, ptrsz, "/net/egress_rate");
-			*origin = p->egress_rate_set.origin;
-		}
+		(void)(at_set(&w, &p->net_default_set, "/net/default") ||
+		       at_net(&w, &p->net_allow, "/net/allow/0") ||
+		       at_net(&w, &p->net_deny, "/net/deny/0") ||
+		       at(&w, "/net/egress_rate", p->egress_rate_set.origin));
 		break;
 	case WD_FEAT_LIMITS:
-		for (int i = WD_LIMIT_NR - 1; i >= 0; i--) {
-			if (p->limits[i].s.set) {
-				snprintf(ptr, ptrsz, "/limits/%s",
-					 wd_limit_name((enum wd_limit_kind)i));
-				*origin = p->limits[i].s.origin;
-			}
+		for (int i = 0; i < WD_LIMIT_NR; i++) {
+			char lp[64];
+
+			snprintf(lp, sizeof(lp), "/limits/%s",
+				 wd_limit_name((enum wd_limit_kind)i));
+			if (at_set(&w, &p->limits[i].s, lp))
+				break;
 		}
 		break;
 	case WD_FEAT_ENV:
 		if (p->env_pass.n) {
-			snprintf(ptr, ptrsz, "/env/pass/0");
-			*origin = p->env_pass.origin[0];
+			at(&w, "/env/pass/0", p->env_pass.origin[0]);
 		} else {
 			wdp_pointer_join(ptr, ptrsz, "/env/set", p->env_set[0].name);
 			*origin = p->env_set[0].origin;
 		}
 		break;
 	case WD_FEAT_USER:
-		snprintf(ptr, ptrsz, "/user");
-		*origin = p->user_set.origin;
+		at(&w, "/user", p->user_set.origin);
 		break;
 	case WD_FEAT_NET_VETH:
-		snprintf(ptr, ptrsz, "/namespaces/net");
-		*origin = p->ns_set[WD_NS_NET].origin;
+		at(&w, "/namespaces/net", p->ns_set[WD_NS_NET].origin);
 		break;
 	case WD_FEAT_NAMESPACES:
-		if (p->ns_bind_ro.n) {
-			snprintf(ptr, ptrsz, "/namespaces/bind_ro/0");
-			*origin = p->ns_bind_ro.origin[0];
-		}
+		if (p->ns_bind_ro.n)
+			at(&w, "/namespaces/bind_ro/0", p->ns_bind_ro.origin[0]);
 		for (int i = WD_NS_NR - 1; i >= 0; i--) {
 			if (p->ns_set[i].set && p->ns[i] != WD_NS_HOST) {
 				snprintf(ptr, ptrsz, "/namespaces/%s",
@@ -138,23 +148,13 @@ static void feature_where(const struct wd_policy *p, unsigned int feat, char *pt
 		}
 		break;
 	case WD_FEAT_HOLD:
-		if (p->hold_timeout_set.set) {
-			snprintf(ptr, ptrsz, "/hold/timeout");
-			*origin = p->hold_timeout_set.origin;
-		} else if (p->hold_on_timeout_set.set) {
-			snprintf(ptr, ptrsz, "/hold/on_timeout");
-			*origin = p->hold_on_timeout_set.origin;
-		} else if (p->hold_io_uring_set.set) {
-			snprintf(ptr, ptrsz, "/hold/io_uring");
-			*origin = p->hold_io_uring_set.origin;
-		} else {
-			snprintf(ptr, ptrsz, "/hold/delete_burst");
-			*origin = p->hold_burst_set.origin;
-		}
+		(void)(at_set(&w, &p->hold_timeout_set, "/hold/timeout") ||
+		       at_set(&w, &p->hold_on_timeout_set, "/hold/on_timeout") ||
+		       at_set(&w, &p->hold_io_uring_set, "/hold/io_uring") ||
+		       at(&w, "/hold/delete_burst", p->hold_burst_set.origin));
 		break;
 	case WD_FEAT_HOLD_APPROVERS:
-		snprintf(ptr, ptrsz, "/hold/approvers/0");
-		*origin = p->hold_approvers.origin[0];
+		at(&w, "/hold/approvers/0", p->hold_approvers.origin[0]);
 		break;
 	}
 }

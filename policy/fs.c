@@ -106,6 +106,10 @@ const struct key wdp_fs_keys[] = {
 	PATHS(exec),
 	PATHS(deny),
 #undef PATHS
-	{ .name = "protect", .item = protect_item, .what = "protected paths", .sub = protect_keys, .items = true },
+	{ .name = "protect",
+	  .item = protect_item,
+	  .what = "protected paths",
+	  .sub = protect_keys,
+	  .items = true },
 	{ 0 },
 };

@@ -12,15 +12,9 @@
 
 static void parse_hold_timeout(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
 {
-	char why[300];
-
 	(void)name;
-	if (!wdp_check_string(c, v, ptr, "a duration such as \"5m\""))
+	if (!wdp_check_duration(c, v, ptr, "a duration such as \"5m\"", &c->p->hold_timeout_ms))
 		return;
-	if (wd_parse_duration(v->valuestring, &c->p->hold_timeout_ms, why, sizeof(why))) {
-		perr(c, ptr, "%s", why);
-		return;
-	}
 	if (c->p->hold_timeout_ms < 1000) {
 		perr(c, ptr, "a hold timeout must be at least 1s");
 		return;
@@ -75,15 +69,12 @@ static void burst_count(struct pctx *c, const cJSON *v, const char *ptr, const c
 
 static void burst_window(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
 {
-	char why[300], max[32];
+	char max[32];
 
 	(void)name;
-	if (!wdp_check_string(c, v, ptr, "a duration such as \"1s\""))
+	if (!wdp_check_duration(c, v, ptr, "a duration such as \"1s\"",
+				&c->p->hold_burst_window_ms))
 		return;
-	if (wd_parse_duration(v->valuestring, &c->p->hold_burst_window_ms, why, sizeof(why))) {
-		perr(c, ptr, "%s", why);
-		return;
-	}
 	if (c->p->hold_burst_window_ms == 0) {
 		perr(c, ptr, "a burst window must be at least 1ms");
 	} else if (c->p->hold_burst_window_ms > WD_HOLD_BURST_WINDOW_MAX_MS) {

@@ -88,18 +88,18 @@ void wdp_pointer_index(char *buf, size_t bufsz, const char *base, size_t i)
 
 const char *wdp_json_type(const cJSON *v)
 {
-	if (cJSON_IsString(v))
-		return "a string";
-	if (cJSON_IsNumber(v))
-		return "a number";
-	if (cJSON_IsBool(v))
-		return "a boolean";
-	if (cJSON_IsNull(v))
-		return "null";
-	if (cJSON_IsArray(v))
-		return "an array";
-	if (cJSON_IsObject(v))
-		return "an object";
+	static const struct {
+		cJSON_bool (*is)(const cJSON *v);
+		const char *name;
+	} types[] = {
+		{ cJSON_IsString, "a string" }, { cJSON_IsNumber, "a number" },
+		{ cJSON_IsBool, "a boolean" },	{ cJSON_IsNull, "null" },
+		{ cJSON_IsArray, "an array" },	{ cJSON_IsObject, "an object" },
+	};
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (types[i].is(v))
+			return types[i].name;
 	return "something else";
 }
 
@@ -155,6 +155,18 @@ static void key_names(const struct key *keys, const char **names, size_t max)
 	names[n] = NULL;
 }
 
+bool wdp_repeated(struct pctx *c, const cJSON *obj, const cJSON *item, const char *ptr)
+{
+	unsigned int seen = 0;
+
+	for (const cJSON *prev = obj->child; prev != item; prev = prev->next)
+		if (strcmp(prev->string, item->string) == 0)
+			seen++;
+	if (seen)
+		wdp_perr_at(c, ptr, true, seen, "duplicate key \"%s\"", item->string);
+	return seen;
+}
+
 /* The value @v of key @k, at @ptr. */
 static void parse_value(struct pctx *c, const struct key *k, const cJSON *v, const char *ptr)
 {
@@ -192,16 +204,10 @@ void wdp_parse_members(struct pctx *c, const cJSON *obj, const char *ptr, const 
 	{
 		char child[PTR_MAX];
 		const struct key *k = NULL;
-		unsigned int seen = 0;
 
 		wdp_pointer_join(child, sizeof(child), ptr, item->string);
-		for (const cJSON *prev = obj->child; prev != item; prev = prev->next)
-			if (strcmp(prev->string, item->string) == 0)
-				seen++;
-		if (seen) {
-			wdp_perr_at(c, child, true, seen, "duplicate key \"%s\"", item->string);
+		if (wdp_repeated(c, obj, item, child))
 			continue;
-		}
 		for (const struct key *kk = keys; kk->name; kk++)
 			if (strcmp(kk->name, item->string) == 0)
 				k = kk;

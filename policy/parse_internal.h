@@ -88,6 +88,8 @@ int wdp_pick(struct pctx *c, const cJSON *v, const char *ptr, const char *const 
 void wdp_parse_members(struct pctx *c, const cJSON *obj, const char *ptr, const struct key *keys,
 		       const char *what);
 bool wdp_check_array(struct pctx *c, const cJSON *v, const char *ptr, const char *what);
+/* Does member @item of @obj repeat an earlier name? Then the error is recorded at @ptr. */
+bool wdp_repeated(struct pctx *c, const cJSON *obj, const cJSON *item, const char *ptr);
 /* wdp_pick, and on success marks @s set. */
 int wdp_pick_set(struct pctx *c, const cJSON *v, const char *ptr, const char *const *names,
 		 struct wd_setting *s);
@@ -111,6 +113,9 @@ char *wdp_check_path(struct pctx *c, const cJSON *v, const char *ptr);
 bool wdp_check_uint(struct pctx *c, const cJSON *v, const char *ptr, double min, double max,
 		    const char *what, uint64_t *out);
 bool wdp_check_string(struct pctx *c, const cJSON *v, const char *ptr, const char *what);
+/* A duration string (@what says which, "a duration such as \"5m\"") into *@ms. */
+bool wdp_check_duration(struct pctx *c, const cJSON *v, const char *ptr, const char *what,
+			uint64_t *ms);
 bool wdp_name_ok(const char *s);
 bool wdp_env_name_ok(const char *s, bool pattern);
 bool wdp_pattern_ok(const char *s);

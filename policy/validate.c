@@ -189,6 +189,20 @@ bool wdp_check_string(struct pctx *c, const cJSON *v, const char *ptr, const cha
 	return false;
 }
 
+bool wdp_check_duration(struct pctx *c, const cJSON *v, const char *ptr, const char *what,
+			uint64_t *ms)
+{
+	char why[300];
+
+	if (!wdp_check_string(c, v, ptr, what))
+		return false;
+	if (wd_parse_duration(v->valuestring, ms, why, sizeof(why))) {
+		perr(c, ptr, "%s", why);
+		return false;
+	}
+	return true;
+}
+
 /* A user or group name ("www-data") or a decimal id. */
 bool wdp_name_ok(const char *s)
 {

@@ -61,7 +61,7 @@ static const char policy_usage[] =
 	"1 when the output could not be written.\n"
 	"See warden-policy(5) for the policy format.\n";
 
-/* --help (@asked: the usage, and @extra, to standard output) or a bad option (to standard error). */
+/* --help (@asked: the usage and @extra, to standard output) or a bad option (to standard error). */
 static int usage(bool asked, const char *extra)
 {
 	fputs(policy_usage, asked ? stdout : stderr);
