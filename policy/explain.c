@@ -478,12 +478,7 @@ static void net_rule_words(const struct wd_net_rule *r, char *buf, size_t bufsz)
 		wd_net_addr_format(r->family, r->addr, r->prefix, addr, sizeof(addr));
 		snprintf(host, sizeof(host), "%s", addr);
 	}
-	if (r->port_lo == 0 && r->port_hi == 65535)
-		snprintf(ports, sizeof(ports), "any port");
-	else if (r->port_lo == r->port_hi)
-		snprintf(ports, sizeof(ports), "port %u", r->port_lo);
-	else
-		snprintf(ports, sizeof(ports), "ports %u-%u", r->port_lo, r->port_hi);
+	wd_net_ports_format(r, true, ports, sizeof(ports));
 	snprintf(buf, bufsz, "%s, %s %s", host,
 		 r->proto == WD_NET_PROTO_TCP	? "tcp"
 		 : r->proto == WD_NET_PROTO_UDP ? "udp"

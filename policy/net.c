@@ -152,6 +152,13 @@ static int parse_addr(const char *host, const char *pfx, int family, struct wd_n
 	return 0;
 }
 
+static int bad_label(const char *host, char *why, size_t whysz)
+{
+	snprintf(why, whysz, "\"%s\" is not a host name (empty label or label ending in \"-\")",
+		 host);
+	return -EINVAL;
+}
+
 static int parse_name(const char *host, struct wd_net_rule *r, char *why, size_t whysz)
 {
 	char name[HOST_MAX];
@@ -182,13 +189,8 @@ static int parse_name(const char *host, struct wd_net_rule *r, char *why, size_t
 			continue;
 		}
 		if (c == '.') {
-			if (label == 0 || p[i - 1] == '-') {
-				snprintf(why, whysz,
-					 "\"%s\" is not a host name (empty label or label "
-					 "ending in \"-\")",
-					 host);
-				return -EINVAL;
-			}
+			if (label == 0 || p[i - 1] == '-')
+				return bad_label(host, why, whysz);
 			label = 0;
 			all_digits = true;
 		} else if (isalnum((unsigned char)c) || c == '-') {
@@ -214,13 +216,8 @@ static int parse_name(const char *host, struct wd_net_rule *r, char *why, size_t
 		}
 		name[i] = c;
 	}
-	if (label == 0 || p[n - 1] == '-') {
-		snprintf(why, whysz,
-			 "\"%s\" is not a host name (empty label or label ending in "
-			 "\"-\")",
-			 host);
-		return -EINVAL;
-	}
+	if (label == 0 || p[n - 1] == '-')
+		return bad_label(host, why, whysz);
 	if (all_digits) {
 		snprintf(why, whysz, "\"%s\" is neither an IPv4 address nor a host name", host);
 		return -EINVAL;
@@ -360,6 +357,16 @@ int wd_net_rule_parse(const char *s, struct wd_net_rule *r, char *why, size_t wh
 	return err;
 }
 
+void wd_net_ports_format(const struct wd_net_rule *r, bool words, char *buf, size_t bufsz)
+{
+	if (r->port_lo == 0 && r->port_hi == 65535)
+		snprintf(buf, bufsz, "%s", words ? "any port" : "*");
+	else if (r->port_lo == r->port_hi)
+		snprintf(buf, bufsz, "%s%u", words ? "port " : "", r->port_lo);
+	else
+		snprintf(buf, bufsz, "%s%u-%u", words ? "ports " : "", r->port_lo, r->port_hi);
+}
+
 void wd_net_rule_format(const struct wd_net_rule *r, char *buf, size_t bufsz)
 {
 	const char *proto = r->proto == WD_NET_PROTO_TCP   ? "tcp:"
@@ -380,12 +387,7 @@ void wd_net_rule_format(const struct wd_net_rule *r, char *buf, size_t bufsz)
 		else
 			snprintf(host, sizeof(host), "%s", a);
 	}
-	if (r->port_lo == 0 && r->port_hi == 65535)
-		snprintf(ports, sizeof(ports), "*");
-	else if (r->port_lo == r->port_hi)
-		snprintf(ports, sizeof(ports), "%u", r->port_lo);
-	else
-		snprintf(ports, sizeof(ports), "%u-%u", r->port_lo, r->port_hi);
+	wd_net_ports_format(r, false, ports, sizeof(ports));
 	snprintf(buf, bufsz, "%s%s:%s", proto, host, ports);
 }
 
