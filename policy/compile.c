@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Compiling a policy (policy/compile.h): LPM path entries and rule names, the other parts as
+ * their enforcement loads them, and the text dump of a rule set.
+ */
 #include <errno.h>
 #include <stddef.h>
 #include <stdarg.h>
@@ -10,6 +14,7 @@
 #include "policy/compile.h"
 #include "policy/grow.h"
 #include "policy/net.h"
+#include "policy/path.h"
 #include "policy/units.h"
 
 struct src_rule {
@@ -29,35 +34,21 @@ static int entry_cmp(const void *a, const void *b)
 	return (x->len > y->len) - (x->len < y->len);
 }
 
-/* Does rule @r (a normalised path) cover the stored prefix @e? */
+/* Does rule @r (a normalised path) cover the stored prefix @e ("/etc/..." or exactly "/etc\0")? */
 static bool covers(const struct src_rule *r, const struct wd_rule_entry *e)
 {
-	size_t n = strlen(r->path);
-
-	if (n == 1) /* "/" covers everything */
-		return true;
-	if (e->len < n + 1 || memcmp(e->path, r->path, n) != 0)
-		return false;
-	/* "/etc/..." or exactly "/etc\0" */
-	return e->path[n] == '/' || (e->path[n] == 0 && e->len == n + 1);
+	return wd_path_within_n(e->path, e->len, r->path);
 }
 
-static int add_entry(struct wd_ruleset *rs, size_t *cap, const char *path, size_t len)
+static int add_entry(struct wd_ruleset *rs, const char *path, size_t len)
 {
 	struct wd_rule_entry *e;
 
 	for (size_t i = 0; i < rs->n_entries; i++)
 		if (rs->entries[i].len == len && memcmp(rs->entries[i].path, path, len) == 0)
 			return 0;
-	if (rs->n_entries == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		struct wd_rule_entry *ne = realloc(rs->entries, ncap * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		rs->entries = ne;
-		*cap = ncap;
-	}
+	if (WD_GROW(rs->entries, rs->n_entries))
+		return -ENOMEM;
 	e = &rs->entries[rs->n_entries++];
 	memset(e, 0, sizeof(*e));
 	memcpy(e->path, path, len);
@@ -81,13 +72,10 @@ static void compile_error(struct wd_policy_error *err, const char *pointer, cons
 /* A new rule id named @pointer. */
 static int add_rule_name(struct wd_ruleset *rs, const char *pointer, __u32 *id)
 {
-	char **v = realloc(rs->rule_names, (rs->n_rules + 1) * sizeof(*v));
-
-	if (!v)
+	if (WD_GROW(rs->rule_names, rs->n_rules))
 		return -ENOMEM;
-	rs->rule_names = v;
-	v[rs->n_rules] = strdup(pointer);
-	if (!v[rs->n_rules])
+	rs->rule_names[rs->n_rules] = strdup(pointer);
+	if (!rs->rule_names[rs->n_rules])
 		return -ENOMEM;
 	*id = (__u32)rs->n_rules++;
 	return 0;
@@ -142,7 +130,7 @@ static int compile_fs(const struct wd_policy *p, struct wd_ruleset *rs, struct w
 		{ &p->fs_exec, WD_ACC_EXEC, "/fs/exec" },
 	};
 	struct src_rule *rules = NULL;
-	size_t nrules = 0, cap = 0, total = 0;
+	size_t nrules = 0, total = 0;
 	int r = 0;
 
 	for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++)
@@ -182,16 +170,16 @@ static int compile_fs(const struct wd_policy *p, struct wd_ruleset *rs, struct w
 			rs->n_fs_rules++;
 
 			if (n == 1) {
-				r = add_entry(rs, &cap, "/", 1);
+				r = add_entry(rs, "/", 1);
 			} else {
 				char buf[WD_LPM_PATH_BYTES] = { 0 };
 
 				memcpy(buf, path, n);
 				buf[n] = '/';
-				r = add_entry(rs, &cap, buf, n + 1);
+				r = add_entry(rs, buf, n + 1);
 				buf[n] = 0;
 				if (!r)
-					r = add_entry(rs, &cap, buf, n + 1);
+					r = add_entry(rs, buf, n + 1);
 			}
 			if (r)
 				goto out_free;
@@ -547,8 +535,7 @@ int wd_compile(const struct wd_policy *p, struct wd_ruleset *rs, struct wd_polic
 	memset(err, 0, sizeof(*err));
 	rs->sandbox_flags = p->mode == WD_MODE_AUDIT ? WD_SB_AUDIT_MODE : 0;
 	rs->features = wd_policy_features(p);
-	rs->rule_names = calloc(1, sizeof(char *));
-	if (!rs->rule_names) {
+	if (WD_GROW(rs->rule_names, 0)) {
 		r = -ENOMEM;
 		goto out;
 	}

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The effective policy (policy/effective.h): extends resolved, documents merged, command-line
+ * additions on top, variables expanded.
+ */
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>
@@ -12,6 +16,7 @@
 
 #include "bpf/wd_abi.h"
 #include "policy/effective.h"
+#include "policy/grow.h"
 #include "policy/json_locate.h"
 #include "policy/net.h"
 #include "policy/templates.h"
@@ -30,11 +35,8 @@ const char *wd_derive_flag(enum wd_derive_kind kind)
 
 int wd_policy_derive_add(struct wd_policy_derive *d, enum wd_derive_kind kind, const char *value)
 {
-	struct wd_derive_item *v = realloc(d->v, (d->n + 1) * sizeof(*v));
-
-	if (!v)
+	if (WD_GROW(d->v, d->n))
 		return -ENOMEM;
-	d->v = v;
 	d->v[d->n].kind = kind;
 	d->v[d->n].value = strdup(value);
 	if (!d->v[d->n].value)
@@ -81,17 +83,13 @@ void wd_policy_source_name(const char *name, char *buf, size_t bufsz)
 /* Index of origin @name in @p, added when missing; -1 when out of memory. */
 static int origin_index(struct wd_policy *p, const char *name)
 {
-	char **v;
-
 	for (size_t i = 0; i < p->n_origins; i++)
 		if (strcmp(p->origins[i], name) == 0)
 			return (int)i;
-	v = realloc(p->origins, (p->n_origins + 1) * sizeof(*v));
-	if (!v)
+	if (WD_GROW(p->origins, p->n_origins))
 		return -1;
-	p->origins = v;
-	v[p->n_origins] = strdup(name);
-	if (!v[p->n_origins])
+	p->origins[p->n_origins] = strdup(name);
+	if (!p->origins[p->n_origins])
 		return -1;
 	return (int)p->n_origins++;
 }

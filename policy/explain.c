@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* A policy explained (policy/explain.h): canonical JSON, and plain-word lines per section. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -7,6 +8,7 @@
 
 #include "policy/compile.h"
 #include "policy/explain.h"
+#include "policy/grow.h"
 #include "policy/net.h"
 #include "policy/units.h"
 
@@ -17,23 +19,38 @@ static const char *action_word(enum wd_action a)
 	return a == WD_ACTION_ALLOW ? "allow" : a == WD_ACTION_HOLD ? "hold" : "deny";
 }
 
-static bool add_strings(cJSON *obj, const char *key, const struct wd_path_list *l)
+/*
+ * The array @key of @obj with @n items, item @i made by @make from @list (NULL when out of
+ * memory). No member when there are no items.
+ */
+static bool add_array(cJSON *obj, const char *key, const void *list, size_t n,
+		      cJSON *(*make)(const void *list, size_t i))
 {
 	cJSON *arr;
 
-	if (!l->n)
+	if (!n)
 		return true;
 	arr = cJSON_AddArrayToObject(obj, key);
 	if (!arr)
 		return false;
-	for (size_t i = 0; i < l->n; i++) {
-		cJSON *s = cJSON_CreateString(l->paths[i]);
+	for (size_t i = 0; i < n; i++) {
+		cJSON *item = make(list, i);
 
-		if (!s)
+		if (!item)
 			return false;
-		cJSON_AddItemToArray(arr, s);
+		cJSON_AddItemToArray(arr, item);
 	}
 	return true;
+}
+
+static cJSON *string_item(const void *list, size_t i)
+{
+	return cJSON_CreateString(((const struct wd_path_list *)list)->paths[i]);
+}
+
+static bool add_strings(cJSON *obj, const char *key, const struct wd_path_list *l)
+{
+	return add_array(obj, key, l, l->n, string_item);
 }
 
 /* An object member that is only added when it gets content. */
@@ -42,62 +59,45 @@ static cJSON *section(cJSON *parent, const char *key, bool want)
 	return want ? cJSON_AddObjectToObject(parent, key) : NULL;
 }
 
+/* A program's path, or an object with its path and argv. */
+static cJSON *exec_item(const void *list, size_t i)
+{
+	const struct wd_exec_rule *r = &((const struct wd_exec_list *)list)->v[i];
+	cJSON *item, *argv;
+
+	if (!r->has_argv)
+		return cJSON_CreateString(r->path);
+	item = cJSON_CreateObject();
+	if (item && (!cJSON_AddStringToObject(item, "path", r->path) ||
+		     !(argv = cJSON_AddArrayToObject(item, "argv")))) {
+		cJSON_Delete(item);
+		return NULL;
+	}
+	for (size_t a = 0; item && a < r->argc; a++)
+		cJSON_AddItemToArray(argv, cJSON_CreateString(r->argv[a]));
+	if (item && cJSON_GetArraySize(argv) != (int)r->argc) {
+		cJSON_Delete(item);
+		return NULL;
+	}
+	return item;
+}
+
 static bool add_exec_list(cJSON *obj, const char *key, const struct wd_exec_list *l)
 {
-	cJSON *arr;
+	return add_array(obj, key, l, l->n, exec_item);
+}
 
-	if (!l->n)
-		return true;
-	arr = cJSON_AddArrayToObject(obj, key);
-	if (!arr)
-		return false;
-	for (size_t i = 0; i < l->n; i++) {
-		const struct wd_exec_rule *r = &l->v[i];
-		cJSON *item, *argv;
+static cJSON *net_item(const void *list, size_t i)
+{
+	char buf[320];
 
-		if (!r->has_argv) {
-			item = cJSON_CreateString(r->path);
-		} else {
-			item = cJSON_CreateObject();
-			if (item && (!cJSON_AddStringToObject(item, "path", r->path) ||
-				     !(argv = cJSON_AddArrayToObject(item, "argv")))) {
-				cJSON_Delete(item);
-				return false;
-			}
-			for (size_t a = 0; item && a < r->argc; a++)
-				cJSON_AddItemToArray(argv, cJSON_CreateString(r->argv[a]));
-			if (item && cJSON_GetArraySize(argv) != (int)r->argc) {
-				cJSON_Delete(item);
-				return false;
-			}
-		}
-		if (!item)
-			return false;
-		cJSON_AddItemToArray(arr, item);
-	}
-	return true;
+	wd_net_rule_format(&((const struct wd_net_list *)list)->v[i], buf, sizeof(buf));
+	return cJSON_CreateString(buf);
 }
 
 static bool add_net_list(cJSON *obj, const char *key, const struct wd_net_list *l)
 {
-	cJSON *arr;
-
-	if (!l->n)
-		return true;
-	arr = cJSON_AddArrayToObject(obj, key);
-	if (!arr)
-		return false;
-	for (size_t i = 0; i < l->n; i++) {
-		char buf[320];
-		cJSON *s;
-
-		wd_net_rule_format(&l->v[i], buf, sizeof(buf));
-		s = cJSON_CreateString(buf);
-		if (!s)
-			return false;
-		cJSON_AddItemToArray(arr, s);
-	}
-	return true;
+	return add_array(obj, key, l, l->n, net_item);
 }
 
 static void limit_text(const struct wd_limit *l, enum wd_limit_kind k, char *buf, size_t bufsz)
@@ -304,14 +304,13 @@ static void say(struct lines *ls, enum section sec, int origin, const char *poin
 	va_start(ap, fmt);
 	n = vasprintf(&text, fmt, ap);
 	va_end(ap);
-	v = n >= 0 ? realloc(ls->v, (ls->n + 1) * sizeof(*v)) : NULL;
-	if (!v) {
+	if (n < 0 || WD_GROW(ls->v, ls->n)) {
 		if (n >= 0)
 			free(text);
 		ls->nomem = true;
 		return;
 	}
-	ls->v = v;
+	v = ls->v;
 	v[ls->n].sec = sec;
 	v[ls->n].text = text;
 	v[ls->n].origin = origin;
@@ -479,12 +478,7 @@ static void net_rule_words(const struct wd_net_rule *r, char *buf, size_t bufsz)
 		wd_net_addr_format(r->family, r->addr, r->prefix, addr, sizeof(addr));
 		snprintf(host, sizeof(host), "%s", addr);
 	}
-	if (r->port_lo == 0 && r->port_hi == 65535)
-		snprintf(ports, sizeof(ports), "any port");
-	else if (r->port_lo == r->port_hi)
-		snprintf(ports, sizeof(ports), "port %u", r->port_lo);
-	else
-		snprintf(ports, sizeof(ports), "ports %u-%u", r->port_lo, r->port_hi);
+	wd_net_ports_format(r, true, ports, sizeof(ports));
 	snprintf(buf, bufsz, "%s, %s %s", host,
 		 r->proto == WD_NET_PROTO_TCP	? "tcp"
 		 : r->proto == WD_NET_PROTO_UDP ? "udp"

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Positions and string checks in JSON text (policy/json_locate.h), by a bounded scan of the
+ * text itself.
+ */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -112,6 +116,45 @@ static void put_utf8(char *out, size_t outsz, size_t *o, uint32_t cp)
 }
 
 /*
+ * The escape after a backslash, at s->pos, as a code point (a surrogate pair joined). @why as for
+ * scan_string. -EINVAL when it is no escape JSON has.
+ */
+static int scan_escape(struct scan *s, uint32_t *out, const char **why)
+{
+	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	const char *q;
+	unsigned int cp, lo;
+	int c = peek(s);
+
+	s->pos++;
+	q = c > 0 ? strchr(from, c) : NULL;
+	if (q) {
+		*out = (unsigned char)to[q - from];
+		return 0;
+	}
+	if (c != 'u' || read_hex4(s, &cp))
+		return -EINVAL;
+	if (cp >= 0xd800 && cp <= 0xdbff && peek(s) == '\\' && s->pos + 1 < s->len &&
+	    s->t[s->pos + 1] == 'u') {
+		size_t save = s->pos;
+
+		s->pos += 2;
+		if (read_hex4(s, &lo))
+			return -EINVAL;
+		if (lo >= 0xdc00 && lo <= 0xdfff)
+			cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+		else
+			s->pos = save;
+	}
+	if (cp == 0 && why && !*why)
+		*why = "a string must not contain \"\\u0000\"";
+	if (cp >= 0xd800 && cp <= 0xdfff && why && !*why)
+		*why = "a string must not contain a lone UTF-16 surrogate";
+	*out = cp;
+	return 0;
+}
+
+/*
  * The string at s->pos (its opening quote), decoded into @out (NUL-terminated, cut at @outsz;
  * *@outlen is the full decoded length). @why (may be NULL) gets the first problem a policy must
  * not have: invalid UTF-8, a raw control character, or an escaped NUL. -EINVAL when it is not a
@@ -136,57 +179,12 @@ static int scan_string(struct scan *s, char *out, size_t outsz, size_t *outlen, 
 			break;
 		}
 		if (c == '\\') {
-			unsigned int cp, lo;
+			uint32_t cp;
 
 			s->pos++;
-			c = peek(s);
-			s->pos++;
-			switch (c) {
-			case '"':
-			case '\\':
-			case '/':
-				put_utf8(out, outsz, &o, (uint32_t)c);
-				break;
-			case 'b':
-				put_utf8(out, outsz, &o, '\b');
-				break;
-			case 'f':
-				put_utf8(out, outsz, &o, '\f');
-				break;
-			case 'n':
-				put_utf8(out, outsz, &o, '\n');
-				break;
-			case 'r':
-				put_utf8(out, outsz, &o, '\r');
-				break;
-			case 't':
-				put_utf8(out, outsz, &o, '\t');
-				break;
-			case 'u':
-				if (read_hex4(s, &cp))
-					return -EINVAL;
-				if (cp >= 0xd800 && cp <= 0xdbff && peek(s) == '\\' &&
-				    s->pos + 1 < s->len && s->t[s->pos + 1] == 'u') {
-					size_t save = s->pos;
-
-					s->pos += 2;
-					if (read_hex4(s, &lo))
-						return -EINVAL;
-					if (lo >= 0xdc00 && lo <= 0xdfff)
-						cp = 0x10000 + ((cp - 0xd800) << 10) +
-						     (lo - 0xdc00);
-					else
-						s->pos = save;
-				}
-				if (cp == 0 && why && !*why)
-					*why = "a string must not contain \"\\u0000\"";
-				if (cp >= 0xd800 && cp <= 0xdfff && why && !*why)
-					*why = "a string must not contain a lone UTF-16 surrogate";
-				put_utf8(out, outsz, &o, cp);
-				break;
-			default:
+			if (scan_escape(s, &cp, why))
 				return -EINVAL;
-			}
+			put_utf8(out, outsz, &o, cp);
 			continue;
 		}
 		if (c < 0x20) {
@@ -224,6 +222,30 @@ static int scan_string(struct scan *s, char *out, size_t outsz, size_t *outlen, 
 
 static int skip_value(struct scan *s, int depth);
 
+/* The ':' after a member's name, with the white space around it. */
+static int scan_colon(struct scan *s)
+{
+	skip_ws(s);
+	if (peek(s) != ':')
+		return -EINVAL;
+	s->pos++;
+	skip_ws(s);
+	return 0;
+}
+
+/* After an item of a container: 1 past a ',' (another follows), 0 past @close, else -EINVAL. */
+static int scan_next(struct scan *s, int close)
+{
+	int c;
+
+	skip_ws(s);
+	c = peek(s);
+	if (c != ',' && c != close)
+		return -EINVAL;
+	s->pos++;
+	return c == ',';
+}
+
 static bool skip_digits(struct scan *s)
 {
 	size_t start = s->pos;
@@ -235,7 +257,7 @@ static bool skip_digits(struct scan *s)
 
 static int skip_container(struct scan *s, int depth, bool object)
 {
-	int close = object ? '}' : ']';
+	int close = object ? '}' : ']', r;
 
 	if (depth > MAX_DEPTH)
 		return -EINVAL;
@@ -248,26 +270,14 @@ static int skip_container(struct scan *s, int depth, bool object)
 	for (;;) {
 		skip_ws(s);
 		if (object) {
-			if (scan_string(s, NULL, 0, NULL, NULL))
+			if (scan_string(s, NULL, 0, NULL, NULL) || scan_colon(s))
 				return -EINVAL;
-			skip_ws(s);
-			if (peek(s) != ':')
-				return -EINVAL;
-			s->pos++;
-			skip_ws(s);
 		}
 		if (skip_value(s, depth + 1))
 			return -EINVAL;
-		skip_ws(s);
-		if (peek(s) == ',') {
-			s->pos++;
-			continue;
-		}
-		if (peek(s) == close) {
-			s->pos++;
-			return 0;
-		}
-		return -EINVAL;
+		r = scan_next(s, close);
+		if (r <= 0)
+			return r;
 	}
 }
 
@@ -522,11 +532,8 @@ static int check_value(struct check *c, size_t plen, int depth)
 					*c->off = at;
 					return 1;
 				}
-				skip_ws(s);
-				if (peek(s) != ':')
+				if (scan_colon(s))
 					return -EINVAL;
-				s->pos++;
-				skip_ws(s);
 			} else {
 				char num[24];
 
@@ -536,18 +543,14 @@ static int check_value(struct check *c, size_t plen, int depth)
 			r = check_value(c, cl, depth + 1);
 			if (r)
 				return r;
-			skip_ws(s);
-			if (peek(s) == ',') {
-				s->pos++;
-				continue;
-			}
-			if (peek(s) == close) {
-				s->pos++;
+			r = scan_next(s, close);
+			if (r < 0)
+				return r;
+			if (r == 0) {
 				if (plen < c->ptrsz)
 					c->ptr[plen] = 0;
 				return 0;
 			}
-			return -EINVAL;
 		}
 	}
 	return skip_value(s, depth);

@@ -1,14 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The "net" section: its host entries ("api.example.com:443", "10.0.0.0/8:443", "[::1]:80") parsed
+ * into wd_net_rule, the allow and deny lists, the default and the egress rate.
+ */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include <cJSON.h>
+
 #include "policy/net.h"
+#include "policy/parse_internal.h"
+#include "policy/policy.h"
+#include "policy/units.h"
 
 #define HOST_MAX 256
 
@@ -142,6 +152,13 @@ static int parse_addr(const char *host, const char *pfx, int family, struct wd_n
 	return 0;
 }
 
+static int bad_label(const char *host, char *why, size_t whysz)
+{
+	snprintf(why, whysz, "\"%s\" is not a host name (empty label or label ending in \"-\")",
+		 host);
+	return -EINVAL;
+}
+
 static int parse_name(const char *host, struct wd_net_rule *r, char *why, size_t whysz)
 {
 	char name[HOST_MAX];
@@ -172,13 +189,8 @@ static int parse_name(const char *host, struct wd_net_rule *r, char *why, size_t
 			continue;
 		}
 		if (c == '.') {
-			if (label == 0 || p[i - 1] == '-') {
-				snprintf(why, whysz,
-					 "\"%s\" is not a host name (empty label or label "
-					 "ending in \"-\")",
-					 host);
-				return -EINVAL;
-			}
+			if (label == 0 || p[i - 1] == '-')
+				return bad_label(host, why, whysz);
 			label = 0;
 			all_digits = true;
 		} else if (isalnum((unsigned char)c) || c == '-') {
@@ -204,13 +216,8 @@ static int parse_name(const char *host, struct wd_net_rule *r, char *why, size_t
 		}
 		name[i] = c;
 	}
-	if (label == 0 || p[n - 1] == '-') {
-		snprintf(why, whysz,
-			 "\"%s\" is not a host name (empty label or label ending in "
-			 "\"-\")",
-			 host);
-		return -EINVAL;
-	}
+	if (label == 0 || p[n - 1] == '-')
+		return bad_label(host, why, whysz);
 	if (all_digits) {
 		snprintf(why, whysz, "\"%s\" is neither an IPv4 address nor a host name", host);
 		return -EINVAL;
@@ -350,6 +357,16 @@ int wd_net_rule_parse(const char *s, struct wd_net_rule *r, char *why, size_t wh
 	return err;
 }
 
+void wd_net_ports_format(const struct wd_net_rule *r, bool words, char *buf, size_t bufsz)
+{
+	if (r->port_lo == 0 && r->port_hi == 65535)
+		snprintf(buf, bufsz, "%s", words ? "any port" : "*");
+	else if (r->port_lo == r->port_hi)
+		snprintf(buf, bufsz, "%s%u", words ? "port " : "", r->port_lo);
+	else
+		snprintf(buf, bufsz, "%s%u-%u", words ? "ports " : "", r->port_lo, r->port_hi);
+}
+
 void wd_net_rule_format(const struct wd_net_rule *r, char *buf, size_t bufsz)
 {
 	const char *proto = r->proto == WD_NET_PROTO_TCP   ? "tcp:"
@@ -370,12 +387,7 @@ void wd_net_rule_format(const struct wd_net_rule *r, char *buf, size_t bufsz)
 		else
 			snprintf(host, sizeof(host), "%s", a);
 	}
-	if (r->port_lo == 0 && r->port_hi == 65535)
-		snprintf(ports, sizeof(ports), "*");
-	else if (r->port_lo == r->port_hi)
-		snprintf(ports, sizeof(ports), "%u", r->port_lo);
-	else
-		snprintf(ports, sizeof(ports), "%u-%u", r->port_lo, r->port_hi);
+	wd_net_ports_format(r, false, ports, sizeof(ports));
 	snprintf(buf, bufsz, "%s%s:%s", proto, host, ports);
 }
 
@@ -387,3 +399,63 @@ int wd_net_rule_cmp(const struct wd_net_rule *a, const struct wd_net_rule *b)
 	wd_net_rule_format(b, y, sizeof(y));
 	return strcmp(x, y);
 }
+
+static void parse_net_default(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+{
+	(void)name;
+	wdp_deny_allow(c, v, ptr, &c->p->net_default, &c->p->net_default_set);
+}
+
+static void net_item(struct pctx *c, const cJSON *item, const char *ip)
+{
+	struct wd_net_list *l = KEY_FIELD(c, struct wd_net_list);
+	struct wd_net_rule r = { 0 };
+	char why[400];
+	int err;
+
+	if (!wdp_check_string(c, item, ip, "a host entry such as \"api.example.com:443\""))
+		return;
+	err = wd_net_rule_parse(item->valuestring, &r, why, sizeof(why));
+	if (err == -ENOMEM) {
+		oom(c);
+		return;
+	}
+	if (err) {
+		perr(c, ip, "%s", why);
+		return;
+	}
+	if (wd_net_list_add(l, &r))
+		oom(c);
+	free(r.name);
+}
+
+static void parse_egress_rate(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+{
+	char why[300];
+
+	(void)name;
+	if (!wdp_check_string(c, v, ptr, "a rate such as \"1MiB/s\""))
+		return;
+	if (wd_parse_rate(v->valuestring, true, &c->p->egress_bytes, &c->p->egress_per_ms, why,
+			  sizeof(why))) {
+		perr(c, ptr, "%s", why);
+		return;
+	}
+	if (!c->p->egress_bytes) {
+		perr(c, ptr, "an egress rate must be above zero (leave it out for no limit)");
+		return;
+	}
+	c->p->egress_rate_set.set = true;
+}
+
+const struct key wdp_net_keys[] = {
+	{ .name = "default", .parse = parse_net_default },
+#define HOSTS(n) { .name = #n, .item = net_item, \
+		    .what = "hosts (\"host:port\", \"10.0.0.0/8:443\", \"[::1]:80\")", \
+		    .off = offsetof(struct wd_policy, net_##n) }
+	HOSTS(allow),
+	HOSTS(deny),
+#undef HOSTS
+	{ .name = "egress_rate", .parse = parse_egress_rate },
+	{ 0 },
+};

@@ -7,6 +7,7 @@
 #ifndef WD_NET_H
 #define WD_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "policy/policy.h"
@@ -19,6 +20,8 @@ int wd_net_rule_parse(const char *s, struct wd_net_rule *r, char *why, size_t wh
 
 /* Canonical text of @r, which wd_net_rule_parse() reads back to the same rule. */
 void wd_net_rule_format(const struct wd_net_rule *r, char *buf, size_t bufsz);
+/* @r's ports as policy text ("*", "443", "8000-8099") or, with @words, as explain says them. */
+void wd_net_ports_format(const struct wd_net_rule *r, bool words, char *buf, size_t bufsz);
 
 /* "10.0.0.0/8", "2001:db8::/32", "::1" (the prefix left out when it is the whole address). */
 void wd_net_addr_format(int family, const unsigned char *addr, unsigned int prefix, char *buf,

@@ -186,7 +186,7 @@ struct wd_policy {
 	enum wd_action hold_on_timeout;	    /* deny (default) or allow */
 	struct wd_path_list hold_approvers; /* "user:NAME", "group:NAME" */
 	struct wd_setting hold_io_uring_set;
-	bool hold_io_uring; /* io_uring allowed where the policy holds anything (it bypasses holds) */
+	bool hold_io_uring; /* io_uring allowed where the policy holds anything (bypasses holds) */
 	/* hold.delete_burst: more than count deletes within window_ms, anywhere: hold the next */
 	struct wd_setting hold_burst_set;
 	uint32_t hold_burst_count;
@@ -216,9 +216,8 @@ struct wd_policy_error {
 };
 
 struct wd_policy_errors {
-	struct wd_policy_error *v;
+	struct wd_policy_error *v; /* grown by wd_grow: its capacity follows from n */
 	size_t n;
-	size_t cap;
 	size_t dropped;
 };
 

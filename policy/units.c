@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Durations, sizes and rates in policies, their canonical text, and "did you mean"
+ * (policy/units.h).
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

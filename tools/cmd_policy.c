@@ -61,6 +61,26 @@ static const char policy_usage[] =
 	"1 when the output could not be written.\n"
 	"See warden-policy(5) for the policy format.\n";
 
+/* --help (@asked: the usage and @extra, to standard output) or a bad option (to standard error). */
+static int usage(bool asked, const char *extra)
+{
+	fputs(policy_usage, asked ? stdout : stderr);
+	if (asked && extra)
+		fputs(extra, stdout);
+	return asked ? EXIT_OK : EXIT_INVALID;
+}
+
+/* @doc (NULL when out of memory) pretty-printed to standard output, then freed. */
+static int print_json(cJSON *doc)
+{
+	char *s = doc ? cJSON_Print(doc) : NULL;
+	int rc = !s || printf("%s\n", s) < 0 ? EXIT_WRITE : EXIT_OK;
+
+	free(s);
+	cJSON_Delete(doc);
+	return rc;
+}
+
 static void list_templates(FILE *out)
 {
 	for (const struct wd_template *t = wd_templates; t->name; t++)
@@ -112,12 +132,8 @@ static int policy_init(int argc, char **argv)
 		case 'l':
 			list_templates(stdout);
 			return EXIT_OK;
-		case 'h':
-			fputs(policy_usage, stdout);
-			return EXIT_OK;
 		default:
-			fputs(policy_usage, stderr);
-			return EXIT_INVALID;
+			return usage(c == 'h', NULL);
 		}
 	}
 	if (!name || optind < argc) {
@@ -235,12 +251,8 @@ static int policy_check(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
-		case 'h':
-			fputs(policy_usage, stdout);
-			return EXIT_OK;
 		default:
-			fputs(policy_usage, stderr);
-			return EXIT_INVALID;
+			return usage(c == 'h', NULL);
 		}
 	}
 	if (optind >= argc) {
@@ -293,14 +305,8 @@ static int policy_check(int argc, char **argv)
 		}
 		wd_policy_errors_free(&errs);
 	}
-	if (json) {
-		char *s = cJSON_Print(out);
-
-		if (!s || printf("%s\n", s) < 0)
-			rc = EXIT_WRITE;
-		free(s);
-		cJSON_Delete(out);
-	}
+	if (json && print_json(out))
+		rc = EXIT_WRITE;
 	if (fflush(stdout))
 		rc = EXIT_WRITE;
 	return rc;
@@ -336,13 +342,8 @@ static int policy_explain(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
-		case 'h':
-			fputs(policy_usage, stdout);
-			fputs(wd_derive_usage, stdout);
-			goto out_free_derive;
 		default:
-			fputs(policy_usage, stderr);
-			rc = EXIT_INVALID;
+			rc = usage(c == 'h', wd_derive_usage);
 			goto out_free_derive;
 		}
 	}
@@ -359,17 +360,10 @@ static int policy_explain(int argc, char **argv)
 		goto out_free_errors;
 	}
 	wd_policy_vars_from_env(&vars);
-	if (json) {
-		cJSON *doc = wd_policy_explain_json(&p, display, &vars);
-		char *s = doc ? cJSON_Print(doc) : NULL;
-
-		if (!s || printf("%s\n", s) < 0)
-			rc = EXIT_WRITE;
-		free(s);
-		cJSON_Delete(doc);
-	} else {
+	if (json)
+		rc = print_json(wd_policy_explain_json(&p, display, &vars));
+	else
 		wd_policy_explain(&p, display, &vars, stdout);
-	}
 	if (fflush(stdout))
 		rc = EXIT_WRITE;
 	wd_policy_free(&p);
