@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "policy/argv.h"
 #include "policy/path.h"
 #include "supervisor/hold/rules.h"
 
@@ -247,7 +248,7 @@ static void run_filter(const struct wd_notify_plan *p, const struct probe_call *
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		close(sv[0]);
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || wd_notify_install(p, sv[1]))
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || wd_waiting_room_install(p, sv[1]))
 			_exit(2);
 		for (size_t i = 0; i < n; i++)
 			if (syscall(calls[i].nr, calls[i].a0, calls[i].a1, calls[i].a2) != -1 ||
@@ -256,7 +257,7 @@ static void run_filter(const struct wd_notify_plan *p, const struct probe_call *
 		_exit(0);
 	}
 	close(sv[1]);
-	listener = wd_notify_receive(sv[0]);
+	listener = wd_waiting_room_receive(sv[0]);
 	close(sv[0]);
 	assert_true(listener >= 0);
 	for (;;) {
@@ -338,17 +339,17 @@ static void test_notify_filter(void **state)
 	};
 
 	(void)state;
-	assert_int_equal(wd_notify_prepare(&p, WD_HOLD_TRUNCATE, false), 0);
+	assert_int_equal(wd_waiting_room_prepare(&p, WD_HOLD_TRUNCATE, false), 0);
 	assert_true(p.watch_dirs);
 	run_filter(&p, trunc, sizeof(trunc) / sizeof(trunc[0]));
-	assert_int_equal(wd_notify_prepare(&p, all, false), 0);
+	assert_int_equal(wd_waiting_room_prepare(&p, all, false), 0);
 	assert_true(p.len < WD_NOTIFY_MAX_INSNS);
 	run_filter(&p, every, sizeof(every) / sizeof(every[0]));
-	assert_int_equal(wd_notify_prepare(&p, WD_HOLD_EXEC, false), 0);
+	assert_int_equal(wd_waiting_room_prepare(&p, WD_HOLD_EXEC, false), 0);
 	assert_false(p.watch_dirs);
 	run_filter(&p, exec, sizeof(exec) / sizeof(exec[0]));
 	/* io_uring allowed: calls could change directories unseen, so none is watched */
-	assert_int_equal(wd_notify_prepare(&p, WD_HOLD_DELETE, true), 0);
+	assert_int_equal(wd_waiting_room_prepare(&p, WD_HOLD_DELETE, true), 0);
 	assert_false(p.watch_dirs);
 }
 
