@@ -518,7 +518,7 @@ int hold_decode(struct hold *h, const struct resolver *r)
 	return a.p2 ? decode_second(h, r, &a) : 0;
 }
 
-/* Forget what decode() found, to decode it again. */
+/* Forget what hold_decode() found, to decode it again (or to free the hold). */
 void hold_undecode(struct hold *h)
 {
 	if (h->dirfd >= 0)

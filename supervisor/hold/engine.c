@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "supervisor/hold/decode.h"
 #include "supervisor/hold/engine_internal.h"
 #include "supervisor/hold/perform.h"
 #include "supervisor/hold/task.h"
@@ -76,14 +77,7 @@ out_free:
 
 void hold_free(struct hold *h)
 {
-	if (h->dirfd >= 0)
-		close(h->dirfd);
-	if (h->dirfd2 >= 0)
-		close(h->dirfd2);
-	free(h->name);
-	free(h->name2);
-	free(h->target);
-	free(h->target2);
+	hold_undecode(h);
 	for (size_t i = 0; i < h->argc; i++)
 		free(h->argv[i]);
 	free(h->argv);
