@@ -17,7 +17,6 @@
 #include "supervisor/hold/engine.h"
 #include "supervisor/hold/taskpath.h"
 
-#define WD_ARGV_MAX 4096 /* bytes of a process's command line shown to the operator */
 #define WD_HOLD_GROUPS_MAX 64
 
 /* A call the receiver matched, with what matched, on its way to the main loop. */
@@ -39,7 +38,7 @@ struct hold {
 	/* truncating opens: the flags and mode the task gave (openat2's from its open_how) */
 	int oflags;
 	mode_t omode;
-	const char *refused; /* why decode() refused to follow the call (with -EXDEV) */
+	const char *refused; /* why hold_decode() refused to follow the call (with -EXDEV) */
 	bool link; /* link/linkat: a second name for target, refused where truncation is held */
 	bool fd_target; /* target is the task's open file args[0] (ftruncate, linkat of "") */
 	int dirfd; /* the resolved parent directory of target, O_PATH */

@@ -203,8 +203,9 @@ static bool dir_changes(struct wd_hold_engine *e, const struct hold *h)
 
 /*
  * Decide one call and answer it if no rule matches (or it cannot be decoded); otherwise return
- * it, decoded, for admit(). Runs on the receiver thread (or the main loop without one); touches
- * nothing of the engine's but the listener, the rules, the burst ring and the directory cache.
+ * it, decoded, for admit() (engine.c). Runs on the receiver thread (or the main loop without
+ * one); touches nothing of the engine's but the listener, the rules, the burst ring and the
+ * directory cache.
  */
 int hold_take(struct wd_hold_engine *e, const struct wd_hold_call *c, struct hold **out)
 {

@@ -14,6 +14,8 @@
 #include "supervisor/hold/engine_internal.h"
 #include "supervisor/hold/task.h"
 
+#define WD_ARGV_MAX 4096 /* bytes of a process's command line shown to the operator */
+
 /* The process's arguments from /proc, joined by spaces (best effort). */
 static char *read_cmdline(uint32_t pid)
 {
