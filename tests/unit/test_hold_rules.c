@@ -353,6 +353,39 @@ static void test_notify_filter(void **state)
 	assert_false(p.watch_dirs);
 }
 
+/*
+ * The held calls' table (bpf/wd_syscalls.h) as the waiting room reads it: each call once, in one
+ * class, and the directory changes the filter watches are exactly rmdir, the renames and
+ * unlinkat with AT_REMOVEDIR.
+ */
+static void test_held_table(void **state)
+{
+	const long dirs[] = { SYS_rmdir, SYS_rename, SYS_renameat, SYS_renameat2 };
+	const uint64_t none[6] = { 0 }, removedir[6] = { 0, 0, AT_REMOVEDIR };
+	const struct wd_held_call *c;
+
+	(void)state;
+	for (unsigned int nr = 0; nr < 512; nr++) {
+		bool dir = false;
+
+		for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+			dir |= dirs[i] == nr;
+		assert_int_equal(wd_waiting_room_dir_change(nr, none), dir);
+		c = wd_waiting_room_call(nr);
+		if (!c)
+			continue;
+		assert_int_equal(c->nr, nr);
+		assert_true(c->class && !(c->class & (c->class - 1)));
+	}
+	assert_true(wd_waiting_room_dir_change(SYS_unlinkat, removedir));
+	assert_false(wd_waiting_room_dir_change(SYS_unlink, removedir));
+	assert_int_equal(wd_waiting_room_call(SYS_unlinkat)->class, WD_HOLD_DELETE);
+	assert_int_equal(wd_waiting_room_call(SYS_renameat2)->class, WD_HOLD_RENAME);
+	assert_int_equal(wd_waiting_room_call(SYS_fallocate)->class, WD_HOLD_TRUNCATE);
+	assert_int_equal(wd_waiting_room_call(SYS_execveat)->class, WD_HOLD_EXEC);
+	assert_null(wd_waiting_room_call(SYS_mkdir));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_approvers),
 		cmocka_unit_test(test_match_inode),
 		cmocka_unit_test(test_notify_filter),
+		cmocka_unit_test(test_held_table),
 	};
 
 	return cmocka_run_group_tests_name("hold_rules", tests, NULL, NULL);
