@@ -3,6 +3,7 @@
  * The syscalls warden refuses whole, x86_64 numbers, one copy for every side that reads them:
  * the seccomp filter (supervisor/backend/seccomp_guard.c), the syscall-exit recorder's classify()
  * (bpf/wd_sandbox.bpf.c) and the audit formatter's names (audit/jsonl.c). X(nr, name) each.
+ * And the calls the holds' waiting room sends to the supervisor (WD_SYSCALLS_HELD, below).
  */
 #ifndef WD_SYSCALLS_H
 #define WD_SYSCALLS_H
@@ -43,5 +44,42 @@
 /* personality(2): only these personas pass (docker's list: Linux, 32-bit, UNAME26, a query). */
 #define WD_SYSCALL_PERSONALITY 135
 #define WD_PERSONAS(X) X(0x0) X(0x8) X(0x20000) X(0x20008) X(0xffffffff)
+
+/*
+ * The holds' waiting room (supervisor/hold/): the calls its filter sends to the supervisor
+ * (waiting_room.c) and the engine decodes (decode.c), one row each: X(nr, name, class, when, dirs).
+ * @class: the hold class (enum wd_hold_class without WD_HOLD_) whose rules send the call.
+ * @when: WD_HELD_ALL (every call) or WD_HELD_ARG(n, bits): only a call whose args[n] has one of
+ * @bits (an open with O_TRUNC); openat2's flags are in memory, so every openat2 goes.
+ * @dirs: whether the call can remove or move a directory (WD_HELD_NO, WD_HELD_ALL or
+ * WD_HELD_ARG): the filter's watch_dirs sends those whatever the classes. The user side checks
+ * each number against its libc's __NR_ name.
+ */
+#define WD_SYSCALLS_HELD(X)                                                                      \
+	X(87, unlink, DELETE, WD_HELD_ALL, WD_HELD_NO)                                           \
+	X(263, unlinkat, DELETE, WD_HELD_ALL, WD_HELD_ARG(2, AT_REMOVEDIR))                       \
+	X(84, rmdir, DELETE, WD_HELD_ALL, WD_HELD_ALL)                                           \
+	X(82, rename, RENAME, WD_HELD_ALL, WD_HELD_ALL)                                          \
+	X(264, renameat, RENAME, WD_HELD_ALL, WD_HELD_ALL)                                       \
+	X(316, renameat2, RENAME, WD_HELD_ALL, WD_HELD_ALL)                                      \
+	X(76, truncate, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                                       \
+	X(77, ftruncate, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                                      \
+	X(85, creat, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                                          \
+	X(437, openat2, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                                       \
+	X(86, link, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                                           \
+	X(265, linkat, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                                        \
+	X(2, open, TRUNCATE, WD_HELD_ARG(1, O_TRUNC), WD_HELD_NO)                                 \
+	X(257, openat, TRUNCATE, WD_HELD_ARG(2, O_TRUNC), WD_HELD_NO)                             \
+	X(285, fallocate, TRUNCATE, WD_HELD_ARG(1, WD_FALLOC_DESTRUCTIVE), WD_HELD_NO)            \
+	X(59, execve, EXEC, WD_HELD_ALL, WD_HELD_NO)                                             \
+	X(322, execveat, EXEC, WD_HELD_ALL, WD_HELD_NO)
+
+/* The conditions of WD_SYSCALLS_HELD's @when and @dirs, as (argument, bits): see there. */
+#define WD_HELD_ALL -1, 0
+#define WD_HELD_NO -2, 0
+#define WD_HELD_ARG(n, bits) n, bits
+
+/* io_uring_setup(2): the waiting room refuses it unless the policy allows io_uring. */
+#define WD_SYSCALL_IO_URING_SETUP 425
 
 #endif

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * A policy as the waiting room's rules (supervisor/hold/): fs.protect, exec.hold and the hold
+ * settings turned into struct wd_hold_rules, with the multiply-linked files under protected trees
+ * gathered at start and a tree that a second mount shows under another name refused.
+ */
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
@@ -9,6 +14,7 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
+#include "policy/grow.h"
 #include "policy/path.h"
 #include "supervisor/util/fsutil.h"
 #include "supervisor/hold/from_policy.h"
@@ -81,7 +87,7 @@ static int resolve_approvers(const struct wd_policy *p, struct wd_hold_rules *r,
 /* The multiply-linked files of the trees protected from truncation, gathered at start. */
 struct linked_set {
 	struct wd_linked_file *v;
-	size_t n, cap, rule;
+	size_t n, rule;
 };
 
 static int add_linked(void *arg, const char *path, const struct stat *st)
@@ -89,15 +95,8 @@ static int add_linked(void *arg, const char *path, const struct stat *st)
 	struct linked_set *ls = arg;
 
 	(void)path;
-	if (ls->n == ls->cap) {
-		size_t cap = ls->cap ? ls->cap * 2 : 16;
-		struct wd_linked_file *v = realloc(ls->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ls->v = v;
-		ls->cap = cap;
-	}
+	if (WD_GROW(ls->v, ls->n))
+		return -ENOMEM;
 	ls->v[ls->n++] = (struct wd_linked_file){ st->st_dev, st->st_ino, ls->rule };
 	return 0;
 }
@@ -194,7 +193,7 @@ static int find_aliases(const struct wd_hold_rules *r, char *why, size_t whysz)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	struct mnt *v = NULL, m;
-	size_t n = 0, cap = 0;
+	size_t n = 0;
 	char *line = NULL;
 	size_t linesz = 0;
 	int err = 0;
@@ -204,16 +203,9 @@ static int find_aliases(const struct wd_hold_rules *r, char *why, size_t whysz)
 	while (getline(&line, &linesz, f) > 0) {
 		if (!parse_mnt(line, &m))
 			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct mnt *nv = realloc(v, ncap * sizeof(*nv));
-
-			if (!nv) {
-				err = -ENOMEM;
-				goto out;
-			}
-			v = nv;
-			cap = ncap;
+		if (WD_GROW(v, n)) {
+			err = -ENOMEM;
+			goto out;
 		}
 		v[n++] = m;
 	}

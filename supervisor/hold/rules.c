@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The hold rules' matching (supervisor/hold/): which protect or exec-hold rule catches a held
+ * operation, and the operator's standing grants that answer one without asking again. Pure C.
+ */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "policy/argv.h"
+#include "policy/grow.h"
 #include "policy/path.h"
 #include "supervisor/hold/rules.h"
 
@@ -134,15 +139,8 @@ int wd_grants_add(struct wd_grants *gs, const struct wd_grant *g)
 
 	if (g->scope == WD_GRANT_ONCE)
 		return 0;
-	if (gs->n == gs->cap) {
-		size_t ncap = gs->cap ? gs->cap * 2 : 8;
-		struct wd_grant *ng = realloc(gs->g, ncap * sizeof(*ng));
-
-		if (!ng)
-			return -ENOMEM;
-		gs->g = ng;
-		gs->cap = ncap;
-	}
+	if (WD_GROW(gs->g, gs->n))
+		return -ENOMEM;
 	slot = &gs->g[gs->n];
 	*slot = *g;
 	slot->subtree = NULL;

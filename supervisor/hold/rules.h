@@ -122,7 +122,7 @@ struct wd_grant {
 
 struct wd_grants {
 	struct wd_grant *g;
-	size_t n, cap;
+	size_t n; /* room for more: policy/grow.h */
 };
 
 /*

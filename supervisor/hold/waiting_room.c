@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The holds' waiting room (supervisor/hold/): the seccomp filter that sends the held classes'
+ * calls, as bpf/wd_syscalls.h lists them, to the supervisor (SECCOMP_RET_USER_NOTIF), its
+ * installation in the child, and the listener's way to the parent. Not the self-protection
+ * filter (supervisor/backend/seccomp_guard.c), which refuses calls outright.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -11,7 +17,7 @@
 #include "supervisor/hold/waiting_room.h"
 
 #ifndef __x86_64__
-#error "the waiting-room filter knows x86_64's syscall numbers only"
+#error "the waiting-room filter knows x86_64's syscall numbers only (bpf/wd_syscalls.h)"
 #endif
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
@@ -31,41 +37,56 @@ static int emit(struct wd_notify_plan *p, struct sock_filter insn)
 	return 0;
 }
 
-/* Syscalls sent whole, per class. */
-static const struct {
-	unsigned int class;
-	unsigned int nr;
-} always[] = {
-	{ WD_HOLD_DELETE, SYS_unlink },	    { WD_HOLD_DELETE, SYS_unlinkat },
-	{ WD_HOLD_DELETE, SYS_rmdir },	    { WD_HOLD_RENAME, SYS_rename },
-	{ WD_HOLD_RENAME, SYS_renameat },   { WD_HOLD_RENAME, SYS_renameat2 },
-	{ WD_HOLD_TRUNCATE, SYS_truncate }, { WD_HOLD_TRUNCATE, SYS_ftruncate },
-	{ WD_HOLD_TRUNCATE, SYS_creat },
-	{ WD_HOLD_TRUNCATE, SYS_openat2 },  { WD_HOLD_TRUNCATE, SYS_link },
-	{ WD_HOLD_TRUNCATE, SYS_linkat },   { WD_HOLD_EXEC, SYS_execve },
-	{ WD_HOLD_EXEC, SYS_execveat },
-};
+/* The held calls, from the one table; each number checked against libc's. */
+#define HELD_ROW(nr, name, class, when, dirs) { nr, #name, WD_HOLD_##class, when, dirs },
+static const struct wd_held_call held[] = { WD_SYSCALLS_HELD(HELD_ROW) };
+#define HELD_CHECK(nr, name, ...) _Static_assert(nr == SYS_##name, #name " is not " #nr);
+WD_SYSCALLS_HELD(HELD_CHECK)
+_Static_assert(WD_SYSCALL_IO_URING_SETUP == SYS_io_uring_setup, "io_uring_setup");
 
-static const unsigned int renames[] = { SYS_rename, SYS_renameat, SYS_renameat2 };
-
-bool wd_notify_dir_change(unsigned int nr, unsigned long flags)
+const struct wd_held_call *wd_waiting_room_call(unsigned int nr)
 {
-	switch (nr) {
-	case SYS_rmdir:
-	case SYS_rename:
-	case SYS_renameat:
-	case SYS_renameat2:
-		return true;
-	case SYS_unlinkat:
-		return flags & AT_REMOVEDIR;
-	default:
-		return false;
-	}
+	for (size_t i = 0; i < sizeof(held) / sizeof(held[0]); i++)
+		if (held[i].nr == nr)
+			return &held[i];
+	return NULL;
 }
 
-int wd_notify_prepare(struct wd_notify_plan *p, unsigned int classes, bool allow_io_uring)
+bool wd_waiting_room_dir_change(unsigned int nr, const uint64_t args[6])
+{
+	const struct wd_held_call *c = wd_waiting_room_call(nr);
+
+	if (!c || c->dir_arg == -2)
+		return false;
+	return c->dir_arg < 0 || (args[c->dir_arg] & c->dir_bits);
+}
+
+/*
+ * Send @nr to the waiting room: every call (@arg < 0), or one whose args[@arg] has a bit of
+ * @bits. The accumulator holds nr before and after.
+ */
+static int send_call(struct wd_notify_plan *p, unsigned int nr, int arg, unsigned long bits)
+{
+	int err = 0;
+
+	if (arg < 0) {
+		JUMP(BPF_JEQ, nr, 0, 1);
+		RET(SECCOMP_RET_USER_NOTIF);
+		return err;
+	}
+	JUMP(BPF_JEQ, nr, 0, 4);
+	LOAD(offsetof(struct seccomp_data, args[0]) + (unsigned int)arg * sizeof(__u64));
+	JUMP(BPF_JSET, (unsigned int)bits, 0, 1);
+	RET(SECCOMP_RET_USER_NOTIF);
+	/* the accumulator no longer holds nr: reload it for what follows */
+	LOAD(offsetof(struct seccomp_data, nr));
+	return err;
+}
+
+int wd_waiting_room_prepare(struct wd_notify_plan *p, unsigned int classes, bool allow_io_uring)
 {
 	const unsigned int eperm = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
+	const size_t n = sizeof(held) / sizeof(held[0]);
 	int err = 0;
 
 	p->len = 0;
@@ -77,54 +98,25 @@ int wd_notify_prepare(struct wd_notify_plan *p, unsigned int classes, bool allow
 	LOAD(offsetof(struct seccomp_data, nr));
 	/* io_uring would reach the held syscalls' work without passing this filter. */
 	if (!allow_io_uring) {
-		JUMP(BPF_JEQ, SYS_io_uring_setup, 0, 1);
+		JUMP(BPF_JEQ, WD_SYSCALL_IO_URING_SETUP, 0, 1);
 		RET(eperm);
 	}
-	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {
-		if (!(classes & always[i].class))
-			continue;
-		JUMP(BPF_JEQ, always[i].nr, 0, 1);
-		RET(SECCOMP_RET_USER_NOTIF);
-	}
-	if (p->watch_dirs) {
-		if (!(classes & WD_HOLD_RENAME))
-			for (size_t i = 0; i < sizeof(renames) / sizeof(renames[0]); i++) {
-				JUMP(BPF_JEQ, renames[i], 0, 1);
-				RET(SECCOMP_RET_USER_NOTIF);
-			}
-		if (!(classes & WD_HOLD_DELETE)) {
-			JUMP(BPF_JEQ, SYS_rmdir, 0, 1);
-			RET(SECCOMP_RET_USER_NOTIF);
-			/* unlinkat(dirfd, path, AT_REMOVEDIR) */
-			JUMP(BPF_JEQ, SYS_unlinkat, 0, 3);
-			LOAD(offsetof(struct seccomp_data, args[2]));
-			JUMP(BPF_JSET, AT_REMOVEDIR, 0, 1);
-			RET(SECCOMP_RET_USER_NOTIF);
-			/* the accumulator no longer holds nr: reload it for what follows */
-			LOAD(offsetof(struct seccomp_data, nr));
-		}
-	}
-	if (classes & WD_HOLD_TRUNCATE) {
-		/*
-		 * open(path, flags) and openat(dirfd, path, flags): only with O_TRUNC;
-		 * fallocate(fd, mode, ...): only with a mode that destroys or moves data
-		 */
-		JUMP(BPF_JEQ, SYS_open, 0, 2);
-		LOAD(offsetof(struct seccomp_data, args[1]));
-		JUMP(BPF_JSET, O_TRUNC, 6, 7);
-		JUMP(BPF_JEQ, SYS_openat, 0, 2);
-		LOAD(offsetof(struct seccomp_data, args[2]));
-		JUMP(BPF_JSET, O_TRUNC, 3, 4);
-		JUMP(BPF_JEQ, SYS_fallocate, 0, 3);
-		LOAD(offsetof(struct seccomp_data, args[1]));
-		JUMP(BPF_JSET, WD_FALLOC_DESTRUCTIVE, 0, 1);
-		RET(SECCOMP_RET_USER_NOTIF);
-	}
+	/* the calls of held classes sent whole first, the ones their arguments decide last */
+	for (size_t i = 0; i < n; i++)
+		if ((classes & held[i].class) && held[i].arg < 0)
+			err |= send_call(p, held[i].nr, -1, 0);
+	/* a directory change a held class does not send already */
+	for (size_t i = 0; i < n && p->watch_dirs; i++)
+		if (!(classes & held[i].class) && held[i].dir_arg != -2)
+			err |= send_call(p, held[i].nr, held[i].dir_arg, held[i].dir_bits);
+	for (size_t i = 0; i < n; i++)
+		if ((classes & held[i].class) && held[i].arg >= 0)
+			err |= send_call(p, held[i].nr, held[i].arg, held[i].bits);
 	RET(SECCOMP_RET_ALLOW);
 	return err ? -E2BIG : 0;
 }
 
-int wd_notify_install(const struct wd_notify_plan *p, int sock)
+int wd_waiting_room_install(const struct wd_notify_plan *p, int sock)
 {
 	struct sock_fprog prog = { .len = p->len, .filter = (struct sock_filter *)p->insns };
 	char cbuf[CMSG_SPACE(sizeof(int))];
@@ -157,7 +149,7 @@ int wd_notify_install(const struct wd_notify_plan *p, int sock)
 	return err;
 }
 
-int wd_notify_receive(int sock)
+int wd_waiting_room_receive(int sock)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))], b;
 	struct iovec iov = { .iov_base = &b, .iov_len = 1 };

@@ -5,13 +5,15 @@
  * Built in the parent, installed in the child after the backend's own set-up; the listener fd
  * goes to the parent over a socket, and the child keeps no copy.
  */
-#ifndef WD_NOTIFY_H
-#define WD_NOTIFY_H
+#ifndef WD_HOLD_WAITING_ROOM_H
+#define WD_HOLD_WAITING_ROOM_H
 
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "bpf/wd_syscalls.h"
 
 #define WD_NOTIFY_MAX_INSNS 96
 
@@ -36,6 +38,25 @@ enum wd_hold_class {
 /* The classes whose targets are paths the supervisor resolves. */
 #define WD_HOLD_PATHS (WD_HOLD_DELETE | WD_HOLD_RENAME | WD_HOLD_TRUNCATE)
 
+/* The held calls' numbers, by name (WD_NR_unlink, ...), from the one table (bpf/wd_syscalls.h). */
+#define WD_HELD_NR(nr, name, ...) WD_NR_##name = nr,
+enum wd_held_nr { WD_SYSCALLS_HELD(WD_HELD_NR) };
+#undef WD_HELD_NR
+
+/* One row of WD_SYSCALLS_HELD. */
+struct wd_held_call {
+	unsigned int nr;
+	const char *name;
+	unsigned int class; /* enum wd_hold_class */
+	int arg; /* -1: held whole; else held when args[arg] & bits */
+	unsigned long bits;
+	int dir_arg; /* -2: never a directory change; -1: always; else when args[dir_arg] & */
+	unsigned long dir_bits;
+};
+
+/* The row of held call @nr, or NULL. */
+const struct wd_held_call *wd_waiting_room_call(unsigned int nr);
+
 struct wd_notify_plan {
 	struct sock_filter insns[WD_NOTIFY_MAX_INSNS];
 	unsigned short len;
@@ -49,19 +70,20 @@ struct wd_notify_plan {
 };
 
 /*
- * Build the filter for @classes; io_uring_setup is refused unless @allow_io_uring. With path
+ * The waiting room's filter (not the self-protection filter, supervisor/backend/seccomp_guard.c).
+ * Build it for @classes; io_uring_setup is refused unless @allow_io_uring. With path
  * classes and no io_uring the filter also watches directory changes (see watch_dirs).
  */
-int wd_notify_prepare(struct wd_notify_plan *p, unsigned int classes, bool allow_io_uring);
+int wd_waiting_room_prepare(struct wd_notify_plan *p, unsigned int classes, bool allow_io_uring);
 /*
  * In the child: install it with a new listener and send the listener over @sock, then close it.
  * Async-signal-safe. 0 or -errno.
  */
-int wd_notify_install(const struct wd_notify_plan *p, int sock);
+int wd_waiting_room_install(const struct wd_notify_plan *p, int sock);
 /* In the parent: the listener fd the child sent over @sock, or -errno. */
-int wd_notify_receive(int sock);
+int wd_waiting_room_receive(int sock);
 
-/* Is @nr with @flags a directory change the filter sends for watch_dirs alone? */
-bool wd_notify_dir_change(unsigned int nr, unsigned long flags);
+/* Is @nr with @args a directory change the filter sends for watch_dirs alone? */
+bool wd_waiting_room_dir_change(unsigned int nr, const uint64_t args[6]);
 
 #endif

@@ -185,7 +185,7 @@ static int start_holds(struct run_holds *h, const char *sandbox, bool allow_io_u
 				     .ctx = h };
 	int err;
 
-	err = wd_notify_prepare(&h->plan, wd_hold_rules_classes(&h->rules), allow_io_uring);
+	err = wd_waiting_room_prepare(&h->plan, wd_hold_rules_classes(&h->rules), allow_io_uring);
 	if (!err)
 		err = wd_hold_engine_new(&h->engine, &h->rules, -1, &ev);
 	if (!err)

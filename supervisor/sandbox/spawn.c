@@ -165,7 +165,7 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 		}
 	}
 	if (o->notify) {
-		r = wd_notify_install(o->notify, fds->notify);
+		r = wd_waiting_room_install(o->notify, fds->notify);
 		if (r) {
 			errno = -r;
 			goto fail;
@@ -314,7 +314,7 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 		close(notifyfd[1]);
 		notifyfd[1] = -1;
 		/* An error here means the child failed first: the error pipe says why. */
-		child->notify_fd = wd_notify_receive(notifyfd[0]);
+		child->notify_fd = wd_waiting_room_receive(notifyfd[0]);
 		if (child->notify_fd >= 0 && o->notify_attach)
 			o->notify_attach(o->notify_ctx, child->notify_fd);
 	}

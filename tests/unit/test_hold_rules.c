@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "policy/argv.h"
 #include "policy/path.h"
 #include "supervisor/hold/rules.h"
 
@@ -247,7 +248,7 @@ static void run_filter(const struct wd_notify_plan *p, const struct probe_call *
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		close(sv[0]);
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || wd_notify_install(p, sv[1]))
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || wd_waiting_room_install(p, sv[1]))
 			_exit(2);
 		for (size_t i = 0; i < n; i++)
 			if (syscall(calls[i].nr, calls[i].a0, calls[i].a1, calls[i].a2) != -1 ||
@@ -256,7 +257,7 @@ static void run_filter(const struct wd_notify_plan *p, const struct probe_call *
 		_exit(0);
 	}
 	close(sv[1]);
-	listener = wd_notify_receive(sv[0]);
+	listener = wd_waiting_room_receive(sv[0]);
 	close(sv[0]);
 	assert_true(listener >= 0);
 	for (;;) {
@@ -338,18 +339,51 @@ static void test_notify_filter(void **state)
 	};
 
 	(void)state;
-	assert_int_equal(wd_notify_prepare(&p, WD_HOLD_TRUNCATE, false), 0);
+	assert_int_equal(wd_waiting_room_prepare(&p, WD_HOLD_TRUNCATE, false), 0);
 	assert_true(p.watch_dirs);
 	run_filter(&p, trunc, sizeof(trunc) / sizeof(trunc[0]));
-	assert_int_equal(wd_notify_prepare(&p, all, false), 0);
+	assert_int_equal(wd_waiting_room_prepare(&p, all, false), 0);
 	assert_true(p.len < WD_NOTIFY_MAX_INSNS);
 	run_filter(&p, every, sizeof(every) / sizeof(every[0]));
-	assert_int_equal(wd_notify_prepare(&p, WD_HOLD_EXEC, false), 0);
+	assert_int_equal(wd_waiting_room_prepare(&p, WD_HOLD_EXEC, false), 0);
 	assert_false(p.watch_dirs);
 	run_filter(&p, exec, sizeof(exec) / sizeof(exec[0]));
 	/* io_uring allowed: calls could change directories unseen, so none is watched */
-	assert_int_equal(wd_notify_prepare(&p, WD_HOLD_DELETE, true), 0);
+	assert_int_equal(wd_waiting_room_prepare(&p, WD_HOLD_DELETE, true), 0);
 	assert_false(p.watch_dirs);
+}
+
+/*
+ * The held calls' table (bpf/wd_syscalls.h) as the waiting room reads it: each call once, in one
+ * class, and the directory changes the filter watches are exactly rmdir, the renames and
+ * unlinkat with AT_REMOVEDIR.
+ */
+static void test_held_table(void **state)
+{
+	const long dirs[] = { SYS_rmdir, SYS_rename, SYS_renameat, SYS_renameat2 };
+	const uint64_t none[6] = { 0 }, removedir[6] = { 0, 0, AT_REMOVEDIR };
+	const struct wd_held_call *c;
+
+	(void)state;
+	for (unsigned int nr = 0; nr < 512; nr++) {
+		bool dir = false;
+
+		for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+			dir |= dirs[i] == nr;
+		assert_int_equal(wd_waiting_room_dir_change(nr, none), dir);
+		c = wd_waiting_room_call(nr);
+		if (!c)
+			continue;
+		assert_int_equal(c->nr, nr);
+		assert_true(c->class && !(c->class & (c->class - 1)));
+	}
+	assert_true(wd_waiting_room_dir_change(SYS_unlinkat, removedir));
+	assert_false(wd_waiting_room_dir_change(SYS_unlink, removedir));
+	assert_int_equal(wd_waiting_room_call(SYS_unlinkat)->class, WD_HOLD_DELETE);
+	assert_int_equal(wd_waiting_room_call(SYS_renameat2)->class, WD_HOLD_RENAME);
+	assert_int_equal(wd_waiting_room_call(SYS_fallocate)->class, WD_HOLD_TRUNCATE);
+	assert_int_equal(wd_waiting_room_call(SYS_execveat)->class, WD_HOLD_EXEC);
+	assert_null(wd_waiting_room_call(SYS_mkdir));
 }
 
 int main(void)
@@ -362,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_approvers),
 		cmocka_unit_test(test_match_inode),
 		cmocka_unit_test(test_notify_filter),
+		cmocka_unit_test(test_held_table),
 	};
 
 	return cmocka_run_group_tests_name("hold_rules", tests, NULL, NULL);
