@@ -142,8 +142,11 @@ static cJSON *all_holds(void)
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct conn c;
 		cJSON *req, *rep, *holds, *h;
+		int err = conn_open(&c, g.gl_pathv[i]);
 
-		if (conn_open(&c, g.gl_pathv[i]))
+		if (err == -EPERM)
+			log_warnx("%s: its listener is not root: not asked", g.gl_pathv[i]);
+		if (err)
 			continue; /* a run that just ended */
 		req = cJSON_CreateObject();
 		cJSON_AddStringToObject(req, "op", "holds");
@@ -334,11 +337,13 @@ static int send_decision(const cJSON *h, bool allow, const char *scope, const ch
 	char path[108];
 	struct conn c;
 	cJSON *req, *rep;
-	int rc = 1;
+	int rc = 1, err;
 
-	if (wd_run_sock_path(path, sizeof(path), WD_SOCK_HOLDS, str(h, "sandbox")) ||
-	    conn_open(&c, path)) {
-		log_warn("cannot reach sandbox %s", str(h, "sandbox"));
+	err = wd_run_sock_path(path, sizeof(path), WD_SOCK_HOLDS, str(h, "sandbox"));
+	if (!err)
+		err = conn_open(&c, path);
+	if (err) {
+		log_warnx("cannot reach sandbox %s: %s", str(h, "sandbox"), strerror(-err));
 		return 1;
 	}
 	req = cJSON_CreateObject();
@@ -711,7 +716,8 @@ static bool prompt_round(struct prompt *p)
 		if (i == followed) {
 			char ev[4096];
 
-			if ((pfd[i].revents & (POLLIN | POLLHUP)) && read(p->inotify, ev, sizeof(ev)) > 0)
+			if ((pfd[i].revents & (POLLIN | POLLHUP)) &&
+			    read(p->inotify, ev, sizeof(ev)) > 0)
 				prompt_scan(p);
 			continue;
 		}

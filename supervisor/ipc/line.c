@@ -11,41 +11,51 @@
 
 #include "supervisor/ipc/line.h"
 
+static void bytes_init(struct wd_bytes *b, size_t max)
+{
+	memset(b, 0, sizeof(*b));
+	b->max = max;
+}
+
+static void bytes_free(struct wd_bytes *b)
+{
+	free(b->buf);
+	bytes_init(b, b->max);
+}
+
 void wd_lines_init(struct wd_lines *l, size_t max)
 {
-	memset(l, 0, sizeof(*l));
-	l->max = max;
+	bytes_init(&l->b, max);
 }
 
 void wd_lines_free(struct wd_lines *l)
 {
-	free(l->buf);
-	wd_lines_init(l, l->max);
+	bytes_free(&l->b);
 }
 
 /* Room for one more byte at least, within max + 1 (a longest line and its newline). */
 static int lines_room(struct wd_lines *l)
 {
-	size_t limit = l->max + 1, ncap;
+	size_t limit = l->b.max + 1, ncap;
 	char *nb;
 
-	if (l->off) {
-		memmove(l->buf, l->buf + l->off, l->len - l->off);
-		l->len -= l->off;
-		l->off = 0;
+	if (l->b.off) {
+		memmove(l->b.buf, l->b.buf + l->b.off, l->b.len - l->b.off);
+		l->b.len -= l->b.off;
+		l->b.off = 0;
 	}
-	if (l->len < l->cap)
+	if (l->b.len < l->b.cap)
 		return 0;
-	if (l->cap >= limit)
+	if (l->b.cap >= limit)
 		return -EMSGSIZE;
-	ncap = l->cap ? 2 * l->cap : 4096;
+	ncap = l->b.cap ? 2 * l->b.cap : 4096;
 	if (ncap > limit)
 		ncap = limit;
-	nb = realloc(l->buf, ncap);
+	nb = realloc(l->b.buf, ncap);
 	if (!nb)
 		return -ENOMEM;
-	l->buf = nb;
-	l->cap = ncap;
+	l->b.buf = nb;
+	l->b.cap = ncap;
 	return 0;
 }
 
@@ -57,28 +67,28 @@ ssize_t wd_lines_fill(struct wd_lines *l, int fd)
 	if (err)
 		return err;
 	do
-		n = read(fd, l->buf + l->len, l->cap - l->len);
+		n = read(fd, l->b.buf + l->b.len, l->b.cap - l->b.len);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
-	l->len += (size_t)n;
+	l->b.len += (size_t)n;
 	return n;
 }
 
 int wd_lines_next(struct wd_lines *l, char **line, size_t *len)
 {
-	size_t avail = l->len - l->off, n;
+	size_t avail = l->b.len - l->b.off, n;
 	char *start, *nl;
 
 	if (!avail)
 		return 0;
-	start = l->buf + l->off;
+	start = l->b.buf + l->b.off;
 	nl = memchr(start, '\n', avail);
 	if (!nl)
-		return avail > l->max ? -EMSGSIZE : 0;
+		return avail > l->b.max ? -EMSGSIZE : 0;
 	n = (size_t)(nl - start);
-	l->off += n + 1;
-	if (n > l->max)
+	l->b.off += n + 1;
+	if (n > l->b.max)
 		return -EMSGSIZE;
 	if (memchr(start, '\0', n))
 		return -EBADMSG;
@@ -90,9 +100,9 @@ int wd_lines_next(struct wd_lines *l, char **line, size_t *len)
 
 bool wd_lines_ready(const struct wd_lines *l)
 {
-	size_t avail = l->len - l->off;
+	size_t avail = l->b.len - l->b.off;
 
-	return avail > l->max || (avail && memchr(l->buf + l->off, '\n', avail));
+	return avail > l->b.max || (avail && memchr(l->b.buf + l->b.off, '\n', avail));
 }
 
 char *wd_json_line(const struct cJSON *o, size_t *len)
@@ -136,19 +146,17 @@ int wd_line_write(int fd, const char *s, size_t len, int timeout_ms)
 
 void wd_outq_init(struct wd_outq *q, size_t max)
 {
-	memset(q, 0, sizeof(*q));
-	q->max = max;
+	bytes_init(&q->b, max);
 }
 
 void wd_outq_free(struct wd_outq *q)
 {
-	free(q->buf);
-	wd_outq_init(q, q->max);
+	bytes_free(&q->b);
 }
 
 size_t wd_outq_pending(const struct wd_outq *q)
 {
-	return q->len - q->off;
+	return q->b.len - q->b.off;
 }
 
 int wd_outq_push(struct wd_outq *q, const char *s, size_t n)
@@ -156,32 +164,33 @@ int wd_outq_push(struct wd_outq *q, const char *s, size_t n)
 	size_t keep = wd_outq_pending(q);
 	char *nb;
 
-	if (n > q->max || keep > q->max - n)
+	if (n > q->b.max || keep > q->b.max - n)
 		return -ENOBUFS;
-	if (q->off) {
-		memmove(q->buf, q->buf + q->off, keep);
-		q->len = keep;
-		q->off = 0;
+	if (q->b.off) {
+		memmove(q->b.buf, q->b.buf + q->b.off, keep);
+		q->b.len = keep;
+		q->b.off = 0;
 	}
-	nb = realloc(q->buf, keep + n ? keep + n : 1);
+	nb = realloc(q->b.buf, keep + n ? keep + n : 1);
 	if (!nb)
 		return -ENOMEM;
 	memcpy(nb + keep, s, n);
-	q->buf = nb;
-	q->len = keep + n;
+	q->b.buf = nb;
+	q->b.len = keep + n;
 	return 0;
 }
 
 int wd_outq_flush(struct wd_outq *q, int fd)
 {
-	while (q->off < q->len) {
-		ssize_t n = send(fd, q->buf + q->off, q->len - q->off, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (q->b.off < q->b.len) {
+		ssize_t n = send(fd, q->b.buf + q->b.off, q->b.len - q->b.off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return errno == EWOULDBLOCK ? -EAGAIN : -errno;
-		q->off += (size_t)n;
+		q->b.off += (size_t)n;
 	}
 	/* all taken: the memory goes, a long listing does not stay for the life of the client */
 	wd_outq_free(q);

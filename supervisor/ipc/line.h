@@ -14,13 +14,18 @@
 
 struct cJSON;
 
-/* The lines coming from one peer: at most @max bytes a line, its newline not counted. */
-struct wd_lines {
+/* Bytes waiting between a peer and us: @off..@len, in @cap bytes allocated, bounded by @max. */
+struct wd_bytes {
 	char *buf;
-	size_t off; /* where the next line starts */
-	size_t len; /* bytes in @buf */
-	size_t cap; /* grows as lines need it, never past max + 1 */
-	size_t max;
+	size_t off, len, cap, max;
+};
+
+/*
+ * The lines coming from one peer: at most max bytes a line, its newline not counted (the buffer
+ * grows as lines need it, never past max + 1).
+ */
+struct wd_lines {
+	struct wd_bytes b;
 };
 
 void wd_lines_init(struct wd_lines *l, size_t max);
@@ -40,7 +45,7 @@ int wd_lines_next(struct wd_lines *l, char **line, size_t *len);
 /* Whether wd_lines_next would return something other than 0: poll() cannot say so. */
 bool wd_lines_ready(const struct wd_lines *l);
 
-/* @o as one line: unformatted JSON and a newline, no NUL (caller frees). NULL when out of memory. */
+/* @o as one line: unformatted JSON and a newline, no NUL (caller frees); NULL out of memory. */
 char *wd_json_line(const struct cJSON *o, size_t *len);
 /*
  * Write all of @s to the socket @fd, waiting up to @timeout_ms (-1: for ever) each time it has no
@@ -48,10 +53,9 @@ char *wd_json_line(const struct cJSON *o, size_t *len);
  */
 int wd_line_write(int fd, const char *s, size_t len, int timeout_ms);
 
-/* What waits to be sent to one peer: at most @max bytes not yet taken. */
+/* What waits to be sent to one peer: at most max bytes not yet taken. */
 struct wd_outq {
-	char *buf;
-	size_t off, len, max;
+	struct wd_bytes b;
 };
 
 void wd_outq_init(struct wd_outq *q, size_t max);

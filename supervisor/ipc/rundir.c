@@ -59,8 +59,8 @@ int wd_run_dir_check(const char *dir, bool approvers)
 			log_warn("ctl: cannot open %s to the approvers", dir);
 			return err;
 		}
-		log_info("ctl: %s is now mode %04o, so the policy's approvers can reach its sockets",
-			 dir, (unsigned int)((st.st_mode & 07777) | 055));
+		log_info("ctl: %s is now mode %04o, so the policy's approvers can reach its "
+			 "sockets", dir, (unsigned int)((st.st_mode & 07777) | 055));
 	}
 	return 0;
 }

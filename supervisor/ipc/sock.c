@@ -38,38 +38,8 @@ static int temp_name(char *buf, size_t size, const char *path)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-int wd_sock_listen(const char *who, const char *path, int type, mode_t mode, int backlog)
-{
-	struct sockaddr_un sa;
-	char tmp[sizeof(sa.sun_path)];
-	int fd, err;
-
-	err = temp_name(tmp, sizeof(tmp), path);
-	if (!err)
-		err = sock_addr(&sa, tmp);
-	if (err) {
-		log_warnx("%s: %s is too long a name for a socket", who, path);
-		return err;
-	}
-	fd = socket(AF_UNIX, type, 0);
-	if (fd < 0) {
-		err = -errno;
-		log_warn("%s: cannot make a socket for %s", who, path);
-		return err;
-	}
-	unlink(tmp);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(tmp, mode) ||
-	    listen(fd, backlog) || rename(tmp, path)) {
-		err = -errno;
-		log_warn("%s: cannot listen on %s", who, path);
-		unlink(tmp);
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
-int wd_sock_bind_name(const char *who, const char *path, int type, mode_t mode)
+/* A socket of @type bound at @path (what stood there replaced), mode @mode: fd, or -errno. */
+static int bound_socket(const char *who, const char *path, int type, mode_t mode)
 {
 	struct sockaddr_un sa;
 	int fd, err = sock_addr(&sa, path);
@@ -93,6 +63,33 @@ int wd_sock_bind_name(const char *who, const char *path, int type, mode_t mode)
 		return err;
 	}
 	return fd;
+}
+
+int wd_sock_listen(const char *who, const char *path, int type, mode_t mode, int backlog)
+{
+	char tmp[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int fd, err = temp_name(tmp, sizeof(tmp), path);
+
+	if (err) {
+		log_warnx("%s: %s is too long a name for a socket", who, path);
+		return err;
+	}
+	fd = bound_socket(who, tmp, type, mode);
+	if (fd < 0)
+		return fd;
+	if (listen(fd, backlog) || rename(tmp, path)) {
+		err = -errno;
+		log_warn("%s: cannot listen on %s", who, path);
+		unlink(tmp);
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int wd_sock_bind_name(const char *who, const char *path, int type, mode_t mode)
+{
+	return bound_socket(who, path, type, mode);
 }
 
 int wd_sock_connect(const char *path, int type)
