@@ -244,6 +244,12 @@ const struct wd_capability wd_capabilities[] = {
 	      "once, process, sandbox, --subtree, --count, --ttl"),
 	  YES("warden deny and the prompt's [d]: this process under the protected tree; --scope "
 	      "once, process, sandbox, --subtree, --count, --ttl") },
+	{ "ipc.peer-input", "warden's sockets take bounded lines from their peers, and a hold's "
+	  "token goes to no listener but root's",
+	  YES("one socket layer (supervisor/ipc/): a line over its bound ends the connection, a "
+	      "NUL byte refuses its line; the holds CLI checks its peer is root"),
+	  YES("one socket layer (supervisor/ipc/): a line over its bound ends the connection, a "
+	      "NUL byte refuses its line; the holds CLI checks its peer is root") },
 	/* Process set-up (supervisor/sandbox/setup.c), the same code on both */
 	{ "setup.env", "env: the command's environment is the clean base, env.pass and env.set, "
 	  "nothing else",

@@ -5,6 +5,8 @@
 # (the VM has none) to send raw bytes and to listen as another user.
 WHERE=host
 
+. "$(dirname "${BASH_SOURCE[0]}")/../escape/lib.sh"
+
 PY=/usr/bin/python3
 
 # start_daemon LOG: wardend in the background ($daemon), once it listens.
@@ -41,6 +43,7 @@ raw() {
 
 test_wardend_answers_a_line_with_a_nul_byte_as_garbage_and_goes_on() {
 	[ -x "$PY" ] || fail "$PY is needed for this test (the development host has it)"
+	claims ipc.peer-input yes yes
 	start_daemon "$T/d.log"
 	# the control: the same requests without the NUL byte are two that are answered
 	out=$(raw "$WARDEN_RUN_DIR/control.sock" 'b"{\"op\":\"status\"}\n{\"op\":\"explode\"}\n"' 2)
@@ -66,6 +69,7 @@ test_wardend_answers_a_line_with_a_nul_byte_as_garbage_and_goes_on() {
 
 test_holds_cli_sends_no_token_to_a_listener_that_is_not_root() {
 	[ -x "$PY" ] || fail "$PY is needed for this test (the development host has it)"
+	claims ipc.peer-input yes yes
 	mkdir -m 700 "$WARDEN_RUN_DIR"
 	touch "$T/fake.log" "$T/fake.ready"
 	chmod 666 "$T/fake.log" "$T/fake.ready"

@@ -127,7 +127,7 @@ static void test_oversize_refused(void **state)
 	assert_int_equal(wd_lines_next(&l, &line, &len), -EMSGSIZE);
 	put(sv[1], big, sizeof(big));
 	assert_int_equal(wd_lines_fill(&l, sv[0]), -EMSGSIZE);
-	assert_true(l.cap <= 17);
+	assert_true(l.b.cap <= 17);
 	wd_lines_free(&l);
 	close(sv[0]);
 	close(sv[1]);
@@ -156,7 +156,7 @@ static void test_flood_bounded(void **state)
 			sent += (size_t)w;
 		n = wd_lines_fill(&l, sv[0]);
 		assert_true(n > 0 || n == -EAGAIN || n == -EMSGSIZE);
-		assert_true(l.cap <= max + 1);
+		assert_true(l.b.cap <= max + 1);
 		if (n > 0)
 			assert_true(wd_lines_next(&l, &line, &len) <= 0);
 	}
@@ -168,7 +168,7 @@ static void test_flood_bounded(void **state)
 	close(sv[1]);
 }
 
-/* A NUL byte refuses its line (no parser sees a shorter request than was sent); the next follows. */
+/* A NUL byte refuses its line (no parser sees less than was sent); the next line follows. */
 static void test_nul_in_line(void **state)
 {
 	static const char in[] = "{\"op\":\"holds\"}\0{\"op\":\"decide\"}\nok\n";
@@ -212,7 +212,7 @@ static void test_outq_bound(void **state)
 	assert_int_equal(err, -EAGAIN);
 	assert_true(wd_outq_pending(&q) > 0);
 	/* the queue fills to its bound and no further */
-	while (wd_outq_pending(&q) + sizeof(chunk) <= q.max)
+	while (wd_outq_pending(&q) + sizeof(chunk) <= q.b.max)
 		assert_int_equal(wd_outq_push(&q, chunk, sizeof(chunk)), 0);
 	assert_int_equal(wd_outq_push(&q, chunk, sizeof(chunk)), -ENOBUFS);
 	pushed = wd_outq_pending(&q);
