@@ -9,16 +9,6 @@ WHERE=host
 
 PY=/usr/bin/python3
 
-# start_daemon LOG: wardend in the background ($daemon), once it listens.
-start_daemon() {
-	touch "$1"
-	"$BIN/wardend" > "$1" 2>&1 &
-	daemon=$!
-	trap 'kill -KILL $daemon 2>/dev/null || true' EXIT
-	timeout 60 "$BIN/wd-try" wait-line "$1" "listening on" "$daemon" > /dev/null ||
-		fail "wardend did not start: $(cat "$1")"
-}
-
 # raw SOCKET BYTES LINES: send BYTES (a Python bytes expression) to SOCKET, print up to LINES reply
 # lines, then "eof" if the daemon ended the connection.
 raw() {
