@@ -204,7 +204,10 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("without --audit, a file of the sandbox's own under the run directory, named on "
 	      "stderr, never a stream the command writes to") },
 
-	/* What an approval does, and what the operator sees (hold/engine.c, holds_socket.c, cmd_hold.c) */
+	/*
+	 * What an approval does, what the operator sees (hold/engine.c, holds_socket.c,
+	 * tools/cmd_hold.c), and what warden's sockets take from a peer (supervisor/ipc/)
+	 */
 	{ "hold.exact-object", "an approved delete or rename acts on the object shown, or on none "
 	  "(a name swapped while the call waited)",
 	  PART("delete: moved aside (renameat2 NOREPLACE), its (dev, ino) checked, then removed, "

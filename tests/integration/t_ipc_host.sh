@@ -51,8 +51,8 @@ test_wardend_answers_a_line_with_a_nul_byte_as_garbage_and_goes_on() {
 		'{"ok":true,"supervisor'
 	# a line over the bound: said so, and the connection ends (never a buffer grown for it)
 	out=$(raw "$WARDEN_RUN_DIR/control.sock" 'b"x" * 70000' 2)
-	expect_eq "oversize line" "$out" \
-		"$(printf '%s\n%s' '{"ok":false,"error":"a request is at most 65535 bytes","v":1}' eof)"
+	expect_eq "oversize line" "$out" "$(printf '%s\n%s' \
+		'{"ok":false,"error":"a request is at most 65535 bytes","v":1}' eof)"
 	kill -TERM "$daemon"
 	wait "$daemon" || true
 }
