@@ -15,16 +15,17 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include <cJSON.h>
 
+#include "policy/grow.h"
 #include "supervisor/hold/holds_socket.h"
+#include "supervisor/ipc/line.h"
+#include "supervisor/ipc/rundir.h"
+#include "supervisor/ipc/sock.h"
 #include "supervisor/util/log.h"
-#include "supervisor/run/run.h"
 #include "tools/cmds.h"
 
 /* Every run's socket. */
@@ -32,70 +33,69 @@ static const char *sock_glob(void)
 {
 	static char g[4096];
 
-	snprintf(g, sizeof(g), "%s/run-*.sock", wd_run_dir());
+	if (wd_run_sock_glob(g, sizeof(g), WD_SOCK_HOLDS))
+		g[0] = 0;
 	return g;
 }
 
 struct conn {
 	int fd;
 	char path[108];
-	char *buf;
-	size_t len;
+	struct wd_lines in;
 	/*
 	 * ids of this run's holds already put to the operator, all of them: a listing of
 	 * hundreds can come in beside the same holds as events, and each is asked once
 	 */
 	double *asked;
-	size_t n_asked, cap_asked;
+	size_t n_asked;
 };
 
+/*
+ * Connect to the holds socket at @path. Its peer must be root: a hold's token goes to it, and
+ * only a run (warden run is root's) may be told one.
+ */
 static int conn_open(struct conn *c, const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct wd_peer peer;
+	int err;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->path, sizeof(c->path), "%s", path);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	wd_lines_init(&c->in, WD_CTL_OUT_MAX);
+	c->fd = wd_sock_connect(path, SOCK_STREAM | SOCK_CLOEXEC);
 	if (c->fd < 0)
-		return -errno;
-	if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int err = -errno;
-
+		return c->fd;
+	err = wd_peer_read(c->fd, &peer);
+	if (!err && peer.uid != 0)
+		err = -EPERM;
+	if (err) {
 		close(c->fd);
 		c->fd = -1;
-		return err;
 	}
-	return 0;
+	return err;
 }
 
 static void conn_close(struct conn *c)
 {
 	if (c->fd >= 0)
 		close(c->fd);
-	free(c->buf);
+	wd_lines_free(&c->in);
 	free(c->asked);
 	c->fd = -1;
-	c->buf = NULL;
 	c->asked = NULL;
-	c->len = c->n_asked = c->cap_asked = 0;
+	c->n_asked = 0;
 }
 
 static int conn_send(struct conn *c, cJSON *req)
 {
-	char *s;
 	size_t len;
-	int err = 0;
+	char *s;
+	int err;
 
 	cJSON_AddNumberToObject(req, "v", WD_CTL_PROTO);
-	s = cJSON_PrintUnformatted(req);
+	s = wd_json_line(req, &len);
 	cJSON_Delete(req);
-	if (!s)
-		return -ENOMEM;
-	len = strlen(s);
-	s[len] = '\n';
-	if (send(c->fd, s, len + 1, MSG_NOSIGNAL) != (ssize_t)(len + 1))
-		err = -errno;
+	err = s ? wd_line_write(c->fd, s, len, -1) : -ENOMEM;
 	free(s);
 	return err;
 }
@@ -104,36 +104,22 @@ static int conn_send(struct conn *c, cJSON *req)
 static cJSON *conn_recv(struct conn *c)
 {
 	for (;;) {
-		char *nl = c->buf ? memchr(c->buf, '\n', c->len) : NULL;
-		char chunk[4096], *nb;
-		ssize_t n;
+		size_t len;
+		char *line;
+		int r = wd_lines_next(&c->in, &line, &len);
 
-		if (nl) {
-			cJSON *o;
-			size_t used = (size_t)(nl - c->buf) + 1;
-
-			*nl = 0;
-			o = cJSON_Parse(c->buf);
-			memmove(c->buf, nl + 1, c->len - used);
-			c->len -= used;
-			return o;
-		}
-		n = read(c->fd, chunk, sizeof(chunk));
-		if (n <= 0)
+		if (r > 0)
+			return cJSON_Parse(line);
+		/* over the bound, or a NUL byte in the line: garbage */
+		if (r < 0 || wd_lines_fill(&c->in, c->fd) <= 0)
 			return NULL;
-		nb = realloc(c->buf, c->len + (size_t)n + 1);
-		if (!nb)
-			return NULL;
-		c->buf = nb;
-		memcpy(c->buf + c->len, chunk, (size_t)n);
-		c->len += (size_t)n;
 	}
 }
 
 /* A whole line is already read and waiting: poll() will not say so, so the caller must ask. */
 static bool conn_buffered(const struct conn *c)
 {
-	return c->fd >= 0 && c->buf && memchr(c->buf, '\n', c->len);
+	return c->fd >= 0 && wd_lines_ready(&c->in);
 }
 
 static cJSON *request(struct conn *c, cJSON *req)
@@ -156,8 +142,11 @@ static cJSON *all_holds(void)
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct conn c;
 		cJSON *req, *rep, *holds, *h;
+		int err = conn_open(&c, g.gl_pathv[i]);
 
-		if (conn_open(&c, g.gl_pathv[i]))
+		if (err == -EPERM)
+			log_warnx("%s: its listener is not root: not asked", g.gl_pathv[i]);
+		if (err)
 			continue; /* a run that just ended */
 		req = cJSON_CreateObject();
 		cJSON_AddStringToObject(req, "op", "holds");
@@ -290,15 +279,10 @@ int cmd_holds(int argc, char **argv)
 	};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		if (c == 'j') {
+		if (c == 'j')
 			json = true;
-		} else if (c == 'h') {
-			fputs(holds_usage, stdout);
-			return 0;
-		} else {
-			fputs(holds_usage, stderr);
-			return WD_EXIT_USAGE;
-		}
+		else
+			return wd_usage(holds_usage, c == 'h');
 	}
 	all = all_holds();
 	if (json) {
@@ -353,11 +337,13 @@ static int send_decision(const cJSON *h, bool allow, const char *scope, const ch
 	char path[108];
 	struct conn c;
 	cJSON *req, *rep;
-	int rc = 1;
+	int rc = 1, err;
 
-	snprintf(path, sizeof(path), "%s/run-%s.sock", wd_run_dir(), str(h, "sandbox"));
-	if (conn_open(&c, path)) {
-		log_warn("cannot reach sandbox %s", str(h, "sandbox"));
+	err = wd_run_sock_path(path, sizeof(path), WD_SOCK_HOLDS, str(h, "sandbox"));
+	if (!err)
+		err = conn_open(&c, path);
+	if (err) {
+		log_warnx("cannot reach sandbox %s: %s", str(h, "sandbox"), strerror(-err));
 		return 1;
 	}
 	req = cJSON_CreateObject();
@@ -462,18 +448,12 @@ static int decide(int argc, char **argv, bool allow)
 		case 'a':
 			scope = "sandbox";
 			break;
-		case 'h':
-			fputs(approve_usage, stdout);
-			return 0;
 		default:
-			fputs(approve_usage, stderr);
-			return WD_EXIT_USAGE;
+			return wd_usage(approve_usage, c == 'h');
 		}
 	}
-	if (optind != argc - 1) {
-		fputs(approve_usage, stderr);
-		return WD_EXIT_USAGE;
-	}
+	if (optind != argc - 1)
+		return wd_usage(approve_usage, false);
 	if (scope && strcmp(scope, "once") && strcmp(scope, "process") &&
 	    strcmp(scope, "sandbox")) {
 		log_warnx("--scope: \"%s\" is not once, process or sandbox", scope);
@@ -507,7 +487,7 @@ int cmd_deny(int argc, char **argv)
 struct prompt {
 	/* every run followed: as many as there are (a run left out would be a hold unseen) */
 	struct conn *conns;
-	int n, cap;
+	size_t n;
 	int inotify;
 	bool tty;
 	char only[128]; /* follow only this socket (--sandbox) */
@@ -515,7 +495,7 @@ struct prompt {
 
 static bool prompt_has(const struct prompt *p, const char *path)
 {
-	for (int i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++)
 		if (p->conns[i].fd >= 0 && strcmp(p->conns[i].path, path) == 0)
 			return true;
 	return false;
@@ -532,16 +512,9 @@ static void prompt_scan(struct prompt *p)
 		struct conn *c;
 		cJSON *req, *rep;
 
-		if (p->n == p->cap) {
-			int ncap = p->cap ? 2 * p->cap : 16;
-			struct conn *nc = realloc(p->conns, (size_t)ncap * sizeof(*nc));
-
-			if (!nc) {
-				log_warnx("prompt: out of memory: %s is not followed", g.gl_pathv[i]);
-				continue;
-			}
-			p->conns = nc;
-			p->cap = ncap;
+		if (WD_GROW(p->conns, p->n)) {
+			log_warnx("prompt: out of memory: %s is not followed", g.gl_pathv[i]);
+			continue;
 		}
 		c = &p->conns[p->n];
 
@@ -671,15 +644,8 @@ static bool ask_once(struct prompt *p, struct conn *c, const cJSON *h)
 	for (size_t k = 0; k < c->n_asked; k++)
 		if (c->asked[k] == id)
 			return true;
-	if (c->n_asked == c->cap_asked) {
-		size_t ncap = c->cap_asked ? 2 * c->cap_asked : 64;
-		double *na = realloc(c->asked, ncap * sizeof(*na));
-
-		if (!na)
-			return ask(p, h); /* asked perhaps twice, never not at all */
-		c->asked = na;
-		c->cap_asked = ncap;
-	}
+	if (WD_GROW(c->asked, c->n_asked))
+		return ask(p, h); /* asked perhaps twice, never not at all */
 	c->asked[c->n_asked++] = id;
 	return ask(p, h);
 }
@@ -693,101 +659,113 @@ static const char prompt_usage[] =
 	"\n"
 	"  --sandbox NAME   follow only that sandbox's run (what `warden run --prompt` uses)\n";
 
+/* One line from a run followed: holds to ask about, or a decision to tell. False at the end. */
+static bool prompt_message(struct prompt *p, struct conn *c, const cJSON *msg)
+{
+	const cJSON *h, *holds = cJSON_GetObjectItemCaseSensitive(msg, "holds");
+	bool go = true;
+
+	cJSON_ArrayForEach(h, holds)
+		go = go && ask_once(p, c, h);
+	if (strcmp(str(msg, "event"), "hold") == 0) {
+		go = ask_once(p, c, cJSON_GetObjectItemCaseSensitive(msg, "hold"));
+	} else if (strcmp(str(msg, "event"), "decision") == 0 &&
+		   strcmp(str(msg, "by"), "grant") != 0) {
+		/* what standing grants decide is in the audit stream, not on the screen */
+		h = cJSON_GetObjectItemCaseSensitive(msg, "hold");
+		printf("decided: %s/%.0f %s by %s (%s)\n", str(h, "sandbox"), num(h, "id"),
+		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(msg, "allow")) ? "allowed" :
+										"denied",
+		       str(msg, "by"), str(msg, "result"));
+	}
+	fflush(stdout);
+	return go;
+}
+
+/* Wait for what comes next (a line from a run, a new run) and handle it. False at the end. */
+static bool prompt_round(struct prompt *p)
+{
+	struct pollfd *pfd = calloc(p->n + 1, sizeof(*pfd));
+	size_t n = 0, followed = p->n;
+	int timeout = -1;
+	bool go = true;
+
+	if (!pfd)
+		return false;
+	for (size_t i = 0; i < followed; i++) {
+		pfd[n].fd = p->conns[i].fd;
+		pfd[n++].events = POLLIN;
+		/*
+		 * One read can bring several lines (a subscription's answer and the hold right
+		 * behind it): what is buffered is handled before waiting again.
+		 */
+		if (conn_buffered(&p->conns[i]))
+			timeout = 0;
+	}
+	if (p->inotify >= 0) {
+		pfd[n].fd = p->inotify;
+		pfd[n++].events = POLLIN;
+	}
+	if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR) {
+		free(pfd);
+		return false;
+	}
+	for (size_t i = 0; i < n && go; i++) {
+		cJSON *msg;
+
+		if (i == followed) {
+			char ev[4096];
+
+			if ((pfd[i].revents & (POLLIN | POLLHUP)) &&
+			    read(p->inotify, ev, sizeof(ev)) > 0)
+				prompt_scan(p);
+			continue;
+		}
+		if (!(pfd[i].revents & (POLLIN | POLLHUP)) && !conn_buffered(&p->conns[i]))
+			continue;
+		msg = conn_recv(&p->conns[i]);
+		if (!msg) {
+			conn_close(&p->conns[i]);
+			continue;
+		}
+		go = prompt_message(p, &p->conns[i], msg);
+		cJSON_Delete(msg);
+	}
+	free(pfd);
+	/* forget ended runs */
+	for (size_t i = 0; i < p->n;) {
+		if (p->conns[i].fd >= 0)
+			i++;
+		else
+			p->conns[i] = p->conns[--p->n];
+	}
+	return go;
+}
+
 int cmd_prompt(int argc, char **argv)
 {
 	struct prompt p = { .n = 0 };
-	bool go = true;
 
-	if (argc == 3 && strcmp(argv[1], "--sandbox") == 0 && !strchr(argv[2], '/')) {
-		snprintf(p.only, sizeof(p.only), "%s/run-%s.sock", wd_run_dir(), argv[2]);
+	if (argc == 3 && strcmp(argv[1], "--sandbox") == 0 &&
+	    wd_run_sock_path(p.only, sizeof(p.only), WD_SOCK_HOLDS, argv[2]) == 0) {
+		/* followed by its socket's name */
 	} else if (argc > 1) {
-		bool help = strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0;
-
-		fputs(prompt_usage, help ? stdout : stderr);
-		return help ? 0 : WD_EXIT_USAGE;
+		return wd_usage(prompt_usage,
+				strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0);
 	}
 	p.tty = isatty(STDIN_FILENO);
-	mkdir(wd_run_dir(), 0700);
-	/* new runs make sockets in /run/warden: follow them as they appear */
+	wd_run_dir_make();
+	/* new runs make sockets in the run directory: follow them as they appear */
 	p.inotify = inotify_init1(IN_CLOEXEC);
 	if (p.inotify >= 0)
 		inotify_add_watch(p.inotify, wd_run_dir(), IN_CREATE | IN_MOVED_TO);
 	prompt_scan(&p);
-	printf("warden prompt: waiting for holds (%d run%s followed)\n", p.n, p.n == 1 ? "" : "s");
+	printf("warden prompt: waiting for holds (%zu run%s followed)\n", p.n,
+	       p.n == 1 ? "" : "s");
 	fflush(stdout);
-	while (go) {
-		struct pollfd *pfd = calloc((size_t)p.n + 1, sizeof(*pfd));
-		int n = 0, timeout = -1;
-
-		if (!pfd)
-			break;
-
-		for (int i = 0; i < p.n; i++) {
-			pfd[n].fd = p.conns[i].fd;
-			pfd[n++].events = POLLIN;
-			/*
-			 * One read can bring several lines (a subscription's answer and the hold
-			 * right behind it): what is buffered is handled before waiting again.
-			 */
-			if (conn_buffered(&p.conns[i]))
-				timeout = 0;
-		}
-		if (p.inotify >= 0) {
-			pfd[n].fd = p.inotify;
-			pfd[n++].events = POLLIN;
-		}
-		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR) {
-			free(pfd);
-			break;
-		}
-		for (int i = 0; i < n && go; i++) {
-			cJSON *msg, *h, *holds;
-
-			if (!(pfd[i].revents & (POLLIN | POLLHUP)) &&
-			    !(pfd[i].fd != p.inotify && conn_buffered(&p.conns[i])))
-				continue;
-			if (pfd[i].fd == p.inotify) {
-				char ev[4096];
-
-				if (read(p.inotify, ev, sizeof(ev)) > 0)
-					prompt_scan(&p);
-				continue;
-			}
-			msg = conn_recv(&p.conns[i]);
-			if (!msg) {
-				conn_close(&p.conns[i]);
-				continue;
-			}
-			holds = cJSON_GetObjectItemCaseSensitive(msg, "holds");
-			cJSON_ArrayForEach(h, holds)
-				go = go && ask_once(&p, &p.conns[i], h);
-			if (strcmp(str(msg, "event"), "hold") == 0)
-				go = ask_once(&p, &p.conns[i],
-					      cJSON_GetObjectItemCaseSensitive(msg, "hold"));
-			/* what standing grants decide is in the audit stream, not on the screen */
-			else if (strcmp(str(msg, "event"), "decision") == 0 &&
-				 strcmp(str(msg, "by"), "grant") != 0) {
-				h = cJSON_GetObjectItemCaseSensitive(msg, "hold");
-				printf("decided: %s/%.0f %s by %s (%s)\n", str(h, "sandbox"),
-				       num(h, "id"),
-				       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(msg, "allow")) ?
-					       "allowed" :
-					       "denied",
-				       str(msg, "by"), str(msg, "result"));
-			}
-			fflush(stdout);
-			cJSON_Delete(msg);
-		}
-		free(pfd);
-		/* forget ended runs */
-		for (int i = 0; i < p.n; i++) {
-			if (p.conns[i].fd >= 0)
-				continue;
-			p.conns[i] = p.conns[--p.n];
-			i--;
-		}
-	}
-	for (int i = 0; i < p.n; i++)
+	while (prompt_round(&p))
+		;
+	for (size_t i = 0; i < p.n; i++)
 		conn_close(&p.conns[i]);
 	free(p.conns);
 	if (p.inotify >= 0)

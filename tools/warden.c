@@ -121,13 +121,11 @@ static int cmd_run(int argc, char **argv)
 			o.backend = optarg;
 			break;
 		case 'h':
-			fputs(run_usage, stdout);
+			rc = wd_usage(run_usage, true);
 			fputs(wd_derive_usage, stdout);
-			rc = 0;
 			goto out_free_derive;
 		default:
-			fputs(run_usage, stderr);
-			rc = WD_EXIT_USAGE;
+			rc = wd_usage(run_usage, false);
 			goto out_free_derive;
 		}
 	}
@@ -202,18 +200,13 @@ static int cmd_adopt(int argc, char **argv)
 			}
 			o.wait_ms = secs * 1000;
 			break;
-		case 'h':
-			fputs(adopt_usage, stdout);
-			return 0;
 		default:
-			fputs(adopt_usage, stderr);
-			return WD_EXIT_USAGE;
+			return wd_usage(adopt_usage, c == 'h');
 		}
 	}
 	if (optind != argc - 1) {
 		log_warnx("adopt: name one sandbox (sb-...)");
-		fputs(adopt_usage, stderr);
-		return WD_EXIT_USAGE;
+		return wd_usage(adopt_usage, false);
 	}
 	if (geteuid() != 0) {
 		log_warnx("adopt: must be run as root");
@@ -256,12 +249,8 @@ static int cmd_doctor(int argc, char **argv)
 		case 't':
 			table = true;
 			break;
-		case 'h':
-			fputs(doctor_usage, stdout);
-			return 0;
 		default:
-			fputs(doctor_usage, stderr);
-			return WD_EXIT_USAGE;
+			return wd_usage(doctor_usage, c == 'h');
 		}
 	}
 	if (table) {

@@ -27,10 +27,12 @@
 
 #include <cJSON.h>
 
-#include "supervisor/sandbox/cgroup.h"
-#include "supervisor/hold/holds_socket.h"
-#include "supervisor/util/log.h"
+#include "supervisor/ipc/line.h"
+#include "supervisor/ipc/rundir.h"
+#include "supervisor/ipc/sock.h"
 #include "supervisor/run/run.h"
+#include "supervisor/util/log.h"
+#include "tools/cmds.h"
 
 #define WD_DAEMON_PROTO 1
 #define MAX_CLIENTS 16
@@ -39,8 +41,7 @@
 
 struct client {
 	int fd;
-	char *buf;
-	size_t len;
+	struct wd_lines in;
 };
 
 /* A supervisor process of ours: a run we started, or a take-over. */
@@ -78,37 +79,23 @@ static const char usage[] =
 
 static void send_reply(int fd, cJSON *r)
 {
+	size_t len;
 	char *text;
+	int err;
 
 	cJSON_AddNumberToObject(r, "v", WD_DAEMON_PROTO);
-	text = cJSON_PrintUnformatted(r);
-	if (text) {
-		size_t len = strlen(text) + 1, off = 0;
-
-		text[len - 1] = '\n';
-		/*
-		 * The whole reply or nothing more: a listing larger than the socket takes at once
-		 * goes out as the client reads it (a client that reads nothing for 10 s is not
-		 * answered, and the caller's next read of it finds it gone).
-		 */
-		while (off < len) {
-			ssize_t n = send(fd, text + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-
-			if (n > 0) {
-				off += (size_t)n;
-				continue;
-			}
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0 && errno == EAGAIN && poll(&pfd, 1, 10000) > 0)
-				continue;
-			log_warn("replying");
-			shutdown(fd, SHUT_RDWR);
-			break;
-		}
-		free(text);
+	text = wd_json_line(r, &len);
+	/*
+	 * The whole reply or nothing more: a listing larger than the socket takes at once goes
+	 * out as the client reads it (a client that reads nothing for 10 s is not answered, and
+	 * the caller's next read of it finds it gone).
+	 */
+	err = text ? wd_line_write(fd, text, len, 10000) : -ENOMEM;
+	if (err) {
+		log_warnx("replying: %s", strerror(-err));
+		shutdown(fd, SHUT_RDWR);
 	}
+	free(text);
 	cJSON_Delete(r);
 }
 
@@ -194,13 +181,10 @@ static void adopt_orphans(void)
 		return;
 	while ((e = readdir(dir))) {
 		char name[32];
-		size_t n = strlen(e->d_name);
 
-		if (strncmp(e->d_name, "keep-sb-", 8) || n < 13 || strcmp(e->d_name + n - 5, ".sock") ||
-		    n - 10 >= sizeof(name))
+		if (!wd_run_sock_sandbox(e->d_name, WD_SOCK_KEEPER, name, sizeof(name)) ||
+		    strncmp(name, "sb-", 3))
 			continue;
-		memcpy(name, e->d_name + 5, n - 10);
-		name[n - 10] = 0;
 		/* a supervisor of the daemon before us may still be ending */
 		adopt(name, 5000);
 	}
@@ -383,53 +367,43 @@ static void drop(struct client *c)
 			d.sups[i].client = -1;
 	if (c->fd >= 0)
 		close(c->fd);
-	free(c->buf);
+	wd_lines_free(&c->in);
 	*c = (struct client){ .fd = -1 };
 }
 
 static void on_client(struct client *c)
 {
-	char *nl;
-	ssize_t n;
+	ssize_t n = wd_lines_fill(&c->in, c->fd);
+	size_t len;
+	char *line;
+	int r;
 
-	if (!c->buf && !(c->buf = malloc(REQ_MAX))) {
+	if (n == -EAGAIN)
+		return;
+	if (n == 0 || (n < 0 && n != -EMSGSIZE)) {
 		drop(c);
 		return;
 	}
-	n = recv(c->fd, c->buf + c->len, REQ_MAX - 1 - c->len, MSG_DONTWAIT);
-	if (n <= 0) {
-		if (n < 0 && errno == EAGAIN)
+	while ((r = wd_lines_next(&c->in, &line, &len)) != 0) {
+		if (r == -EMSGSIZE) {
+			send_reply(c->fd, error_reply("a request is at most %s bytes", "65535"));
+			drop(c);
 			return;
-		drop(c);
-		return;
-	}
-	c->len += (size_t)n;
-	c->buf[c->len] = 0;
-	while ((nl = strchr(c->buf, '\n'))) {
-		size_t used = (size_t)(nl - c->buf) + 1;
-
-		*nl = 0;
-		handle(c, c->buf);
-		memmove(c->buf, c->buf + used, c->len - used + 1);
-		c->len -= used;
-	}
-	if (c->len >= REQ_MAX - 1) {
-		send_reply(c->fd, error_reply("a request is at most %s bytes", "65535"));
-		drop(c);
+		}
+		/* a line with a NUL byte in it is no request: answered as garbage */
+		handle(c, r > 0 ? line : "");
 	}
 }
 
 static void on_accept(void)
 {
-	int fd = accept4(d.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	struct ucred cr;
-	socklen_t len = sizeof(cr);
+	struct wd_peer cr;
+	int fd = wd_sock_accept(d.listen_fd, SOCK_CLOEXEC | SOCK_NONBLOCK, &cr);
 
 	if (fd < 0)
 		return;
 	/* root's alone (mode 0600), and never a process inside a sandbox */
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) || cr.uid != 0 ||
-	    wd_cgroup_peer_in_sandbox(fd) != 0) {
+	if (!wd_peer_is(&cr, 0)) {
 		send_reply(fd, error_reply("only root, outside every sandbox, may use wardend%s",
 					   ""));
 		close(fd);
@@ -438,6 +412,7 @@ static void on_accept(void)
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		if (d.clients[i].fd < 0) {
 			d.clients[i] = (struct client){ .fd = fd };
+			wd_lines_init(&d.clients[i].in, REQ_MAX - 1);
 			return;
 		}
 	send_reply(fd, error_reply("too many clients%s", ""));
@@ -513,39 +488,23 @@ static void reap(void)
 
 static int listen_on(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char tmp[108];
 	int fd, probe;
 
-	if ((size_t)snprintf(d.path, sizeof(d.path), "%s/control.sock", d.dir) >= sizeof(d.path) ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.control.sock", d.dir) >= sizeof(tmp)) {
+	if (wd_run_sock_path(d.path, sizeof(d.path), WD_SOCK_DAEMON, NULL)) {
 		log_warnx("%s is too long a directory for a socket", d.dir);
 		return -1;
 	}
 	if (wd_run_dir_check(d.dir, false))
 		return -1;
 	/* one daemon a run directory: a socket someone answers is another wardend's */
-	memcpy(sa.sun_path, d.path, strlen(d.path) + 1);
-	probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+	probe = wd_sock_connect(d.path, SOCK_STREAM | SOCK_CLOEXEC);
+	if (probe >= 0) {
 		close(probe);
 		log_warnx("another wardend answers on %s", d.path);
 		return -1;
 	}
-	if (probe >= 0)
-		close(probe);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
-	unlink(tmp);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(tmp, 0600) ||
-	    listen(fd, 16) || rename(tmp, d.path)) {
-		log_warn("cannot listen on %s", d.path);
-		unlink(tmp);
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
+	fd = wd_sock_listen("wardend", d.path, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0600, 16);
+	return fd < 0 ? -1 : fd;
 }
 
 int main(int argc, char **argv)
@@ -575,19 +534,13 @@ int main(int argc, char **argv)
 		case 'v':
 			verbosity++;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		default:
-			fputs(usage, stderr);
-			return 2;
+			return wd_usage(usage, c == 'h');
 		}
 	}
 	log_init("wardend", verbosity);
-	if (optind != argc) {
-		fputs(usage, stderr);
-		return 2;
-	}
+	if (optind != argc)
+		return wd_usage(usage, false);
 	if (geteuid() != 0) {
 		log_warnx("must run as root (it runs sandboxes)");
 		return 1;

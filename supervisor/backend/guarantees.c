@@ -204,7 +204,10 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("without --audit, a file of the sandbox's own under the run directory, named on "
 	      "stderr, never a stream the command writes to") },
 
-	/* What an approval does, and what the operator sees (supervisor/hold/engine.c, ctl.c, cmd_hold.c) */
+	/*
+	 * What an approval does, what the operator sees (hold/engine.c, holds_socket.c,
+	 * tools/cmd_hold.c), and what warden's sockets take from a peer (supervisor/ipc/)
+	 */
 	{ "hold.exact-object", "an approved delete or rename acts on the object shown, or on none "
 	  "(a name swapped while the call waited)",
 	  PART("delete: moved aside (renameat2 NOREPLACE), its (dev, ino) checked, then removed, "
@@ -244,6 +247,12 @@ const struct wd_capability wd_capabilities[] = {
 	      "once, process, sandbox, --subtree, --count, --ttl"),
 	  YES("warden deny and the prompt's [d]: this process under the protected tree; --scope "
 	      "once, process, sandbox, --subtree, --count, --ttl") },
+	{ "ipc.peer-input", "warden's sockets take bounded lines from their peers, and a hold's "
+	  "token goes to no listener but root's",
+	  YES("one socket layer (supervisor/ipc/): a line over its bound ends the connection, a "
+	      "NUL byte refuses its line; the holds CLI checks its peer is root"),
+	  YES("one socket layer (supervisor/ipc/): a line over its bound ends the connection, a "
+	      "NUL byte refuses its line; the holds CLI checks its peer is root") },
 	/* Process set-up (supervisor/sandbox/setup.c), the same code on both */
 	{ "setup.env", "env: the command's environment is the clean base, env.pass and env.set, "
 	  "nothing else",

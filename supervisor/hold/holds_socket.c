@@ -1,50 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * hold/: a run's holds socket (<run dir>/run-<sandbox>.sock): who may list and decide the run's
+ * holds, the requests holds, decide and subscribe, and the events sent to subscribers
+ * (docs/control.md). The socket itself (listen, peer credentials, line framing, output queues)
+ * is ipc/'s.
+ */
 #include <errno.h>
-#include <fcntl.h>
-#include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cJSON.h>
 
 #include "audit/jsonl.h"
-#include "supervisor/sandbox/cgroup.h"
 #include "supervisor/hold/holds_socket.h"
+#include "supervisor/ipc/line.h"
+#include "supervisor/ipc/sock.h"
 #include "supervisor/util/log.h"
 
 #define WD_CTL_MAX_CLIENTS 32
-#define WD_CTL_LINE_MAX 65536
-/* Supplementary groups of a peer looked at when approvers are groups (NGROUPS_MAX is 65536). */
-#define WD_CTL_PEER_GROUPS 1024
 /*
  * Connections from others than root and the approvers (who get one refusal each) at once, at
  * most: an idle crowd of them cannot take the slots the deciders need.
  */
 #define WD_CTL_MAX_OUTSIDERS 4
 /*
- * What may wait to be sent to one client, at most: a listing is written whole however large it
- * is (a client reading slower than the socket takes it gets the rest as it reads), and only a
- * client that leaves this much unread is dropped.
+ * WD_CTL_OUT_MAX: what may wait to be sent to one client, at most. A listing is written whole
+ * however large it is (a client reading slower than the socket takes it gets the rest as it
+ * reads), and only a client that leaves this much unread is dropped.
  */
-#define WD_CTL_OUT_MAX (256u << 20)
 
 struct client {
 	int fd;
 	bool subscribed;
 	bool outsider; /* neither root nor an approver when it connected */
 	char who[64]; /* "uid 0 (root)" from the peer's credentials */
-	char *buf;
-	size_t len;
-	/* replies and events not yet taken by the socket, from @out_off */
-	char *out;
-	size_t out_len, out_off;
+	struct wd_lines in;
+	struct wd_outq out; /* replies and events not yet taken by the socket */
 	bool want_out; /* watched for EPOLLOUT */
 	int ep; /* the socket's epoll set, which watches this client */
 };
@@ -64,58 +60,11 @@ struct wd_ctl {
 	struct client clients[WD_CTL_MAX_CLIENTS];
 };
 
-const char *wd_run_dir(void)
-{
-	const char *d = getenv("WARDEN_RUN_DIR");
-
-	return d && d[0] == '/' ? d : WD_RUN_DIR;
-}
-
-/*
- * The run directory holds the sockets the CLI finds by name: it must be a directory that only
- * root can write, or someone else could put a socket of their own where an approver looks. With
- * approvers it must also let them in (search and list, never write).
- */
-int wd_run_dir_check(const char *dir, bool approvers)
-{
-	struct stat st;
-
-	int err;
-
-	if (mkdir(dir, approvers ? 0755 : 0700) && errno != EEXIST) {
-		err = -errno;
-		log_warn("ctl: cannot create %s", dir);
-		return err;
-	}
-	if (lstat(dir, &st)) {
-		err = -errno;
-		log_warn("ctl: cannot look at %s", dir);
-		return err;
-	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		log_warnx("ctl: %s must be a directory owned by uid %u that no one else may write",
-			  dir, (unsigned int)geteuid());
-		return -EPERM;
-	}
-	if (approvers && (st.st_mode & 055) != 055) {
-		if (chmod(dir, (st.st_mode & 07777) | 055)) {
-			err = -errno;
-			log_warn("ctl: cannot open %s to the approvers", dir);
-			return err;
-		}
-		log_info("ctl: %s is now mode %04o, so the policy's approvers can reach its sockets",
-			 dir, (unsigned int)((st.st_mode & 07777) | 055));
-	}
-	return 0;
-}
-
 int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine *holds,
 		const struct wd_hold_rules *rules)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct wd_ctl *c = calloc(1, sizeof(*c));
 	bool approvers = rules && wd_hold_rules_have_approvers(rules);
-	char tmp[108];
 	int err;
 
 	if (!c)
@@ -131,36 +80,24 @@ int wd_ctl_open(struct wd_ctl **out, const char *sandbox, struct wd_hold_engine 
 		goto out_free;
 	}
 	snprintf(c->sandbox, sizeof(c->sandbox), "%s", sandbox);
-	if ((size_t)snprintf(c->path, sizeof(c->path), "%s/run-%s.sock", wd_run_dir(), sandbox) >=
-	    sizeof(c->path)) {
-		err = -ENAMETOOLONG;
+	err = wd_run_sock_path(c->path, sizeof(c->path), WD_SOCK_HOLDS, sandbox);
+	if (err) {
 		log_warnx("ctl: %s is too long a directory for a socket", wd_run_dir());
 		goto out_free;
 	}
 	err = wd_run_dir_check(wd_run_dir(), approvers);
 	if (err)
 		goto out_free;
-	c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (c->listen_fd < 0) {
-		err = -errno;
-		goto out_free;
-	}
 	/*
-	 * Made under a temporary name, root only and listening, then renamed into place: whoever
-	 * sees the name (`warden prompt` watches the directory) can connect at once. With
-	 * approvers, anyone may connect (a socket's mode cannot name several users and groups),
-	 * and every request is checked against the peer's credentials (authorised()).
+	 * Listening before its name appears (`warden prompt` watches the directory and connects
+	 * at once). With approvers, anyone may connect (a socket's mode cannot name several users
+	 * and groups), and every request is checked against the peer's credentials (authorised()).
 	 */
-	snprintf(tmp, sizeof(tmp), "%s/.run-%s.sock", wd_run_dir(), sandbox);
-	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
-	unlink(tmp);
-	if (bind(c->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    chmod(tmp, approvers ? 0666 : 0600) ||
-	    listen(c->listen_fd, 16) || rename(tmp, c->path)) {
-		err = -errno;
-		log_warn("ctl: cannot listen on %s", c->path);
-		unlink(tmp);
-		goto out_close;
+	c->listen_fd = wd_sock_listen("ctl", c->path, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+				      approvers ? 0666 : 0600, 16);
+	if (c->listen_fd < 0) {
+		err = c->listen_fd;
+		goto out_free;
 	}
 	if (epoll_ctl(c->ep, EPOLL_CTL_ADD, c->listen_fd,
 		      &(struct epoll_event){ .events = EPOLLIN, .data.fd = c->listen_fd })) {
@@ -188,8 +125,8 @@ static void drop(struct client *cl)
 		epoll_ctl(cl->ep, EPOLL_CTL_DEL, cl->fd, NULL);
 		close(cl->fd);
 	}
-	free(cl->buf);
-	free(cl->out);
+	wd_lines_free(&cl->in);
+	wd_outq_free(&cl->out);
 	memset(cl, 0, sizeof(*cl));
 	cl->fd = -1;
 }
@@ -236,68 +173,35 @@ static void want_out(struct wd_ctl *c, struct client *cl, bool on)
  */
 static void flush(struct wd_ctl *c, struct client *cl)
 {
-	while (cl->fd >= 0 && cl->out_off < cl->out_len) {
-		ssize_t n = send(cl->fd, cl->out + cl->out_off, cl->out_len - cl->out_off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
+	int err;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			want_out(c, cl, true);
-			return;
-		}
-		if (n < 0) {
-			drop(cl);
-			return;
-		}
-		cl->out_off += (size_t)n;
-	}
 	if (cl->fd < 0)
 		return;
-	free(cl->out);
-	cl->out = NULL;
-	cl->out_len = cl->out_off = 0;
-	want_out(c, cl, false);
+	err = wd_outq_flush(&cl->out, cl->fd);
+	if (err && err != -EAGAIN)
+		drop(cl);
+	else
+		want_out(c, cl, err == -EAGAIN);
 }
 
 static void send_json(struct wd_ctl *c, struct client *cl, cJSON *o)
 {
-	char *s = cJSON_PrintUnformatted(o);
-	size_t len, keep;
-	char *nb;
+	size_t len = 0;
+	char *s = cl->fd >= 0 ? wd_json_line(o, &len) : NULL;
+	int err;
 
 	cJSON_Delete(o);
-	if (!s || cl->fd < 0) {
-		free(s);
+	if (!s)
 		return;
-	}
-	len = strlen(s);
-	s[len++] = '\n'; /* replaces the NUL: send the line with its newline */
-	keep = cl->out_len - cl->out_off;
-	if (keep + len > WD_CTL_OUT_MAX) {
+	err = wd_outq_push(&cl->out, s, len);
+	free(s);
+	if (err == -ENOBUFS)
 		/* a client that leaves this much unread is not reading: dropped, said so */
-		log_warnx("ctl: %s leaves %zu bytes unread: disconnected", cl->who, keep);
-		free(s);
+		log_warnx("ctl: %s leaves %zu bytes unread: disconnected", cl->who,
+			  wd_outq_pending(&cl->out));
+	if (err) {
 		drop(cl);
 		return;
-	}
-	if (!cl->out) {
-		cl->out = s;
-		cl->out_len = len;
-		cl->out_off = 0;
-	} else {
-		memmove(cl->out, cl->out + cl->out_off, keep);
-		nb = realloc(cl->out, keep + len);
-		if (!nb) {
-			free(s);
-			drop(cl);
-			return;
-		}
-		memcpy(nb + keep, s, len);
-		free(s);
-		cl->out = nb;
-		cl->out_len = keep + len;
-		cl->out_off = 0;
 	}
 	flush(c, cl);
 }
@@ -360,27 +264,26 @@ static const char *scope_error(const char *s, enum wd_grant_scope *scope)
  */
 static bool authorised(const struct wd_ctl *c, const struct client *cl)
 {
-	gid_t groups[WD_CTL_PEER_GROUPS];
-	socklen_t len = sizeof(struct ucred), glen = sizeof(groups);
-	struct ucred cred;
+	struct wd_peer *p = malloc(sizeof(*p));
+	bool ok = false;
 
-	if (getsockopt(cl->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
-		return false;
+	if (!p || wd_peer_read(cl->fd, p))
+		goto out;
 	/* not even root: a sandboxed process must not answer its own holds */
-	if (wd_cgroup_peer_in_sandbox(cl->fd) != 0)
-		return false;
-	if (cred.uid == 0)
-		return true;
-	if (!c->rules || !wd_hold_rules_have_approvers(c->rules))
-		return false;
-	if (getsockopt(cl->fd, SOL_SOCKET, SO_PEERGROUPS, groups, &glen))
-		glen = 0; /* more groups than we look at: only uid and primary group count */
-	return wd_approver_may(c->rules, cred.uid, cred.gid, groups, glen / sizeof(gid_t));
+	if (p->in_sandbox)
+		goto out;
+	ok = wd_peer_is(p, 0) ||
+	     (c->rules && wd_hold_rules_have_approvers(c->rules) &&
+	      wd_approver_may(c->rules, p->uid, p->gid, p->groups, p->n_groups));
+out:
+	free(p);
+	return ok;
 }
 
+/* One request line (NULL: a line that is no request at all). */
 static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 {
-	cJSON *req = cJSON_Parse(line), *r;
+	cJSON *req = line ? cJSON_Parse(line) : NULL, *r;
 	const cJSON *op, *v;
 	char msg[256];
 
@@ -466,16 +369,14 @@ out:
 
 static void accept_one(struct wd_ctl *c)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
+	struct wd_peer cred;
 	struct passwd *pw;
 	int fd, slot = -1, outsiders = 0;
 
-	fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	fd = wd_sock_accept(c->listen_fd, SOCK_CLOEXEC | SOCK_NONBLOCK, &cred);
 	if (fd < 0)
 		return;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
-	    (cred.uid != 0 && !(c->rules && wd_hold_rules_have_approvers(c->rules)))) {
+	if (cred.uid != 0 && !(c->rules && wd_hold_rules_have_approvers(c->rules))) {
 		/* without approvers the socket is 0600 already; the credentials say so once more */
 		close(fd);
 		return;
@@ -496,6 +397,8 @@ static void accept_one(struct wd_ctl *c)
 	}
 	c->clients[slot].fd = fd;
 	c->clients[slot].ep = c->ep;
+	wd_lines_init(&c->clients[slot].in, WD_CTL_LINE_MAX);
+	wd_outq_init(&c->clients[slot].out, WD_CTL_OUT_MAX);
 	c->clients[slot].outsider = !authorised(c, &c->clients[slot]);
 	if (c->clients[slot].outsider && outsiders >= WD_CTL_MAX_OUTSIDERS) {
 		drop(&c->clients[slot]);
@@ -508,49 +411,30 @@ static void accept_one(struct wd_ctl *c)
 
 static void on_client(struct wd_ctl *c, struct client *cl, uint32_t events)
 {
-	char chunk[4096];
-	int fd = cl->fd;
+	size_t len;
+	char *line;
 	ssize_t n;
+	int r;
 
 	if (events & EPOLLOUT)
 		flush(c, cl);
 	if (cl->fd < 0 || !(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		return;
-	n = read(fd, chunk, sizeof(chunk));
-	if (n <= 0) {
-		if (n == 0 || (errno != EAGAIN && errno != EINTR))
-			drop(cl);
+	n = wd_lines_fill(&cl->in, cl->fd);
+	if (n == -EAGAIN)
 		return;
-	}
-	if (cl->len + (size_t)n > WD_CTL_LINE_MAX) {
+	if (n <= 0) {
+		/* the end, a broken socket, or a line longer than any request */
 		drop(cl);
 		return;
 	}
-	{
-		char *nb = realloc(cl->buf, cl->len + (size_t)n + 1);
-
-		if (!nb) {
+	while (cl->fd >= 0 && (r = wd_lines_next(&cl->in, &line, &len)) != 0) {
+		if (r < 0 && r != -EBADMSG) {
 			drop(cl);
-			return;
+			break;
 		}
-		cl->buf = nb;
-	}
-	memcpy(cl->buf + cl->len, chunk, (size_t)n);
-	cl->len += (size_t)n;
-	cl->buf[cl->len] = 0;
-	for (;;) {
-		char *nl = cl->buf ? memchr(cl->buf, '\n', cl->len) : NULL;
-		size_t used;
-
-		if (!nl || cl->fd < 0)
-			break;
-		*nl = 0;
-		handle(c, cl, cl->buf);
-		if (cl->fd < 0)
-			break;
-		used = (size_t)(nl - cl->buf) + 1;
-		memmove(cl->buf, nl + 1, cl->len - used + 1);
-		cl->len -= used;
+		/* a line with a NUL byte in it is answered as garbage */
+		handle(c, cl, r > 0 ? line : NULL);
 	}
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The control socket of one embedded run: /run/warden/run-<sandbox>.sock, for root and the
+ * hold/: the holds socket of one embedded run: /run/warden/run-<sandbox>.sock, for root and the
  * policy's hold.approvers, newline-delimited JSON requests and replies (docs/control.md). It
  * serves the run's holds, so
  * `warden holds | approve | deny | prompt` from another terminal can answer them.
@@ -12,20 +12,16 @@
 #include <stdint.h>
 
 #include "supervisor/hold/engine.h"
+/* the run directory the socket is in (callers of this header use it too) */
+#include "supervisor/ipc/rundir.h"
 
-#define WD_RUN_DIR "/run/warden"
-
-/*
- * Where runs put their sockets: $WARDEN_RUN_DIR, else /run/warden. Tests give each its own, so
- * suites running side by side on one machine never answer each other's holds.
- */
-const char *wd_run_dir(void);
-/*
- * Make @dir if missing; 0 if it is a directory only root may write (and, for @approvers, that
- * others may search), else -errno, said why.
- */
-int wd_run_dir_check(const char *dir, bool approvers);
 #define WD_CTL_PROTO 1
+/*
+ * The longest request line the socket takes, and the most it queues for one client (a listing
+ * is one line, however many holds): the CLI reads reply lines up to that bound.
+ */
+#define WD_CTL_LINE_MAX 65536
+#define WD_CTL_OUT_MAX (256u << 20)
 /* Most fds wd_ctl_poll_fds returns: the listening socket and every client. */
 #define WD_CTL_POLL_MAX 33
 

@@ -19,6 +19,8 @@
 
 #include "audit/jsonl.h"
 #include "supervisor/hold/holds_socket.h"
+#include "supervisor/ipc/rundir.h"
+#include "supervisor/ipc/sock.h"
 #include "supervisor/run/keeper.h"
 #include "supervisor/sandbox/spawn.h"
 #include "supervisor/util/log.h"
@@ -55,9 +57,7 @@ struct keep {
 
 static int keep_path(char *buf, size_t bufsz, const char *name)
 {
-	if ((size_t)snprintf(buf, bufsz, "%s/keep-%s.sock", wd_run_dir(), name) >= bufsz)
-		return -ENAMETOOLONG;
-	return 0;
+	return wd_run_sock_path(buf, bufsz, WD_SOCK_KEEPER, name);
 }
 
 static ssize_t send_msg(int sock, char type, const void *data, size_t len, int fd)
@@ -144,39 +144,22 @@ static void journal_remove(struct keep *kp, uint64_t id)
  */
 static int await_successor(struct keep *kp, bool *gone)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct timespec t0;
-	char tmp[sizeof(sa.sun_path)];
 	int lsock, events, conn = -1;
 
 	*gone = false;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	lsock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (lsock < 0)
-		return -1;
 	/*
 	 * The name stood, bound and not listening, for as long as the supervisor lived. A
 	 * listening socket made under a temporary name replaces it in one rename, so a successor
 	 * waiting for the name (inotify) can connect as soon as it sees it.
 	 */
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.keep-%s.sock", wd_run_dir(), kp->cg.name) >=
-	    sizeof(tmp)) {
-		close(lsock);
+	lsock = wd_sock_listen("keeper", kp->path, SOCK_SEQPACKET | SOCK_CLOEXEC, 0600, 4);
+	if (lsock < 0)
 		return -1;
-	}
-	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
-	unlink(tmp);
-	if (bind(lsock, (struct sockaddr *)&sa, sizeof(sa)) || chmod(tmp, 0600) ||
-	    listen(lsock, 4) || rename(tmp, kp->path)) {
-		log_warn("keeper: cannot listen on %s", kp->path);
-		unlink(tmp);
-		close(lsock);
-		return -1;
-	}
 	if (kp->named >= 0)
 		close(kp->named);
 	kp->named = -1;
-	memcpy(sa.sun_path, kp->path, strlen(kp->path) + 1);
 	log_warnx("keeper: the supervisor of sandbox %s ended; its %zu held call(s) stay held "
 		  "and the sandbox waits up to %u s for `warden adopt %s`",
 		  kp->cg.name, kp->n_calls, kp->survive_s, kp->cg.name);
@@ -186,8 +169,7 @@ static int await_successor(struct keep *kp, bool *gone)
 					 { .fd = events, .events = POLLPRI } };
 		struct timespec now;
 		long left;
-		struct ucred cr = { .pid = 0 };
-		socklen_t crlen = sizeof(cr);
+		struct wd_peer cr;
 
 		if (events >= 0 && wd_cgroup_events_empty(events)) {
 			*gone = true;
@@ -202,15 +184,14 @@ static int await_successor(struct keep *kp, bool *gone)
 			break;
 		if (!(pfd[0].revents & POLLIN))
 			continue;
-		conn = accept4(lsock, NULL, NULL, SOCK_CLOEXEC);
+		conn = wd_sock_accept(lsock, SOCK_CLOEXEC, &cr);
 		if (conn < 0)
 			continue;
 		/*
 		 * The socket is root's alone (mode 0600); the peer's credentials say so again, and
 		 * a root process inside a sandbox (which may reach the name) is no successor.
 		 */
-		if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) || cr.uid != geteuid() ||
-		    wd_cgroup_peer_in_sandbox(conn) != 0) {
+		if (!wd_peer_is(&cr, geteuid())) {
 			log_warnx("keeper: refused a successor for %s (pid %d: not root, or inside "
 				  "a sandbox)", kp->cg.name, (int)cr.pid);
 			close(conn);
@@ -224,9 +205,9 @@ static int await_successor(struct keep *kp, bool *gone)
 	if (conn < 0)
 		return -1;
 	/* bound, not listening, again: a second successor is refused while this one lives */
-	kp->named = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (kp->named >= 0 && bind(kp->named, (struct sockaddr *)&sa, sizeof(sa)) == 0)
-		chmod(kp->path, 0600);
+	kp->named = wd_sock_bind_name("keeper", kp->path, SOCK_SEQPACKET | SOCK_CLOEXEC, 0600);
+	if (kp->named < 0)
+		kp->named = -1;
 	return conn;
 }
 
@@ -427,7 +408,6 @@ int wd_keeper_start(struct wd_keeper *k, const struct wd_cgroup *cg, unsigned in
 	for (int i = 0; i < WD_KEEP_NFDS; i++)
 		kp.fds[i] = -1;
 	if (survive_s) {
-		struct sockaddr_un sa = { .sun_family = AF_UNIX };
 		int err = keep_path(kp.path, sizeof(kp.path), cg->name);
 
 		if (!err)
@@ -435,18 +415,9 @@ int wd_keeper_start(struct wd_keeper *k, const struct wd_cgroup *cg, unsigned in
 		if (err)
 			return err;
 		/* The name is there from the start, refusing connections until the supervisor dies. */
-		named = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		memcpy(sa.sun_path, kp.path, strlen(kp.path) + 1);
-		unlink(kp.path);
-		if (named < 0 || bind(named, (struct sockaddr *)&sa, sizeof(sa)) ||
-		    chmod(kp.path, 0600)) {
-			err = -errno;
-			log_warn("keeper: cannot bind %s", kp.path);
-			if (named >= 0)
-				close(named);
-			unlink(kp.path);
-			return err;
-		}
+		named = wd_sock_bind_name("keeper", kp.path, SOCK_SEQPACKET | SOCK_CLOEXEC, 0600);
+		if (named < 0)
+			return named;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
 		int err = -errno;
@@ -534,8 +505,8 @@ void wd_keeper_stop(struct wd_keeper *k)
 
 int wd_keeper_adopt(const char *name, struct wd_keeper *k, struct wd_adoption *a)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char *buf = NULL;
+	char path[108], *buf = NULL;
+	struct wd_peer peer;
 	int sock, err;
 
 	memset(a, 0, sizeof(*a));
@@ -543,16 +514,18 @@ int wd_keeper_adopt(const char *name, struct wd_keeper *k, struct wd_adoption *a
 		a->fds[i] = -1;
 	k->pid = -1;
 	k->sock = -1;
-	err = keep_path(sa.sun_path, sizeof(sa.sun_path), name);
+	err = keep_path(path, sizeof(path), name);
 	if (err)
 		return err;
-	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	sock = wd_sock_connect(path, SOCK_SEQPACKET | SOCK_CLOEXEC);
 	if (sock < 0)
-		return -errno;
-	if (connect(sock, (struct sockaddr *)&sa, sizeof(sa))) {
-		err = -errno;
+		return sock;
+	/* what hands us a sandbox's fds is a keeper of ours: the same user (the run dir is its) */
+	err = wd_peer_read(sock, &peer);
+	if (!err && peer.uid != geteuid())
+		err = -EPERM;
+	if (err)
 		goto out;
-	}
 	buf = malloc(WD_KEEP_STATE_MAX + 1);
 	if (!buf) {
 		err = -ENOMEM;

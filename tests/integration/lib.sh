@@ -135,3 +135,14 @@ deny_held() {
 record_field() {
 	printf '%s\n' "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^\",}]*\)\"\{0,1\}[,}].*/\1/p"
 }
+
+# start_daemon LOG: wardend in the background ($daemon, its output in LOG), once it listens.
+start_daemon() {
+	touch "$1"
+	"$BIN/wardend" > "$1" 2>&1 &
+	daemon=$!
+	# a failed test ends its daemon too (by pid); its supervisors die with it
+	trap 'kill -KILL $daemon 2>/dev/null || true' EXIT
+	timeout 60 "$BIN/wd-try" wait-line "$1" "listening on" "$daemon" > /dev/null ||
+		fail "wardend did not start: $(cat "$1")"
+}

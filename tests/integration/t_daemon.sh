@@ -5,17 +5,6 @@
 WHERE=any
 BACKENDS="bpf-lsm landlock"
 
-# start_daemon LOG: wardend in the background ($daemon), once it listens.
-start_daemon() {
-	touch "$1"
-	"$BIN/wardend" > "$1" 2>&1 &
-	daemon=$!
-	# a failed test ends its daemon too (by pid); its supervisors die with it
-	trap 'kill -KILL $daemon 2>/dev/null || true' EXIT
-	timeout 60 "$BIN/wd-try" wait-line "$1" "listening on" "$daemon" > /dev/null ||
-		fail "wardend did not start: $(cat "$1")"
-}
-
 stop_daemon() {
 	kill -TERM "$daemon" 2>/dev/null || true
 	wait "$daemon" 2>/dev/null || true
