@@ -13,9 +13,6 @@
 
 #include "supervisor/backend/carve.h"
 
-/* The kernel's Landlock ABI version, or -errno when Landlock is unavailable. */
-int wd_landlock_abi(void);
-
 struct wd_landlock_plan {
 	int ruleset_fd;
 	int abi;

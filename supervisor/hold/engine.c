@@ -25,6 +25,7 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include "supervisor/backend/probe.h"
 #include "supervisor/hold/engine.h"
 #include "supervisor/hold/from_policy.h"
 #include "supervisor/util/log.h"
@@ -213,10 +214,9 @@ int wd_hold_engine_new(struct wd_hold_engine **out, const struct wd_hold_rules *
 		err = -errno;
 		goto out_free;
 	}
-	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &e->sizes)) {
-		err = -errno;
+	err = wd_seccomp_notif_sizes(&e->sizes);
+	if (err)
 		goto out_close;
-	}
 	/* The key that signs hold tokens: fresh for each supervisor, never written anywhere. */
 	if (RAND_bytes(e->key, sizeof(e->key)) != 1) {
 		err = -EIO;
@@ -290,13 +290,6 @@ void wd_hold_engine_free(struct wd_hold_engine *e)
 	free(e);
 }
 
-/* 6.6+: wake the supervisor on the task's CPU, which makes an unmatched call cost several times
- * less (an answer across CPUs costs a few tens of microseconds). */
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#define WD_USER_NOTIF_FD_SYNC_WAKE_UP 1ULL
-
 static void *receive_loop(void *arg);
 
 /* The receiver's wake-up from its blocking RECV when the engine ends: the signal interrupts it. */
@@ -316,7 +309,9 @@ void wd_hold_attach(struct wd_hold_engine *e, int listener)
 	e->listener = listener;
 	if (listener < 0 || e->receiving)
 		return;
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, WD_USER_NOTIF_FD_SYNC_WAKE_UP) == 0)
+	/* 6.6+: wake the supervisor on the task's CPU, which makes an unmatched call cost several
+	 * times less (an answer across CPUs costs a few tens of microseconds). */
+	if (wd_seccomp_set_sync_wake_up(listener) == 0)
 		log_debug("holds: synchronous wake-up of the waiting room");
 	e->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (e->wake < 0) {
