@@ -20,6 +20,15 @@
 
 struct wd_backend;
 
+/*
+ * The parts of a policy both backends enforce (holds: the waiting room, supervisor/hold/, works
+ * under either; audit mode, which landlock cannot give, is refused in its sandbox_add).
+ */
+#define WD_BACKEND_FEATURES                                                                 \
+	(WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT | WD_FEAT_HOLD |  \
+	 WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |              \
+	 WD_FEAT_HOLD_APPROVERS)
+
 struct wd_backend_ops {
 	const char *name;
 	/* Its column of the guarantee table (guarantees.c). */
@@ -78,6 +87,12 @@ int wd_backend_base_sandbox_remove(struct wd_backend *b, uint64_t cgid,
 int wd_backend_base_event_fd(const struct wd_backend *b);
 void wd_backend_base_audit_maps(const struct wd_backend *b, int *events, int *counts);
 int wd_backend_base_consume(struct wd_backend *b);
+/* The ops every backend takes from its struct wd_backend_base, in its ops table. */
+#define WD_BACKEND_BASE_OPS                                      \
+	.sandbox_remove = wd_backend_base_sandbox_remove,        \
+	.event_fd = wd_backend_base_event_fd,                    \
+	.audit_maps = wd_backend_base_audit_maps,                \
+	.consume = wd_backend_base_consume
 
 /*
  * The backend to use: @want is "auto" (the strongest that can run here) or a backend's name,

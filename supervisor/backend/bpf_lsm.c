@@ -82,10 +82,7 @@ static const char *bl_detail(const struct wd_backend *b)
 const struct wd_backend_ops wd_backend_bpf_lsm = {
 	.name = "bpf-lsm",
 	.column = WD_COLUMN_BPF_LSM,
-	/* holds: the waiting room (supervisor/hold/engine.c) works under either backend */
-	.features = WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT |
-		    WD_FEAT_HOLD | WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER |
-		    WD_FEAT_NAMESPACES | WD_FEAT_HOLD_APPROVERS,
+	.features = WD_BACKEND_FEATURES,
 	/* sb_mount and the rest refuse every mount from inside, warden's own set-up included */
 	.refuses_mounts = true,
 	.supported = wd_bpf_lsm_supported,
@@ -94,9 +91,6 @@ const struct wd_backend_ops wd_backend_bpf_lsm = {
 	.sandbox_add = bl_sandbox_add,
 	.clone_flags = bl_clone_flags,
 	.child_setup = bl_child_setup,
-	.sandbox_remove = wd_backend_base_sandbox_remove,
-	.event_fd = wd_backend_base_event_fd,
-	.audit_maps = wd_backend_base_audit_maps,
-	.consume = wd_backend_base_consume,
+	WD_BACKEND_BASE_OPS,
 	.detail = bl_detail,
 };

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Backend room: the guarantee table (guarantees.c). What each backend guarantees, rule by rule and bypass class by bypass class: the one list that
- * `warden doctor` prints, docs/backends.md is generated from (a unit test keeps them equal), and
- * the escape tests assert against.
+ * Backend room: the guarantee table (guarantees.c). What each backend guarantees, rule by rule and
+ * bypass class by bypass class: the one list that `warden doctor` prints, docs/backends.md is
+ * generated from (a unit test keeps them equal), and the escape tests assert against.
  */
-#ifndef WD_CAPABILITIES_H
-#define WD_CAPABILITIES_H
+#ifndef WD_GUARANTEES_H
+#define WD_GUARANTEES_H
 
 #include <stdio.h>
 

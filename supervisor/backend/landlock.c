@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Backend room: the landlock backend, for hosts where BPF-LSM programs cannot load. In the child, before exec:
- * a private mount namespace whose writable trees are mounted noexec (so ld.so and mmap loaders
- * cannot run what the sandbox wrote), a new pid namespace with its own /proc and
+ * Backend room: the landlock backend, for hosts where BPF-LSM programs cannot load. In the child,
+ * before exec: a private mount namespace whose writable trees are mounted noexec (so ld.so and
+ * mmap loaders cannot run what the sandbox wrote), a new pid namespace with its own /proc and
  * vm.memfd_noexec=2 (so memfds cannot be executed), then a Landlock ruleset from fs.read / write /
- * exec and a seccomp filter for self-protection. Denials are recorded by the syscall-exit
- * program of bpf/wd_sandbox.bpf.c, since Landlock decides where BPF cannot look.
+ * exec and a seccomp filter for self-protection. Denials are recorded by the syscall-exit program
+ * of bpf/wd_sandbox.bpf.c, since Landlock decides where BPF cannot look.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -246,19 +246,13 @@ static const char *ll_detail(const struct wd_backend *b)
 const struct wd_backend_ops wd_backend_landlock = {
 	.name = "landlock",
 	.column = WD_COLUMN_LANDLOCK,
-	/* mode is stated by most policies; audit mode itself is refused in sandbox_add */
-	.features = WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT |
-		    WD_FEAT_HOLD | WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER |
-		    WD_FEAT_NAMESPACES | WD_FEAT_HOLD_APPROVERS,
+	.features = WD_BACKEND_FEATURES,
 	.supported = ll_supported,
 	.start = ll_start,
 	.stop = ll_stop,
 	.sandbox_add = ll_sandbox_add,
 	.clone_flags = ll_clone_flags,
 	.child_setup = ll_child_setup,
-	.sandbox_remove = wd_backend_base_sandbox_remove,
-	.event_fd = wd_backend_base_event_fd,
-	.audit_maps = wd_backend_base_audit_maps,
-	.consume = wd_backend_base_consume,
+	WD_BACKEND_BASE_OPS,
 	.detail = ll_detail,
 };

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Backend room: the landlock backend's ruleset (landlock_ruleset.h): the rights each Landlock
+ * ABI knows, rules added in the child, then the ruleset enforced on it.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/landlock.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Landlock rulesets from a policy's fs sets. Built in the child, after its mounts are in place
- * (rules name inodes, and the sandbox's /proc is a new mount): opens and syscalls only, no
- * allocation and no logging, so it is safe between clone3 and execve. Constants newer than
- * Debian 12's linux-libc-dev (6.1) are defined here; each right is used only where the kernel's
- * ABI has it.
+ * Backend room, landlock backend: Landlock rulesets from a policy's fs sets. Built in the child,
+ * after its mounts are in place (rules name inodes, and the sandbox's /proc is a new mount): opens
+ * and syscalls only, no allocation and no logging, so it is safe between clone3 and execve.
+ * Constants newer than Debian 12's linux-libc-dev (6.1) are defined here; each right is used only
+ * where the kernel's ABI has it.
  */
 #ifndef WD_LANDLOCK_H
 #define WD_LANDLOCK_H

@@ -36,28 +36,42 @@
 #endif
 #define WD_USER_NOTIF_FD_SYNC_WAKE_UP 1ULL
 
-/* One remembered answer: not asked yet, yes, or no with the kernel's errno. */
-struct answer {
+/*
+ * One probe: @fn returns 0 (yes) or -errno (no) and runs the first time only; its answer and
+ * errno are kept. @missing says what is missing, with one %s for the errno's text.
+ */
+struct probe {
+	int (*fn)(void);
+	const char *missing;
 	signed char state; /* -1 not asked, 0 no, 1 yes */
-	int err; /* on no: the errno that said so */
+	int err;
 };
 
-#define NOT_ASKED { -1, 0 }
-
-/* @fn returns 0 (yes) or -errno (no); it runs the first time only. */
-static bool ask(struct answer *a, int (*fn)(void))
-{
-	if (a->state < 0) {
-		int err = fn();
-
-		a->err = -err;
-		a->state = err == 0;
-	}
-	return a->state == 1;
-}
+#define PROBE(fn, missing) { fn, missing, -1, 0 }
 
 static void say(char *why, size_t whysz, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+static bool ask(struct probe *p)
+{
+	if (p->state < 0) {
+		int err = p->fn();
+
+		p->err = -err;
+		p->state = err == 0;
+	}
+	return p->state == 1;
+}
+
+/* The answer; on no, @why (may be NULL) says why. */
+static bool answer(struct probe *p, char *why, size_t whysz)
+{
+	if (ask(p))
+		return true;
+	if (why && whysz)
+		snprintf(why, whysz, p->missing, strerror(p->err));
+	return false;
+}
 
 static void say(char *why, size_t whysz, const char *fmt, ...)
 {
@@ -74,7 +88,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 {
 	/*
 	 * libbpf's own hints ("try raising ulimit -l") mislead where the kernel itself refuses a
-	 * program, so its text is shown only with -v (warnings) or -vv (everything); warden says what failed in its own words.
+	 * program, so its text is shown only with -v (warnings) or -vv (everything); warden says
+	 * what failed in its own words.
 	 */
 	if (level == LIBBPF_DEBUG ? log_level() < WD_LOG_DEBUG : log_level() < WD_LOG_INFO)
 		return 0;
@@ -127,14 +142,12 @@ static int probe_btf(void)
 	return access(WD_VMLINUX_BTF, R_OK) ? -errno : 0;
 }
 
-static struct answer btf_present = NOT_ASKED;
+static struct probe btf_present = PROBE(probe_btf,
+					"the kernel has no BTF (" WD_VMLINUX_BTF ": %s)");
 
 bool wd_btf_supported(char *why, size_t whysz)
 {
-	if (ask(&btf_present, probe_btf))
-		return true;
-	say(why, whysz, "the kernel has no BTF (" WD_VMLINUX_BTF ": %s)", strerror(btf_present.err));
-	return false;
+	return answer(&btf_present, why, whysz);
 }
 
 static struct btf *vmlinux;
@@ -285,20 +298,17 @@ static int probe_landlock(void)
 	return abi >= 1 ? 0 : -ENOSYS;
 }
 
-static struct answer landlock = NOT_ASKED;
+static struct probe landlock = PROBE(probe_landlock, "Landlock is not available (%s): it needs "
+				      "CONFIG_SECURITY_LANDLOCK and \"landlock\" in the lsm= boot parameter");
 
 int wd_landlock_abi(void)
 {
-	return ask(&landlock, probe_landlock) ? landlock_abi : -landlock.err;
+	return ask(&landlock) ? landlock_abi : -landlock.err;
 }
 
 bool wd_landlock_supported(char *why, size_t whysz)
 {
-	if (ask(&landlock, probe_landlock))
-		return true;
-	say(why, whysz, "Landlock is not available (%s): it needs CONFIG_SECURITY_LANDLOCK and "
-	    "\"landlock\" in the lsm= boot parameter", strerror(landlock.err));
-	return false;
+	return answer(&landlock, why, whysz);
 }
 
 static int probe_memfd_noexec(void)
@@ -306,14 +316,12 @@ static int probe_memfd_noexec(void)
 	return access(WD_MEMFD_NOEXEC_SYSCTL, F_OK) ? -errno : 0;
 }
 
-static struct answer memfd_noexec = NOT_ASKED;
+static struct probe memfd_noexec = PROBE(probe_memfd_noexec,
+					 "the kernel has no vm.memfd_noexec (6.3+): %s");
 
 bool wd_memfd_noexec_supported(char *why, size_t whysz)
 {
-	if (ask(&memfd_noexec, probe_memfd_noexec))
-		return true;
-	say(why, whysz, "the kernel has no vm.memfd_noexec (6.3+): %s", strerror(memfd_noexec.err));
-	return false;
+	return answer(&memfd_noexec, why, whysz);
 }
 
 /* ---- seccomp user notification ---- */
@@ -325,20 +333,17 @@ static int probe_notify(void)
 	return syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &notif_sizes) ? -errno : 0;
 }
 
-static struct answer notify = NOT_ASKED;
+static struct probe notify = PROBE(probe_notify,
+				   "the kernel has no seccomp user notification (5.0+): %s");
 
 bool wd_seccomp_notify_supported(char *why, size_t whysz)
 {
-	if (ask(&notify, probe_notify))
-		return true;
-	say(why, whysz, "the kernel has no seccomp user notification (5.0+): %s",
-	    strerror(notify.err));
-	return false;
+	return answer(&notify, why, whysz);
 }
 
 int wd_seccomp_notif_sizes(struct seccomp_notif_sizes *out)
 {
-	if (!ask(&notify, probe_notify))
+	if (!ask(&notify))
 		return -notify.err;
 	*out = notif_sizes;
 	return 0;
@@ -356,15 +361,12 @@ static int probe_wait_killable(void)
 	return r < 0 && errno == EFAULT ? 0 : r < 0 ? -errno : -EPROTO;
 }
 
-static struct answer wait_killable = NOT_ASKED;
+static struct probe wait_killable = PROBE(probe_wait_killable, "the kernel does not know "
+					  "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (5.19+): %s");
 
 bool wd_seccomp_wait_killable_supported(char *why, size_t whysz)
 {
-	if (ask(&wait_killable, probe_wait_killable))
-		return true;
-	say(why, whysz, "the kernel does not know SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (5.19+): %s",
-	    strerror(wait_killable.err));
-	return false;
+	return answer(&wait_killable, why, whysz);
 }
 
 /*
@@ -404,15 +406,12 @@ static int probe_sync_wake_up(void)
 	return err;
 }
 
-static struct answer sync_wake_up = NOT_ASKED;
+static struct probe sync_wake_up = PROBE(probe_sync_wake_up, "the kernel does not know "
+					 "SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (6.6+): %s");
 
 bool wd_seccomp_sync_wake_up_supported(char *why, size_t whysz)
 {
-	if (ask(&sync_wake_up, probe_sync_wake_up))
-		return true;
-	say(why, whysz, "the kernel does not know SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (6.6+): %s",
-	    strerror(sync_wake_up.err));
-	return false;
+	return answer(&sync_wake_up, why, whysz);
 }
 
 int wd_seccomp_set_sync_wake_up(int listener)
