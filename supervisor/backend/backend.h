@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * An enforcement backend: what the run path calls to confine one sandbox. Two exist, chosen by
- * probing (docs/backends.md): bpf-lsm, where BPF-LSM programs decide in the kernel, and landlock,
- * for hosts where LSM programs cannot load. Both share cgroups, spawning, records and reports.
+ * Backend room: the enforcement backend interface, what the run path calls to confine one
+ * sandbox. Two exist, chosen by probing (probe.h, docs/backends.md): bpf-lsm (bpf_lsm.c), where
+ * BPF-LSM programs decide in the kernel, and landlock (landlock.c), for hosts where LSM programs
+ * cannot load. Both share cgroups, spawning, records and reports. What differs between them is a
+ * field of struct wd_backend_ops, never a comparison of its name.
  */
 #ifndef WD_BACKEND_H
 #define WD_BACKEND_H
@@ -13,12 +15,24 @@
 
 #include "policy/compile.h"
 #include "policy/policy.h"
+#include "supervisor/backend/guarantees.h"
 #include "supervisor/bpf/progs.h"
 
 struct wd_backend;
 
+/*
+ * The parts of a policy both backends enforce (holds: the waiting room, supervisor/hold/, works
+ * under either; audit mode, which landlock cannot give, is refused in its sandbox_add).
+ */
+#define WD_BACKEND_FEATURES                                                                 \
+	(WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT | WD_FEAT_HOLD |  \
+	 WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |              \
+	 WD_FEAT_HOLD_APPROVERS)
+
 struct wd_backend_ops {
 	const char *name;
+	/* Its column of the guarantee table (guarantees.c). */
+	enum wd_guarantee_column column;
 	/* The parts of a policy (WD_FEAT_*) it enforces; a policy asking for more is refused. */
 	unsigned int features;
 	/*
@@ -54,6 +68,31 @@ struct wd_backend_ops {
 
 extern const struct wd_backend_ops wd_backend_bpf_lsm;
 extern const struct wd_backend_ops wd_backend_landlock;
+/* Every backend, strongest first, ended by NULL. */
+extern const struct wd_backend_ops *const wd_backends[];
+
+/* The backend called @name (a --backend argument), or NULL. */
+const struct wd_backend_ops *wd_backend_named(const char *name);
+
+/*
+ * What both backends hold first: their kernel programs. Each struct wd_backend starts with it,
+ * so the ops that only pass a call on to the programs are one copy for both.
+ */
+struct wd_backend_base {
+	struct wd_progs *progs;
+};
+
+int wd_backend_base_sandbox_remove(struct wd_backend *b, uint64_t cgid,
+				   const struct wd_ruleset *rs, struct wd_sandbox *final);
+int wd_backend_base_event_fd(const struct wd_backend *b);
+void wd_backend_base_audit_maps(const struct wd_backend *b, int *events, int *counts);
+int wd_backend_base_consume(struct wd_backend *b);
+/* The ops every backend takes from its struct wd_backend_base, in its ops table. */
+#define WD_BACKEND_BASE_OPS                                      \
+	.sandbox_remove = wd_backend_base_sandbox_remove,        \
+	.event_fd = wd_backend_base_event_fd,                    \
+	.audit_maps = wd_backend_base_audit_maps,                \
+	.consume = wd_backend_base_consume
 
 /*
  * The backend to use: @want is "auto" (the strongest that can run here) or a backend's name,

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The bpf-lsm backend: BPF-LSM programs decide every open and exec of a sandboxed task. */
+/*
+ * Backend room: the bpf-lsm backend. BPF-LSM programs (bpf/wd_sandbox.bpf.c, loaded by
+ * supervisor/bpf/progs.c) decide every open and exec of a sandboxed task; a seccomp filter
+ * refuses the privileged syscalls as on the landlock backend.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +14,7 @@
 #include "supervisor/backend/seccomp_guard.h"
 
 struct wd_backend {
-	struct wd_progs *progs;
+	struct wd_backend_base base; /* first: the shared ops reach the programs through it */
 	/* the privileged syscalls, refused as on the landlock backend (bpf/wd_syscalls.h) */
 	struct wd_seccomp_plan sc;
 };
@@ -22,7 +26,9 @@ static int bl_start(struct wd_backend **out, wd_record_fn fn, void *ctx)
 
 	if (!b)
 		return -ENOMEM;
-	err = wd_progs_start(&b->progs, WD_PROGS_LSM, fn, ctx);
+	err = wd_progs_start(&b->base.progs, WD_PROGS_LSM, fn, ctx);
+	/* the programs are chosen: nothing reads the kernel's BTF after this */
+	wd_vmlinux_btf_release();
 	if (err) {
 		free(b);
 		return err;
@@ -35,7 +41,7 @@ static void bl_stop(struct wd_backend *b)
 {
 	if (!b)
 		return;
-	wd_progs_stop(b->progs);
+	wd_progs_stop(b->base.progs);
 	free(b);
 }
 
@@ -50,7 +56,7 @@ static int bl_sandbox_add(struct wd_backend *b, uint64_t cgid, const struct wd_p
 		log_warnx("bpf-lsm: the seccomp filter does not fit: %s", strerror(-err));
 		return err;
 	}
-	return wd_progs_sandbox_add(b->progs, cgid, rs);
+	return wd_progs_sandbox_add(b->base.progs, cgid, rs);
 }
 
 static uint64_t bl_clone_flags(const struct wd_backend *b)
@@ -65,27 +71,6 @@ static int bl_child_setup(struct wd_backend *b)
 	return wd_seccomp_install(&b->sc);
 }
 
-static int bl_sandbox_remove(struct wd_backend *b, uint64_t cgid, const struct wd_ruleset *rs,
-			     struct wd_sandbox *final)
-{
-	return wd_progs_sandbox_remove(b->progs, cgid, rs, final);
-}
-
-static int bl_event_fd(const struct wd_backend *b)
-{
-	return wd_progs_event_fd(b->progs);
-}
-
-static void bl_audit_maps(const struct wd_backend *b, int *events, int *counts)
-{
-	wd_progs_audit_maps(b->progs, events, counts);
-}
-
-static int bl_consume(struct wd_backend *b)
-{
-	return wd_progs_consume(b->progs);
-}
-
 static const char *bl_detail(const struct wd_backend *b)
 {
 	(void)b;
@@ -96,10 +81,8 @@ static const char *bl_detail(const struct wd_backend *b)
 
 const struct wd_backend_ops wd_backend_bpf_lsm = {
 	.name = "bpf-lsm",
-	/* holds: the waiting room (supervisor/hold/engine.c) works under either backend */
-	.features = WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT |
-		    WD_FEAT_HOLD | WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER |
-		    WD_FEAT_NAMESPACES | WD_FEAT_HOLD_APPROVERS,
+	.column = WD_COLUMN_BPF_LSM,
+	.features = WD_BACKEND_FEATURES,
 	/* sb_mount and the rest refuse every mount from inside, warden's own set-up included */
 	.refuses_mounts = true,
 	.supported = wd_bpf_lsm_supported,
@@ -108,9 +91,6 @@ const struct wd_backend_ops wd_backend_bpf_lsm = {
 	.sandbox_add = bl_sandbox_add,
 	.clone_flags = bl_clone_flags,
 	.child_setup = bl_child_setup,
-	.sandbox_remove = bl_sandbox_remove,
-	.event_fd = bl_event_fd,
-	.audit_maps = bl_audit_maps,
-	.consume = bl_consume,
+	WD_BACKEND_BASE_OPS,
 	.detail = bl_detail,
 };

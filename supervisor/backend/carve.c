@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Backend room: carving fs.deny out of allow rules for the landlock backend (carve.h), pure C
+ * over a directory-listing callback; wd_carve_real_fs lists the real filesystem.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -9,6 +13,7 @@
 
 #include "bpf/wd_abi.h"
 #include "policy/policy.h"
+#include "policy/grow.h"
 #include "policy/path.h"
 #include "supervisor/backend/carve.h"
 
@@ -17,7 +22,7 @@ struct carve {
 	size_t n_deny;
 	const struct wd_carve_fs *fs;
 	struct wd_carve_rule *out;
-	size_t n, cap;
+	size_t n;
 	char *why;
 	size_t whysz;
 	int err;
@@ -25,15 +30,8 @@ struct carve {
 
 static int emit(struct carve *c, const char *path, uint32_t access, int list_only)
 {
-	if (c->n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 16;
-		struct wd_carve_rule *nr = realloc(c->out, ncap * sizeof(*nr));
-
-		if (!nr)
-			return -ENOMEM;
-		c->out = nr;
-		c->cap = ncap;
-	}
+	if (WD_GROW(c->out, c->n))
+		return -ENOMEM;
 	if (c->n >= WD_CARVE_MAX_RULES) {
 		snprintf(c->why, c->whysz, "carving around a denied path under %s needs more than %d "
 			 "rules", path, WD_CARVE_MAX_RULES);

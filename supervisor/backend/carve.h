@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fs.deny for backends that can only allow (Landlock): a denied path inside an allowed tree is
- * carved out by allowing the tree's other entries instead, level by level down to the denied
- * path. Pure C over a directory-listing callback, so it is unit-tested on made-up trees.
+ * Backend room, landlock backend: fs.deny for backends that can only allow (Landlock): a denied
+ * path inside an allowed tree is carved out by allowing the tree's other entries instead, level by
+ * level down to the denied path. Pure C over a directory-listing callback, so it is unit-tested on
+ * made-up trees.
  */
 #ifndef WD_CARVE_H
 #define WD_CARVE_H

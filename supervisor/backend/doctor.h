@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* `warden doctor`: the kernel features warden found, the backend it would choose, and why. */
+/*
+ * Backend room: `warden doctor`: the kernel features warden found, the backend it would choose,
+ * and why.
+ */
 #ifndef WD_DOCTOR_H
 #define WD_DOCTOR_H
 

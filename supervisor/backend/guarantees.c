@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Backend room: the guarantee table (guarantees.h), one row per rule or bypass class and one
+ * column per backend, reached through the backend's ops (wd_backend_ops.column).
+ */
 #include <string.h>
 
+#include "supervisor/backend/backend.h"
 #include "supervisor/backend/guarantees.h"
 
 #define YES(n) { WD_COVER_YES, n }
@@ -281,13 +286,17 @@ const struct wd_capability *wd_capability_find(const char *id)
 	return NULL;
 }
 
+const struct wd_cover_cell *wd_guarantee_cell(const struct wd_capability *c,
+					      enum wd_guarantee_column col)
+{
+	return col == WD_COLUMN_BPF_LSM ? &c->bpf_lsm : &c->landlock;
+}
+
 const struct wd_cover_cell *wd_capability_cell(const struct wd_capability *c, const char *name)
 {
-	if (strcmp(name, "bpf-lsm") == 0)
-		return &c->bpf_lsm;
-	if (strcmp(name, "landlock") == 0)
-		return &c->landlock;
-	return NULL;
+	const struct wd_backend_ops *ops = wd_backend_named(name);
+
+	return ops ? wd_guarantee_cell(c, ops->column) : NULL;
 }
 
 static const char *cover_word(enum wd_cover c)
@@ -304,9 +313,20 @@ static const char *cover_word(enum wd_cover c)
 
 void wd_capabilities_markdown(FILE *out)
 {
-	fprintf(out, "| id | what | bpf-lsm | landlock |\n| --- | --- | --- | --- |\n");
-	for (const struct wd_capability *c = wd_capabilities; c->id; c++)
-		fprintf(out, "| `%s` | %s | **%s**: %s | **%s**: %s |\n", c->id, c->what,
-			cover_word(c->bpf_lsm.cover), c->bpf_lsm.note, cover_word(c->landlock.cover),
-			c->landlock.note);
+	fprintf(out, "| id | what |");
+	for (size_t i = 0; wd_backends[i]; i++)
+		fprintf(out, " %s |", wd_backends[i]->name);
+	fprintf(out, "\n| --- | --- |");
+	for (size_t i = 0; wd_backends[i]; i++)
+		fprintf(out, " --- |");
+	fprintf(out, "\n");
+	for (const struct wd_capability *c = wd_capabilities; c->id; c++) {
+		fprintf(out, "| `%s` | %s |", c->id, c->what);
+		for (size_t i = 0; wd_backends[i]; i++) {
+			const struct wd_cover_cell *cell = wd_guarantee_cell(c, wd_backends[i]->column);
+
+			fprintf(out, " **%s**: %s |", cover_word(cell->cover), cell->note);
+		}
+		fprintf(out, "\n");
+	}
 }

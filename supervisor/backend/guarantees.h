@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What each backend guarantees, rule by rule and bypass class by bypass class: the one list that
- * `warden doctor` prints, docs/backends.md is generated from (a unit test keeps them equal), and
- * the escape tests assert against.
+ * Backend room: the guarantee table (guarantees.c). What each backend guarantees, rule by rule and
+ * bypass class by bypass class: the one list that `warden doctor` prints, docs/backends.md is
+ * generated from (a unit test keeps them equal), and the escape tests assert against.
  */
-#ifndef WD_CAPABILITIES_H
-#define WD_CAPABILITIES_H
+#ifndef WD_GUARANTEES_H
+#define WD_GUARANTEES_H
 
 #include <stdio.h>
 
@@ -20,6 +20,12 @@ struct wd_cover_cell {
 	const char *note;
 };
 
+/* A backend's column of the table: each backend names its own (struct wd_backend_ops.column). */
+enum wd_guarantee_column {
+	WD_COLUMN_BPF_LSM,
+	WD_COLUMN_LANDLOCK,
+};
+
 struct wd_capability {
 	const char *id; /* stable, for tests: "fs.read", "escape.memfd-exec", ... */
 	const char *what;
@@ -31,7 +37,10 @@ struct wd_capability {
 extern const struct wd_capability wd_capabilities[];
 
 const struct wd_capability *wd_capability_find(const char *id);
-/* The cell of backend @name ("bpf-lsm" or "landlock"); NULL for an unknown one. */
+/* The cell in column @col. */
+const struct wd_cover_cell *wd_guarantee_cell(const struct wd_capability *c,
+					      enum wd_guarantee_column col);
+/* The cell of the backend called @name ("bpf-lsm" or "landlock"); NULL for an unknown one. */
 const struct wd_cover_cell *wd_capability_cell(const struct wd_capability *c, const char *name);
 /* The table as Markdown, as docs/backends.md carries it between its markers. */
 void wd_capabilities_markdown(FILE *out);

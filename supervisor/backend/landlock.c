@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The landlock backend, for hosts where BPF-LSM programs cannot load. In the child, before exec:
- * a private mount namespace whose writable trees are mounted noexec (so ld.so and mmap loaders
- * cannot run what the sandbox wrote), a new pid namespace with its own /proc and
+ * Backend room: the landlock backend, for hosts where BPF-LSM programs cannot load. In the child,
+ * before exec: a private mount namespace whose writable trees are mounted noexec (so ld.so and
+ * mmap loaders cannot run what the sandbox wrote), a new pid namespace with its own /proc and
  * vm.memfd_noexec=2 (so memfds cannot be executed), then a Landlock ruleset from fs.read / write /
- * exec and a seccomp filter for self-protection. Denials are recorded by the syscall-exit
- * program of bpf/wd_sandbox.bpf.c, since Landlock decides where BPF cannot look.
+ * exec and a seccomp filter for self-protection. Denials are recorded by the syscall-exit program
+ * of bpf/wd_sandbox.bpf.c, since Landlock decides where BPF cannot look.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,14 +25,12 @@
 #include "supervisor/util/fsutil.h"
 #include "supervisor/backend/landlock_ruleset.h"
 #include "supervisor/util/log.h"
+#include "supervisor/backend/probe.h"
 #include "supervisor/backend/seccomp_guard.h"
 #include "supervisor/sandbox/setup.h"
 
-#define WD_MEMFD_NOEXEC "/proc/sys/vm/memfd_noexec"
-
-
 struct wd_backend {
-	struct wd_progs *progs;
+	struct wd_backend_base base; /* first: the shared ops reach the programs through it */
 	/* The Landlock rules: the policy's allow sets with fs.deny carved out. */
 	struct wd_carve_rule *rules;
 	size_t n_rules;
@@ -49,16 +47,12 @@ struct wd_backend {
 
 static bool ll_supported(char *why, size_t whysz)
 {
-	int abi = wd_landlock_abi();
+	char btf_why[256];
 
-	if (abi < 1) {
-		snprintf(why, whysz, "Landlock is not available (%s): it needs CONFIG_SECURITY_LANDLOCK "
-			 "and \"landlock\" in the lsm= boot parameter", strerror(abi < 0 ? -abi : ENOSYS));
+	if (!wd_landlock_supported(why, whysz))
 		return false;
-	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(why, whysz, "the kernel has no BTF (/sys/kernel/btf/vmlinux): the audit "
-			 "recorder needs CONFIG_DEBUG_INFO_BTF");
+	if (!wd_btf_supported(btf_why, sizeof(btf_why))) {
+		snprintf(why, whysz, "%s: the audit recorder needs CONFIG_DEBUG_INFO_BTF", btf_why);
 		return false;
 	}
 	return true;
@@ -72,12 +66,12 @@ static int ll_start(struct wd_backend **out, wd_record_fn fn, void *ctx)
 	if (!b)
 		return -ENOMEM;
 	b->ll.ruleset_fd = -1;
-	err = wd_progs_start(&b->progs, WD_PROGS_SYSCALL_EXIT, fn, ctx);
+	err = wd_progs_start(&b->base.progs, WD_PROGS_SYSCALL_EXIT, fn, ctx);
 	if (err) {
 		free(b);
 		return err;
 	}
-	b->memfd_noexec = access(WD_MEMFD_NOEXEC, F_OK) == 0;
+	b->memfd_noexec = wd_memfd_noexec_supported(NULL, 0);
 	*out = b;
 	return 0;
 }
@@ -86,7 +80,7 @@ static void ll_stop(struct wd_backend *b)
 {
 	if (!b)
 		return;
-	wd_progs_stop(b->progs);
+	wd_progs_stop(b->base.progs);
 	wd_landlock_release(&b->ll);
 	wd_carve_free(b->rules, b->n_rules);
 	free(b->noexec);
@@ -198,7 +192,7 @@ static int ll_sandbox_add(struct wd_backend *b, uint64_t cgid, const struct wd_p
 	}
 	snprintf(b->detail, sizeof(b->detail), "Landlock ABI %d, %s, seccomp self-protection",
 		 wd_landlock_abi(), b->memfd_noexec ? "vm.memfd_noexec=2" : "memfd_create refused");
-	return wd_progs_sandbox_add(b->progs, cgid, rs);
+	return wd_progs_sandbox_add(b->base.progs, cgid, rs);
 }
 
 static uint64_t ll_clone_flags(const struct wd_backend *b)
@@ -231,7 +225,7 @@ static int ll_child_setup(struct wd_backend *b)
 	}
 	if (b->memfd_noexec) {
 		/* Per pid namespace: the host's own setting is untouched. */
-		err = wd_write_at(AT_FDCWD, WD_MEMFD_NOEXEC, "2");
+		err = wd_write_at(AT_FDCWD, WD_MEMFD_NOEXEC_SYSCTL, "2");
 		if (err)
 			return err;
 	}
@@ -244,27 +238,6 @@ static int ll_child_setup(struct wd_backend *b)
 	return wd_seccomp_install(&b->sc);
 }
 
-static int ll_sandbox_remove(struct wd_backend *b, uint64_t cgid, const struct wd_ruleset *rs,
-			     struct wd_sandbox *final)
-{
-	return wd_progs_sandbox_remove(b->progs, cgid, rs, final);
-}
-
-static int ll_event_fd(const struct wd_backend *b)
-{
-	return wd_progs_event_fd(b->progs);
-}
-
-static void ll_audit_maps(const struct wd_backend *b, int *events, int *counts)
-{
-	wd_progs_audit_maps(b->progs, events, counts);
-}
-
-static int ll_consume(struct wd_backend *b)
-{
-	return wd_progs_consume(b->progs);
-}
-
 static const char *ll_detail(const struct wd_backend *b)
 {
 	return b->detail;
@@ -272,19 +245,14 @@ static const char *ll_detail(const struct wd_backend *b)
 
 const struct wd_backend_ops wd_backend_landlock = {
 	.name = "landlock",
-	/* mode is stated by most policies; audit mode itself is refused in sandbox_add */
-	.features = WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT |
-		    WD_FEAT_HOLD | WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER |
-		    WD_FEAT_NAMESPACES | WD_FEAT_HOLD_APPROVERS,
+	.column = WD_COLUMN_LANDLOCK,
+	.features = WD_BACKEND_FEATURES,
 	.supported = ll_supported,
 	.start = ll_start,
 	.stop = ll_stop,
 	.sandbox_add = ll_sandbox_add,
 	.clone_flags = ll_clone_flags,
 	.child_setup = ll_child_setup,
-	.sandbox_remove = ll_sandbox_remove,
-	.event_fd = ll_event_fd,
-	.audit_maps = ll_audit_maps,
-	.consume = ll_consume,
+	WD_BACKEND_BASE_OPS,
 	.detail = ll_detail,
 };

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Backend room: the landlock backend's ruleset (landlock_ruleset.h): the rights each Landlock
+ * ABI knows, rules added in the child, then the ruleset enforced on it.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
@@ -10,6 +14,7 @@
 #include "bpf/wd_abi.h"
 #include "policy/policy.h"
 #include "supervisor/backend/landlock_ruleset.h"
+#include "supervisor/backend/probe.h"
 
 #ifndef LANDLOCK_ACCESS_FS_REFER
 #define LANDLOCK_ACCESS_FS_REFER (1ULL << 13) /* ABI 2 */
@@ -40,13 +45,6 @@ struct wd_ll_ruleset_attr {
 #define LL_FILE_RIGHTS                                                                         \
 	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |                          \
 	 LANDLOCK_ACCESS_FS_READ_FILE | WD_LL_FS_TRUNCATE | WD_LL_FS_IOCTL_DEV)
-
-int wd_landlock_abi(void)
-{
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-
-	return abi < 0 ? -errno : (int)abi;
-}
 
 static uint64_t handled_for_abi(int abi)
 {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Landlock rulesets from a policy's fs sets. Built in the child, after its mounts are in place
- * (rules name inodes, and the sandbox's /proc is a new mount): opens and syscalls only, no
- * allocation and no logging, so it is safe between clone3 and execve. Constants newer than
- * Debian 12's linux-libc-dev (6.1) are defined here; each right is used only where the kernel's
- * ABI has it.
+ * Backend room, landlock backend: Landlock rulesets from a policy's fs sets. Built in the child,
+ * after its mounts are in place (rules name inodes, and the sandbox's /proc is a new mount): opens
+ * and syscalls only, no allocation and no logging, so it is safe between clone3 and execve.
+ * Constants newer than Debian 12's linux-libc-dev (6.1) are defined here; each right is used only
+ * where the kernel's ABI has it.
  */
 #ifndef WD_LANDLOCK_H
 #define WD_LANDLOCK_H
@@ -12,9 +12,6 @@
 #include <stdint.h>
 
 #include "supervisor/backend/carve.h"
-
-/* The kernel's Landlock ABI version, or -errno when Landlock is unavailable. */
-int wd_landlock_abi(void);
 
 struct wd_landlock_plan {
 	int ruleset_fd;

@@ -1,22 +1,95 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Backend room: the probes (probe.h). Each answer is computed once per process and kept with
+ * the kernel's errno; the sentence saying what is missing is written only when someone asks
+ * for it, so that computing an answer stays one syscall, safe in a child before execve.
+ */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "supervisor/util/log.h"
 #include "supervisor/backend/probe.h"
 #include "wd_probe.skel.h"
 
+#define WD_VMLINUX_BTF "/sys/kernel/btf/vmlinux"
+
+/* Newer than Debian 12's linux-libc-dev (6.1). */
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#define WD_USER_NOTIF_FD_SYNC_WAKE_UP 1ULL
+
+/*
+ * One probe: @fn returns 0 (yes) or -errno (no) and runs the first time only; its answer and
+ * errno are kept. @missing says what is missing, with one %s for the errno's text.
+ */
+struct probe {
+	int (*fn)(void);
+	const char *missing;
+	signed char state; /* -1 not asked, 0 no, 1 yes */
+	int err;
+};
+
+#define PROBE(fn, missing) { fn, missing, -1, 0 }
+
+static void say(char *why, size_t whysz, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static bool ask(struct probe *p)
+{
+	if (p->state < 0) {
+		int err = p->fn();
+
+		p->err = -err;
+		p->state = err == 0;
+	}
+	return p->state == 1;
+}
+
+/* The answer; on no, @why (may be NULL) says why. */
+static bool answer(struct probe *p, char *why, size_t whysz)
+{
+	if (ask(p))
+		return true;
+	if (why && whysz)
+		snprintf(why, whysz, p->missing, strerror(p->err));
+	return false;
+}
+
+static void say(char *why, size_t whysz, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !whysz)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, whysz, fmt, ap);
+	va_end(ap);
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	/*
 	 * libbpf's own hints ("try raising ulimit -l") mislead where the kernel itself refuses a
-	 * program, so its text is shown only with -v (warnings) or -vv (everything); warden says what failed in its own words.
+	 * program, so its text is shown only with -v (warnings) or -vv (everything); warden says
+	 * what failed in its own words.
 	 */
 	if (level == LIBBPF_DEBUG ? log_level() < WD_LOG_DEBUG : log_level() < WD_LOG_INFO)
 		return 0;
@@ -62,16 +135,107 @@ static bool lsm_listed(const char *list, const char *name)
 	return false;
 }
 
-static bool probe(char *why, size_t whysz)
+/* ---- BTF ---- */
+
+static int probe_btf(void)
+{
+	return access(WD_VMLINUX_BTF, R_OK) ? -errno : 0;
+}
+
+static struct probe btf_present = PROBE(probe_btf,
+					"the kernel has no BTF (" WD_VMLINUX_BTF ": %s)");
+
+bool wd_btf_supported(char *why, size_t whysz)
+{
+	return answer(&btf_present, why, whysz);
+}
+
+static struct btf *vmlinux;
+static int vmlinux_err; /* a load that failed is not tried again */
+static unsigned int vmlinux_loads;
+
+const struct btf *wd_vmlinux_btf(void)
+{
+	if (!vmlinux && !vmlinux_err) {
+		vmlinux_loads++;
+		vmlinux = btf__load_vmlinux_btf();
+		if (vmlinux) {
+			log_debug("probe: the kernel's BTF loaded (load %u)", vmlinux_loads);
+		} else {
+			vmlinux_err = errno ? errno : ENOENT;
+			log_debug("probe: cannot load the kernel's BTF: %s", strerror(vmlinux_err));
+		}
+	}
+	if (!vmlinux)
+		errno = vmlinux_err;
+	return vmlinux;
+}
+
+void wd_vmlinux_btf_release(void)
+{
+	btf__free(vmlinux);
+	vmlinux = NULL;
+}
+
+unsigned int wd_vmlinux_btf_loads(void)
+{
+	return vmlinux_loads;
+}
+
+int wd_lsm_hook_args(const struct btf *btf, const char *hook)
+{
+	const struct btf_type *t;
+	char name[128];
+	int id;
+
+	snprintf(name, sizeof(name), "bpf_lsm_%s", hook);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	if (id <= 0)
+		return -1;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	return t && btf_is_func_proto(t) ? (int)btf_vlen(t) : -1;
+}
+
+/* The hooks asked about so far; a hook past the last slot is answered, just not remembered. */
+static struct {
+	char hook[48];
+	int args;
+} hook_args[32];
+static size_t n_hook_args;
+
+int wd_probe_hook_args(const char *hook)
+{
+	const struct btf *btf;
+	int n;
+
+	for (size_t i = 0; i < n_hook_args; i++)
+		if (strcmp(hook_args[i].hook, hook) == 0)
+			return hook_args[i].args;
+	btf = wd_vmlinux_btf();
+	if (!btf)
+		return -errno;
+	n = wd_lsm_hook_args(btf, hook);
+	if (n < 0)
+		n = -ENOENT;
+	if (n_hook_args < sizeof(hook_args) / sizeof(hook_args[0]) &&
+	    strlen(hook) < sizeof(hook_args[0].hook)) {
+		snprintf(hook_args[n_hook_args].hook, sizeof(hook_args[0].hook), "%s", hook);
+		hook_args[n_hook_args++].args = n;
+	}
+	return n;
+}
+
+/* ---- BPF-LSM ---- */
+
+static bool probe_bpf_lsm(char *why, size_t whysz)
 {
 	struct wd_probe_bpf *skel = NULL;
-	char lsms[256];
+	char lsms[256], btf_why[256];
 	bool ok = false;
 	int err;
 
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(why, whysz, "the kernel has no BTF (/sys/kernel/btf/vmlinux): "
-			 "BPF-LSM needs CONFIG_DEBUG_INFO_BTF");
+	if (!wd_btf_supported(btf_why, sizeof(btf_why))) {
+		snprintf(why, whysz, "%s: BPF-LSM needs CONFIG_DEBUG_INFO_BTF", btf_why);
 		return false;
 	}
 	/* Where securityfs is mounted, it says for certain whether BPF-LSM is active. */
@@ -109,13 +273,159 @@ bool wd_bpf_lsm_supported(char *why, size_t whysz)
 	static char reason[512];
 
 	if (cached < 0) {
-		cached = probe(reason, sizeof(reason));
+		cached = probe_bpf_lsm(reason, sizeof(reason));
 		if (cached)
 			log_debug("probe: BPF-LSM programs load and attach");
 		else
 			log_debug("probe: %s", reason);
 	}
-	if (!cached && why)
-		snprintf(why, whysz, "%s", reason);
+	if (!cached)
+		say(why, whysz, "%s", reason);
 	return cached;
+}
+
+/* ---- Landlock, memfd_noexec ---- */
+
+static int landlock_abi;
+
+static int probe_landlock(void)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+
+	if (abi < 0)
+		return -errno;
+	landlock_abi = (int)abi;
+	return abi >= 1 ? 0 : -ENOSYS;
+}
+
+static struct probe landlock = PROBE(probe_landlock, "Landlock is not available (%s): it needs "
+				      "CONFIG_SECURITY_LANDLOCK and \"landlock\" in the lsm= boot parameter");
+
+int wd_landlock_abi(void)
+{
+	return ask(&landlock) ? landlock_abi : -landlock.err;
+}
+
+bool wd_landlock_supported(char *why, size_t whysz)
+{
+	return answer(&landlock, why, whysz);
+}
+
+static int probe_memfd_noexec(void)
+{
+	return access(WD_MEMFD_NOEXEC_SYSCTL, F_OK) ? -errno : 0;
+}
+
+static struct probe memfd_noexec = PROBE(probe_memfd_noexec,
+					 "the kernel has no vm.memfd_noexec (6.3+): %s");
+
+bool wd_memfd_noexec_supported(char *why, size_t whysz)
+{
+	return answer(&memfd_noexec, why, whysz);
+}
+
+/* ---- seccomp user notification ---- */
+
+static struct seccomp_notif_sizes notif_sizes;
+
+static int probe_notify(void)
+{
+	return syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &notif_sizes) ? -errno : 0;
+}
+
+static struct probe notify = PROBE(probe_notify,
+				   "the kernel has no seccomp user notification (5.0+): %s");
+
+bool wd_seccomp_notify_supported(char *why, size_t whysz)
+{
+	return answer(&notify, why, whysz);
+}
+
+int wd_seccomp_notif_sizes(struct seccomp_notif_sizes *out)
+{
+	if (!ask(&notify))
+		return -notify.err;
+	*out = notif_sizes;
+	return 0;
+}
+
+/*
+ * The kernel checks the flags before it reads the filter: with no filter at all, a known flag
+ * fails with EFAULT, an unknown one with EINVAL, and nothing is installed.
+ */
+static int probe_wait_killable(void)
+{
+	long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			 SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, NULL);
+
+	return r < 0 && errno == EFAULT ? 0 : r < 0 ? -errno : -EPROTO;
+}
+
+static struct probe wait_killable = PROBE(probe_wait_killable, "the kernel does not know "
+					  "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (5.19+): %s");
+
+bool wd_seccomp_wait_killable_supported(char *why, size_t whysz)
+{
+	return answer(&wait_killable, why, whysz);
+}
+
+/*
+ * A listener is needed to ask: a child installs an allow-everything filter on itself, asks,
+ * and exits with the errno (255: no listener at all). The parent is untouched.
+ */
+static int probe_sync_wake_up(void)
+{
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { .len = 1, .filter = &allow };
+	int status, err = -ECHILD;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		long fd = -1;
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
+			fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				     SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+		if (fd < 0)
+			_exit(255);
+		_exit(ioctl((int)fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, WD_USER_NOTIF_FD_SYNC_WAKE_UP) ?
+			      errno & 0x7f : 0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		err = 0;
+	else if (WIFEXITED(status) && WEXITSTATUS(status) != 255)
+		err = -WEXITSTATUS(status);
+	else if (WIFEXITED(status))
+		err = -EOPNOTSUPP;
+	return err;
+}
+
+static struct probe sync_wake_up = PROBE(probe_sync_wake_up, "the kernel does not know "
+					 "SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (6.6+): %s");
+
+bool wd_seccomp_sync_wake_up_supported(char *why, size_t whysz)
+{
+	return answer(&sync_wake_up, why, whysz);
+}
+
+int wd_seccomp_set_sync_wake_up(int listener)
+{
+	int err = 0;
+
+	if (sync_wake_up.state == 0)
+		return -sync_wake_up.err;
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, WD_USER_NOTIF_FD_SYNC_WAKE_UP))
+		err = -errno;
+	/* EINVAL is the kernel not knowing the flag; anything else says nothing about it */
+	if (!err || err == -EINVAL) {
+		sync_wake_up.state = !err;
+		sync_wake_up.err = -err;
+	}
+	return err;
 }

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Backend room: the seccomp filter both backends install in the child (seccomp_guard.h), a
+ * classic BPF program built in the parent from bpf/wd_syscalls.h. Not the waiting-room filter,
+ * which sends held calls to the supervisor (supervisor/hold/waiting_room.c).
+ */
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The seccomp filter: syscalls a sandboxed task has no business making fail with EPERM. On both
- * backends the privileged ones (swap, reboot, kexec, modules, accounting, setting the clock,
- * syslog, fanotify, quotas, pivot_root, vhangup, port I/O, odd personalities: bpf/wd_syscalls.h),
- * a second line behind the empty capability set; on the landlock backend self-protection too
- * (bpf, ptrace, the mount family, keyrings, perf, io_uring, open_by_handle_at, new user
- * namespaces). Built in the parent, installed in the child.
+ * Backend room: the seccomp guard filter of both backends: syscalls a sandboxed task has no
+ * business making fail with EPERM. On both backends the privileged ones (swap, reboot, kexec,
+ * modules, accounting, setting the clock, syslog, fanotify, quotas, pivot_root, vhangup, port I/O,
+ * odd personalities: bpf/wd_syscalls.h), a second line behind the empty capability set; on the
+ * landlock backend self-protection too (bpf, ptrace, the mount family, keyrings, perf, io_uring,
+ * open_by_handle_at, new user namespaces). Built in the parent, installed in the child.
  */
 #ifndef WD_SECCOMP_H
 #define WD_SECCOMP_H

@@ -11,6 +11,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "supervisor/backend/probe.h"
 #include "supervisor/bpf/devid.h"
 #include "supervisor/util/fsutil.h"
 #include "supervisor/util/log.h"
@@ -48,36 +49,13 @@ struct wd_progs {
  */
 static int bpf_hook_ret_arg(__u32 *idx)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	const struct btf_type *t;
-	int id, err = 0;
+	int n = wd_probe_hook_args("bpf");
 
-	if (!vmlinux)
-		return -errno;
-	id = btf__find_by_name_kind(vmlinux, "bpf_lsm_bpf", BTF_KIND_FUNC);
-	t = id > 0 ? btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type) : NULL;
-	if (!t || !btf_is_func_proto(t)) {
-		err = -ENOENT;
+	if (n == -ENOENT)
 		log_warnx("bpf: the kernel's BTF has no bpf_lsm_bpf prototype");
-	} else {
-		*idx = btf_vlen(t);
-	}
-	btf__free(vmlinux);
-	return err;
-}
-
-int wd_lsm_hook_args(const struct btf *vmlinux, const char *hook)
-{
-	const struct btf_type *t;
-	char name[128];
-	int id;
-
-	snprintf(name, sizeof(name), "bpf_lsm_%s", hook);
-	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC);
-	if (id <= 0)
-		return -1;
-	t = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type);
-	return t && btf_is_func_proto(t) ? (int)btf_vlen(t) : -1;
+	if (n >= 0)
+		*idx = n;
+	return n < 0 ? n : 0;
 }
 
 /*
@@ -101,7 +79,6 @@ static const struct {
 /* Load the LSM programs (set LSM) or the recorders (set SYSCALL_EXIT), never both. */
 static int choose_programs(struct bpf_object *obj, enum wd_progs_set set)
 {
-	struct btf *vmlinux = NULL;
 	struct bpf_program *prog;
 	int n_setattr, err = 0;
 
@@ -119,11 +96,10 @@ static int choose_programs(struct bpf_object *obj, enum wd_progs_set set)
 		bpf_program__set_autoload(prog, true);
 	if (set != WD_PROGS_LSM)
 		return 0;
-	vmlinux = btf__load_vmlinux_btf();
-	if (!vmlinux)
+	if (!wd_vmlinux_btf())
 		return -errno;
 	for (size_t i = 0; i < sizeof(wd_hook_variants) / sizeof(wd_hook_variants[0]); i++) {
-		int n = wd_lsm_hook_args(vmlinux, wd_hook_variants[i].hook);
+		int n = wd_probe_hook_args(wd_hook_variants[i].hook);
 
 		prog = bpf_object__find_program_by_name(obj, wd_hook_variants[i].prog);
 		if (prog && n != wd_hook_variants[i].args)
@@ -133,13 +109,12 @@ static int choose_programs(struct bpf_object *obj, enum wd_progs_set set)
 				  wd_hook_variants[i].hook, n, wd_hook_variants[i].prog);
 	}
 	/* times are checked nowhere else: a setattr this build cannot read is no reason to guess */
-	n_setattr = wd_lsm_hook_args(vmlinux, "inode_setattr");
+	n_setattr = wd_probe_hook_args("inode_setattr");
 	if (n_setattr != 2 && n_setattr != 3) {
 		log_warnx("bpf: the kernel's inode_setattr hook has %d arguments, which this build "
 			  "does not know: timestamps would go unchecked", n_setattr);
 		err = -EOPNOTSUPP;
 	}
-	btf__free(vmlinux);
 	return err;
 }
 

@@ -55,8 +55,4 @@ int wd_progs_consume(struct wd_progs *progs);
  */
 void wd_progs_audit_maps(const struct wd_progs *progs, int *events, int *counts);
 
-struct btf;
-/* Arguments of LSM hook @hook in the kernel's BTF @vmlinux, or -1 when it has no such hook. */
-int wd_lsm_hook_args(const struct btf *vmlinux, const char *hook);
-
 #endif

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "supervisor/backend/probe.h"
 #include "supervisor/hold/decode.h"
 #include "supervisor/hold/engine_internal.h"
 #include "supervisor/hold/perform.h"
@@ -50,10 +51,9 @@ int wd_hold_engine_new(struct wd_hold_engine **out, const struct wd_hold_rules *
 		err = -errno;
 		goto out_free;
 	}
-	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &e->sizes)) {
-		err = -errno;
+	err = wd_seccomp_notif_sizes(&e->sizes);
+	if (err)
 		goto out_close;
-	}
 	/* The key that signs hold tokens: fresh for each supervisor, never written anywhere. */
 	err = hold_token_key(e);
 	if (err)

@@ -17,18 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "supervisor/backend/probe.h"
 #include "supervisor/hold/decode.h"
 #include "supervisor/hold/engine_internal.h"
 #include "supervisor/hold/from_policy.h"
 #include "supervisor/hold/waiting_room.h"
 #include "supervisor/util/log.h"
-
-/* 6.6+: wake the supervisor on the task's CPU, which makes an unmatched call cost several times
- * less (an answer across CPUs costs a few tens of microseconds). */
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#define WD_USER_NOTIF_FD_SYNC_WAKE_UP 1ULL
 
 static void *receive_loop(void *arg);
 
@@ -49,7 +43,9 @@ void wd_hold_attach(struct wd_hold_engine *e, int listener)
 	e->listener = listener;
 	if (listener < 0 || e->receiving)
 		return;
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, WD_USER_NOTIF_FD_SYNC_WAKE_UP) == 0)
+	/* 6.6+: wake the supervisor on the task's CPU, which makes an unmatched call cost several
+	 * times less (an answer across CPUs costs a few tens of microseconds). */
+	if (wd_seccomp_set_sync_wake_up(listener) == 0)
 		log_debug("holds: synchronous wake-up of the waiting room");
 	e->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (e->wake < 0) {

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "supervisor/backend/probe.h"
 #include "supervisor/hold/waiting_room.h"
 
 #ifndef __x86_64__
@@ -129,10 +130,10 @@ int wd_waiting_room_install(const struct wd_notify_plan *p, int sock)
 
 	/* Signals must not turn a held call into a second notification (5.19+). */
 	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-		     SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
-	if (fd < 0 && errno == EINVAL)
-		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
-			     &prog);
+		     SECCOMP_FILTER_FLAG_NEW_LISTENER |
+			     (wd_seccomp_wait_killable_supported(NULL, 0) ?
+				      SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV : 0),
+		     &prog);
 	if (fd < 0)
 		return -errno;
 	memset(cbuf, 0, sizeof(cbuf));

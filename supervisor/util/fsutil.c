@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Util room: file helpers every room may use (fsutil.h): one-write sysctl and cgroupfs writes,
+ * the walk for multiply-linked files, and the files warden writes as root (opened one checked
+ * directory at a time, replaced by rename).
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -385,10 +390,13 @@ void wd_out_close(struct wd_out_file *f)
 	if (f->tmp[0] && f->dirfd >= 0)
 		unlinkat(f->dirfd, f->tmp, 0);
 	f->tmp[0] = 0;
-	if (f->fd >= 0)
-		close(f->fd);
-	if (f->dirfd >= 0)
-		close(f->dirfd);
-	f->fd = -1;
-	f->dirfd = -1;
+	wd_fd_close(&f->fd);
+	wd_fd_close(&f->dirfd);
+}
+
+void wd_fd_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
 }

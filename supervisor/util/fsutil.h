@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Small file helpers for kernel interfaces (cgroupfs, procfs). */
+/*
+ * Util room: small file helpers every room may use: writes to kernel interfaces (cgroupfs,
+ * procfs), the linked-file walk, and the files warden writes as root.
+ */
 #ifndef WD_FSUTIL_H
 #define WD_FSUTIL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
+
+/* Close *@fd where it is open, and leave it -1: every struct's "fd or -1" field closes so. */
+void wd_fd_close(int *fd);
 
 /* Write @val to @path (relative to @dirfd, or AT_FDCWD) in one write. 0 or -errno. */
 int wd_write_at(int dirfd, const char *path, const char *val);

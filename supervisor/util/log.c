@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Util room: the one logging module (log.h): a program name, a verbosity, and messages to
+ * stderr that start with their subsystem.
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,61 +36,13 @@ static void vlog(int level, int errnum, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-void log_warn(const char *fmt, ...)
+void wd_log(int level, bool with_errno, const char *fmt, ...)
 {
 	int e = errno;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vlog(WD_LOG_WARN, e, fmt, ap);
+	vlog(level, with_errno ? e : 0, fmt, ap);
 	va_end(ap);
 	errno = e;
-}
-
-void log_warnx(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog(WD_LOG_WARN, 0, fmt, ap);
-	va_end(ap);
-}
-
-void log_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog(WD_LOG_INFO, 0, fmt, ap);
-	va_end(ap);
-}
-
-void log_debug(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog(WD_LOG_DEBUG, 0, fmt, ap);
-	va_end(ap);
-}
-
-void fatal(const char *fmt, ...)
-{
-	int e = errno;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog(WD_LOG_QUIET, e, fmt, ap);
-	va_end(ap);
-	exit(1);
-}
-
-void fatalx(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog(WD_LOG_QUIET, 0, fmt, ap);
-	va_end(ap);
-	exit(1);
 }

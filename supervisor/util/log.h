@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* One small logging module: every message starts with its subsystem ("lsm: ..."). */
+/*
+ * Util room: the one small logging module: every message starts with its subsystem
+ * ("lsm: ...").
+ */
 #ifndef WD_LOG_H
 #define WD_LOG_H
 
 #include <stdbool.h>
+#include <stdlib.h>
 
 enum wd_log_level {
 	WD_LOG_QUIET = 0,
@@ -14,12 +18,17 @@ enum wd_log_level {
 
 void log_init(const char *progname, int level);
 int log_level(void);
-/* log_warn appends ": strerror(errno)"; log_warnx does not. */
-void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-void fatalx(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/*
+ * One function writes every message: log_warn and fatal append ": strerror(errno)" (errno as it
+ * was when called, and left as it was); log_warnx, log_info, log_debug and fatalx do not. fatal
+ * and fatalx exit(1) after.
+ */
+void wd_log(int level, bool with_errno, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define log_warn(...) wd_log(WD_LOG_WARN, true, __VA_ARGS__)
+#define log_warnx(...) wd_log(WD_LOG_WARN, false, __VA_ARGS__)
+#define log_info(...) wd_log(WD_LOG_INFO, false, __VA_ARGS__)
+#define log_debug(...) wd_log(WD_LOG_DEBUG, false, __VA_ARGS__)
+#define fatal(...) (wd_log(WD_LOG_QUIET, true, __VA_ARGS__), exit(1))
+#define fatalx(...) (wd_log(WD_LOG_QUIET, false, __VA_ARGS__), exit(1))
 
 #endif

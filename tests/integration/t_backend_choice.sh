@@ -20,6 +20,38 @@ test_doctor_names_the_choice() {
 	fi
 }
 
+# doctor prints every probe's answer: the seccomp notification flags and the LSM hook arguments
+# the loader reads, each "yes", a count, or the reason it is missing.
+test_doctor_prints_every_probe() {
+	"$WARDEN" doctor > "$T/doctor"
+	for label in "user notify   " "wait-killable " "sync wake-up  "; do
+		expect_line "$T/doctor" "$label"
+		line_with_all "$T/doctor" "$label" | grep -Eq "^$label(yes|no: .+)\$" ||
+			fail "doctor's '$label' line is neither yes nor a reason"
+	done
+	expect_line "$T/doctor" "LSM hook args bpf "
+	line_with_all "$T/doctor" "LSM hook args" | grep -Eq ' bpf (3|4),' ||
+		fail "doctor does not say how many arguments lsm/bpf has (3 on 6.1, 4 later)"
+	"$WARDEN" doctor --json > "$T/doctor.json"
+	expect_line "$T/doctor.json" '"seccomp_notify":'
+	expect_line "$T/doctor.json" '"lsm_hook_args":'
+}
+
+# The kernel's BTF is read by warden once however many hook arguments are asked (libbpf's own
+# loads, one per BPF object, are its own and say "libbpf: loading kernel BTF"). doctor asks
+# five; a bpf-lsm run asks six while choosing its programs; a landlock run asks none.
+test_btf_loaded_once() {
+	"$WARDEN" -vv doctor > /dev/null 2> "$T/doctor.err"
+	expect_eq "warden's BTF loads in doctor" \
+		"$(grep -c "probe: the kernel's BTF loaded" "$T/doctor.err")" 1
+	policy "$T/p.json" "$T" "$T" ""
+	"$WARDEN" -vv run --policy "$T/p.json" -- "$BIN/wd-try" exit 0 > /dev/null 2> "$T/run.err"
+	want=0
+	[ "$(probe_choice)" = bpf-lsm ] && want=1
+	expect_eq "warden's BTF loads in a $(probe_choice) run" \
+		"$(grep -c "probe: the kernel's BTF loaded" "$T/run.err")" "$want"
+}
+
 test_auto_run_uses_the_choice() {
 	policy "$T/p.json" "$T" "$T" ""
 	"$WARDEN" run --policy "$T/p.json" --report "$WD_OUT/r.json" --audit "$WD_OUT/audit" \
