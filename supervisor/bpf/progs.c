@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The loader of warden's BPF objects (supervisor/bpf/progs.h): the LSM object (bpf/wd_lsm.bpf.c)
+ * for the bpf-lsm backend and the recorder object (bpf/wd_recorder.bpf.c) for both, each with
+ * the programs its backend runs on this kernel; the maps they share created once; the per-sandbox
+ * map entries (rules, fs.deny, fs.protect, protected inodes); the audit ring buffer.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,7 +22,8 @@
 #include "supervisor/util/log.h"
 #include "policy/path.h"
 #include "supervisor/bpf/progs.h"
-#include "wd_sandbox.skel.h"
+#include "wd_lsm.skel.h"
+#include "wd_recorder.skel.h"
 
 _Static_assert(sizeof(struct wd_inode_key) == 24, "wd_inode_key size");
 _Static_assert(sizeof(struct wd_inode_rule) == 16, "wd_inode_rule size");
@@ -26,7 +33,8 @@ _Static_assert((int)WD_PROT_DELETE == (int)WD_PROTECT_DELETE &&
 	       "fs.protect ops are the kernel's bits");
 
 struct wd_progs {
-	struct wd_sandbox_bpf *skel;
+	struct wd_lsm_bpf *lsm; /* NULL for the recorders alone */
+	struct wd_recorder_bpf *rec;
 	struct ring_buffer *rb;
 	wd_record_fn fn;
 	void *ctx;
@@ -98,27 +106,27 @@ static const struct {
 	{ "wd_inode_setattr_61", "inode_setattr", 2 },
 };
 
-/* Load the LSM programs (set LSM) or the recorders (set SYSCALL_EXIT), never both. */
-static int choose_programs(struct bpf_object *obj, enum wd_progs_set set)
+/*
+ * The recorder object's programs for @set: all of them for the landlock backend; beside the LSM
+ * object only sys_exit, in privileged-only mode (the seccomp filter's refusals of the privileged
+ * syscalls, supervisor/backend/seccomp_guard.c, which no LSM hook sees).
+ */
+static void choose_recorders(struct wd_recorder_bpf *rec, enum wd_progs_set set)
+{
+	if (set != WD_PROGS_LSM)
+		return;
+	bpf_program__set_autoload(rec->progs.wd_sys_enter, false);
+	bpf_program__set_autoload(rec->progs.wd_exec_done, false);
+	rec->rodata->wd_sys_exit_privileged_only = true;
+}
+
+/* The LSM object's programs that fit this kernel's hooks (wd_hook_variants). */
+static int choose_programs(struct bpf_object *obj)
 {
 	struct btf *vmlinux = NULL;
 	struct bpf_program *prog;
 	int n_setattr, err = 0;
 
-	bpf_object__for_each_program(prog, obj) {
-		bool lsm = strncmp(bpf_program__section_name(prog), "lsm/", 4) == 0;
-
-		bpf_program__set_autoload(prog, lsm == (set == WD_PROGS_LSM));
-	}
-	/*
-	 * bpf-lsm installs the privileged-syscall filter too (supervisor/backend/seccomp_guard.c): the recorder
-	 * records its refusals, which no LSM hook sees, and nothing else there.
-	 */
-	prog = bpf_object__find_program_by_name(obj, "wd_sys_exit");
-	if (set == WD_PROGS_LSM && prog)
-		bpf_program__set_autoload(prog, true);
-	if (set != WD_PROGS_LSM)
-		return 0;
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux)
 		return -errno;
@@ -150,50 +158,113 @@ static int on_record(void *ctx, void *data, size_t size)
 	return progs->fn(progs->ctx, data, size);
 }
 
+/* The LSM object, its programs chosen for this kernel and lsm/bpf's verdict index set. */
+static int open_lsm(struct wd_progs *progs)
+{
+	int err;
+
+	progs->lsm = wd_lsm_bpf__open();
+	if (!progs->lsm) {
+		err = -errno;
+		log_warnx("bpf: cannot open the LSM object: %s", strerror(-err));
+		return err;
+	}
+	err = choose_programs(progs->lsm->obj);
+	if (err) {
+		log_warnx("bpf: cannot choose the LSM programs for this kernel: %s", strerror(-err));
+		return err;
+	}
+	err = bpf_hook_ret_arg(&progs->lsm->rodata->wd_bpf_ret_arg);
+	if (err)
+		log_warnx("bpf: cannot tell the lsm/bpf hook's arguments: %s", strerror(-err));
+	return err;
+}
+
 int wd_progs_open(struct wd_progs **out, enum wd_progs_set set)
 {
 	struct wd_progs *progs;
-	int err;
+	int err = 0;
 
 	*out = NULL;
 	progs = calloc(1, sizeof(*progs));
 	if (!progs)
 		return -ENOMEM;
 	progs->set = set;
-
-	progs->skel = wd_sandbox_bpf__open();
-	if (!progs->skel) {
-		err = -errno;
-		log_warnx("bpf: cannot open the BPF object: %s", strerror(-err));
-		goto out_free;
-	}
-	err = choose_programs(progs->skel->obj, set);
-	if (err) {
-		log_warnx("bpf: cannot choose the LSM programs for this kernel: %s", strerror(-err));
-		goto out_destroy_skel;
-	}
-	if (set == WD_PROGS_LSM) {
-		progs->skel->rodata->wd_sys_exit_privileged_only = true;
-		err = bpf_hook_ret_arg(&progs->skel->rodata->wd_bpf_ret_arg);
-		if (err) {
-			log_warnx("bpf: cannot tell the lsm/bpf hook's arguments: %s",
-				  strerror(-err));
-			goto out_destroy_skel;
+	if (set == WD_PROGS_LSM)
+		err = open_lsm(progs);
+	if (!err) {
+		progs->rec = wd_recorder_bpf__open();
+		if (!progs->rec) {
+			err = -errno;
+			log_warnx("bpf: cannot open the recorder object: %s", strerror(-err));
 		}
 	}
+	if (err) {
+		wd_progs_stop(progs);
+		return err;
+	}
+	choose_recorders(progs->rec, set);
 	*out = progs;
 	return 0;
-
-out_destroy_skel:
-	wd_sandbox_bpf__destroy(progs->skel);
-out_free:
-	free(progs);
-	return err;
 }
 
 struct bpf_object *wd_progs_object(const struct wd_progs *progs)
 {
-	return progs->skel->obj;
+	return progs->lsm ? progs->lsm->obj : progs->rec->obj;
+}
+
+/*
+ * The maps both objects declare (bpf/wd_maps.bpf.h) are the LSM object's, created when it
+ * loaded: the recorder object takes their fds before it loads, so one sandbox table, one ring
+ * buffer and one lost counter serve both.
+ */
+static int share_maps(struct wd_progs *progs)
+{
+	struct {
+		struct bpf_map *from, *to;
+	} shared[] = {
+		{ progs->lsm->maps.wd_sandboxes, progs->rec->maps.wd_sandboxes },
+		{ progs->lsm->maps.wd_events, progs->rec->maps.wd_events },
+		{ progs->lsm->maps.wd_lost, progs->rec->maps.wd_lost },
+	};
+	int err = 0;
+
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]) && !err; i++) {
+		err = bpf_map__reuse_fd(shared[i].to, bpf_map__fd(shared[i].from));
+		if (err)
+			log_warnx("bpf: cannot share the map %s: %s", bpf_map__name(shared[i].to),
+				  strerror(-err));
+	}
+	return err;
+}
+
+/* Load and attach the LSM object (if any), then the recorder object on its maps. */
+static int load_attach(struct wd_progs *progs)
+{
+	int err = 0;
+
+	if (progs->lsm) {
+		err = wd_lsm_bpf__load(progs->lsm);
+		if (err)
+			log_warnx("bpf: cannot load the LSM programs: %s", strerror(-err));
+		err = err ?: share_maps(progs);
+	}
+	if (!err) {
+		err = wd_recorder_bpf__load(progs->rec);
+		if (err)
+			log_warnx("bpf: cannot load the recorder programs: %s", strerror(-err));
+	}
+	if (!err && progs->lsm) {
+		err = wd_lsm_bpf__attach(progs->lsm);
+		if (err)
+			log_warnx("bpf: cannot attach the LSM programs: %s", strerror(-err));
+	}
+	if (!err) {
+		err = wd_recorder_bpf__attach(progs->rec);
+		if (err)
+			log_warnx("bpf: cannot attach the recorder programs: %s", strerror(-err));
+	}
+	return err;
 }
 
 int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn, void *ctx)
@@ -207,17 +278,10 @@ int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn
 		return err;
 	progs->fn = fn;
 	progs->ctx = ctx;
-	err = wd_sandbox_bpf__load(progs->skel);
-	if (err) {
-		log_warnx("bpf: cannot load the BPF programs: %s", strerror(-err));
+	err = load_attach(progs);
+	if (err)
 		goto out_stop;
-	}
-	err = wd_sandbox_bpf__attach(progs->skel);
-	if (err) {
-		log_warnx("bpf: cannot attach the BPF programs: %s", strerror(-err));
-		goto out_stop;
-	}
-	progs->rb = ring_buffer__new(bpf_map__fd(progs->skel->maps.wd_events), on_record, progs, NULL);
+	progs->rb = ring_buffer__new(bpf_map__fd(progs->rec->maps.wd_events), on_record, progs, NULL);
 	if (!progs->rb) {
 		err = -errno;
 		log_warnx("bpf: cannot open the audit ring buffer: %s", strerror(-err));
@@ -283,7 +347,8 @@ void wd_progs_stop(struct wd_progs *progs)
 	ring_buffer__free(progs->rb);
 	if (progs->set == WD_PROGS_LSM && started)
 		gone = release_in_background();
-	wd_sandbox_bpf__destroy(progs->skel);
+	wd_recorder_bpf__destroy(progs->rec);
+	wd_lsm_bpf__destroy(progs->lsm);
 	if (gone >= 0)
 		close(gone);
 	free(progs->inodes);
@@ -299,7 +364,7 @@ void wd_progs_stop(struct wd_progs *progs)
 static int inode_put(struct wd_progs *progs, uint64_t sandbox, const char *path,
 		     const struct wd_inode_rule *add)
 {
-	int fd = bpf_map__fd(progs->skel->maps.wd_inodes);
+	int fd = bpf_map__fd(progs->lsm->maps.wd_inodes);
 	struct wd_inode_key key = { .sandbox = sandbox };
 	struct wd_inode_key *grown;
 	struct wd_devid id;
@@ -345,12 +410,15 @@ int wd_progs_protect_inode(struct wd_progs *progs, uint64_t sandbox, const char 
 {
 	struct wd_inode_rule val = { .deny = deny, .rule = rule };
 
+	/* the recorders decide nothing: there is no inode map to fill */
+	if (!progs->lsm)
+		return 0;
 	return inode_put(progs, sandbox, path, &val);
 }
 
 static void inodes_remove(struct wd_progs *progs, uint64_t sandbox)
 {
-	int fd = bpf_map__fd(progs->skel->maps.wd_inodes);
+	int fd = bpf_map__fd(progs->lsm->maps.wd_inodes);
 	size_t kept = 0;
 
 	for (size_t i = 0; i < progs->n_inodes; i++) {
@@ -417,7 +485,7 @@ static int denies_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_
 		      char **deny)
 {
 	size_t n = rs->n_fs_deny;
-	int fd = bpf_map__fd(progs->skel->maps.wd_paths);
+	int fd = bpf_map__fd(progs->lsm->maps.wd_paths);
 	struct wd_path_key *grown;
 	int err = 0;
 
@@ -468,7 +536,7 @@ static void keys_remove(int fd, struct wd_path_key *keys, size_t *n, uint64_t sa
 
 static void denies_remove(struct wd_progs *progs, uint64_t sandbox)
 {
-	keys_remove(bpf_map__fd(progs->skel->maps.wd_paths), progs->denies, &progs->n_denies,
+	keys_remove(bpf_map__fd(progs->lsm->maps.wd_paths), progs->denies, &progs->n_denies,
 		    sandbox);
 }
 
@@ -605,7 +673,7 @@ static int protect_put(struct wd_progs *progs, uint64_t sandbox, const struct wd
 	if (!grown)
 		return -ENOMEM;
 	progs->protects = grown;
-	err = bpf_map_update_elem(bpf_map__fd(progs->skel->maps.wd_protect), &key, &val, BPF_ANY);
+	err = bpf_map_update_elem(bpf_map__fd(progs->lsm->maps.wd_protect), &key, &val, BPF_ANY);
 	if (err) {
 		log_warnx("bpf: cannot add the fs.protect rule for %.*s: %s", (int)clen, c,
 			  strerror(-err));
@@ -666,7 +734,7 @@ static int protects_add(struct wd_progs *progs, uint64_t sandbox, const struct w
 
 static void protects_remove(struct wd_progs *progs, uint64_t sandbox)
 {
-	keys_remove(bpf_map__fd(progs->skel->maps.wd_protect), progs->protects,
+	keys_remove(bpf_map__fd(progs->lsm->maps.wd_protect), progs->protects,
 		    &progs->n_protects, sandbox);
 }
 
@@ -684,7 +752,7 @@ static char **protect_paths(const struct wd_ruleset *rs)
 static int paths_update(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
 			char **deny, bool add)
 {
-	int fd = bpf_map__fd(progs->skel->maps.wd_paths);
+	int fd = bpf_map__fd(progs->lsm->maps.wd_paths);
 	int err = 0;
 
 	for (size_t i = 0; i < rs->n_entries; i++) {
@@ -712,19 +780,38 @@ static int paths_update(struct wd_progs *progs, uint64_t sandbox, const struct w
 	return err;
 }
 
+/* Remove @sandbox's entries from the LSM object's maps; -EIO when a path rule stayed. */
+static int lsm_entries_remove(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs)
+{
+	int err;
+
+	if (!progs->lsm)
+		return 0;
+	err = paths_update(progs, sandbox, rs, NULL, false) ? -EIO : 0;
+	denies_remove(progs, sandbox);
+	protects_remove(progs, sandbox);
+	inodes_remove(progs, sandbox);
+	return err;
+}
+
 int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs)
 {
 	struct wd_sandbox sb = { .flags = rs->sandbox_flags };
 	char **deny = NULL, **trees = NULL;
 	int err;
 
-	/* fs.deny and fs.protect are the LSM programs' to enforce; the recorders only name rules */
-	if (progs->set == WD_PROGS_LSM && rs->n_fs_deny) {
+	/*
+	 * Rules, fs.deny and fs.protect are the LSM programs' to enforce; the recorders read only
+	 * the sandbox entry (the supervisor names a Landlock verdict's rule itself).
+	 */
+	if (!progs->lsm)
+		goto out_add_sandbox;
+	if (rs->n_fs_deny) {
 		deny = deny_paths(rs);
 		if (!deny)
 			return -ENOMEM;
 	}
-	if (progs->set == WD_PROGS_LSM && rs->n_protect) {
+	if (rs->n_protect) {
 		trees = protect_paths(rs);
 		if (!trees) {
 			deny_paths_free(deny, rs->n_fs_deny);
@@ -742,7 +829,8 @@ int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct 
 	deny_paths_free(trees, rs->n_protect);
 	if (err)
 		goto out_remove_paths;
-	err = bpf_map_update_elem(bpf_map__fd(progs->skel->maps.wd_sandboxes), &sandbox, &sb,
+out_add_sandbox:
+	err = bpf_map_update_elem(bpf_map__fd(progs->rec->maps.wd_sandboxes), &sandbox, &sb,
 				  BPF_NOEXIST);
 	if (err) {
 		log_warnx("bpf: cannot add sandbox %llu: %s", (unsigned long long)sandbox,
@@ -752,17 +840,14 @@ int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct 
 	return 0;
 
 out_remove_paths:
-	paths_update(progs, sandbox, rs, NULL, false);
-	denies_remove(progs, sandbox);
-	protects_remove(progs, sandbox);
-	inodes_remove(progs, sandbox);
+	lsm_entries_remove(progs, sandbox, rs);
 	return err;
 }
 
 int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
 			  struct wd_sandbox *final)
 {
-	int fd = bpf_map__fd(progs->skel->maps.wd_sandboxes);
+	int fd = bpf_map__fd(progs->rec->maps.wd_sandboxes);
 	int err = 0;
 
 	if (final && bpf_map_lookup_elem(fd, &sandbox, final))
@@ -771,11 +856,8 @@ int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const stru
 		err = -errno;
 		log_warn("bpf: cannot remove sandbox %llu", (unsigned long long)sandbox);
 	}
-	if (paths_update(progs, sandbox, rs, NULL, false) && !err)
+	if (lsm_entries_remove(progs, sandbox, rs) && !err)
 		err = -EIO;
-	denies_remove(progs, sandbox);
-	protects_remove(progs, sandbox);
-	inodes_remove(progs, sandbox);
 	return err;
 }
 
@@ -786,8 +868,8 @@ int wd_progs_event_fd(const struct wd_progs *progs)
 
 void wd_progs_audit_maps(const struct wd_progs *progs, int *events, int *counts)
 {
-	*events = bpf_map__fd(progs->skel->maps.wd_events);
-	*counts = bpf_map__fd(progs->skel->maps.wd_sandboxes);
+	*events = bpf_map__fd(progs->rec->maps.wd_events);
+	*counts = bpf_map__fd(progs->rec->maps.wd_sandboxes);
 }
 
 int wd_progs_consume(struct wd_progs *progs)
