@@ -11,6 +11,11 @@ static int nul_ended(const char *s, size_t n)
 	return n > 0 && s[n - 1] == 0;
 }
 
+/* The fields every record type has beside its header, from @r into the view @v. */
+#define VIEW_VERDICT(v, r)                                                                       \
+	((v)->op = (r)->op, (v)->verdict = (r)->verdict, (v)->source = (r)->source,              \
+	 (v)->rule = (r)->rule, (v)->err = (r)->err)
+
 static int decode_file(const void *rec, size_t size, struct wd_rec_view *v)
 {
 	const struct wd_rec_file *r = rec;
@@ -18,13 +23,9 @@ static int decode_file(const void *rec, size_t size, struct wd_rec_view *v)
 	if (size < WD_REC_FILE_SIZE || r->path_len > size - WD_REC_FILE_SIZE ||
 	    r->path_len > WD_PATH_MAX || !nul_ended(r->path, r->path_len))
 		return -EINVAL;
-	v->op = r->op;
-	v->verdict = r->verdict;
-	v->source = r->source;
+	VIEW_VERDICT(v, r);
 	v->flags = r->flags;
 	v->access = r->access;
-	v->rule = r->rule;
-	v->err = r->err;
 	v->dirfd = r->dirfd;
 	v->arg = r->arg;
 	v->path = r->path;
@@ -38,11 +39,7 @@ static int decode_syscall(const void *rec, size_t size, struct wd_rec_view *v)
 	if (size < WD_REC_SYSCALL_SIZE || r->name_len > size - WD_REC_SYSCALL_SIZE ||
 	    !nul_ended(r->name, r->name_len))
 		return -EINVAL;
-	v->op = r->op;
-	v->verdict = r->verdict;
-	v->source = r->source;
-	v->rule = r->rule;
-	v->err = r->err;
+	VIEW_VERDICT(v, r);
 	v->sysno = r->sysno;
 	v->dirfd = -100; /* AT_FDCWD: a syscall record names no dirfd */
 	v->path = r->name;
@@ -56,12 +53,8 @@ static int decode_sock(const void *rec, size_t size, struct wd_rec_view *v)
 	if (size < WD_REC_SOCK_SIZE || r->addr_len > size - WD_REC_SOCK_SIZE ||
 	    r->addr_len > WD_SOCKADDR_MAX)
 		return -EINVAL;
-	v->op = r->op;
-	v->verdict = r->verdict;
-	v->source = r->source;
+	VIEW_VERDICT(v, r);
 	v->flags = r->flags;
-	v->rule = r->rule;
-	v->err = r->err;
 	v->sysno = r->sysno;
 	v->dirfd = r->fd;
 	v->path = "";

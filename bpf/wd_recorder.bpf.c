@@ -283,6 +283,13 @@ static __always_inline void exit_path(struct wd_scratch *s, struct wd_call *c, l
 	s->ev.r.flags |= c->name[0] == '/' ? WD_EVF_AT_ENTRY : WD_EVF_BASE_CHANGED;
 }
 
+/* The sandbox of the current task and the scratch to build its record in; NULL outside. */
+static __always_inline struct wd_scratch *sandbox_scratch(struct wd_sandbox **sb, __u64 *id)
+{
+	*sb = current_sandbox(id);
+	return *sb ? scratch() : NULL;
+}
+
 /* The fixed part of a refusal seen at syscall exit, source and verdict included. */
 #define WD_EXIT_VERDICT(r, op_, rule_, ret, nr)                                                \
 	do {                                                                                    \
@@ -311,12 +318,6 @@ static __always_inline int record_sock(struct pt_regs *regs, long nr, long ret)
 	__u64 id;
 	__u32 len;
 
-	sb = current_sandbox(&id);
-	if (!sb)
-		return 0;
-	s = scratch();
-	if (!s)
-		return 0;
 	switch (nr) {
 #define SOCK_CASE(nr_, name, op_, addr_, len_)                                                   \
 	case nr_:                                                                                \
@@ -327,6 +328,9 @@ static __always_inline int record_sock(struct pt_regs *regs, long nr, long ret)
 	WD_SYSCALLS_SOCK(SOCK_CASE)
 #undef SOCK_CASE
 	}
+	s = sandbox_scratch(&sb, &id);
+	if (!s)
+		return 0;
 	addr = (const void *)sys_arg(regs, addr_arg);
 	len = (__u32)sys_arg(regs, len_arg);
 	b = &s->sock;
@@ -506,10 +510,7 @@ int BPF_PROG(wd_exec_done, struct task_struct *p, pid_t old_pid, struct linux_bi
 	__u64 id;
 	long n;
 
-	sb = current_sandbox(&id);
-	if (!sb)
-		return 0;
-	s = scratch();
+	s = sandbox_scratch(&sb, &id);
 	if (!s)
 		return 0;
 	fill_task(&s->ev, id);

@@ -33,6 +33,11 @@ struct test_event {
 
 #define TEST_HDR WD_REC_FILE_SIZE
 
+/* The fields every record type of @ev carries, into @r. */
+#define TEST_VERDICT(r, ev)                                                                      \
+	((r).op = (ev)->op, (r).verdict = (ev)->verdict, (r).source = (ev)->source,              \
+	 (r).rule = (ev)->rule, (r).err = (ev)->err)
+
 static char *event_line(struct wd_audit_ctx *ctx, const struct test_event *ev, size_t size,
 			const struct wd_audit_extra *extra)
 {
@@ -59,35 +64,23 @@ static char *event_line(struct wd_audit_ctx *ctx, const struct test_event *ev, s
 	u.h.sandbox = ev->sandbox;
 	memcpy(u.h.comm, ev->comm, WD_COMM_LEN);
 	if (ev->type == WD_EV_SYSCALL) {
-		u.s.op = ev->op;
-		u.s.verdict = ev->verdict;
-		u.s.source = ev->source;
+		TEST_VERDICT(u.s, ev);
 		u.s.name_len = (__u16)ev->path_len;
-		u.s.rule = ev->rule;
-		u.s.err = ev->err;
 		u.s.sysno = ev->sysno;
 		memcpy(u.s.name, ev->path, var);
 	} else if (ev->type == WD_EV_NET) {
-		u.k.op = ev->op;
-		u.k.verdict = ev->verdict;
-		u.k.source = ev->source;
+		TEST_VERDICT(u.k, ev);
 		u.k.flags = ev->flags;
 		u.k.addr_len = ev->path_len ? (__u16)(ev->path_len - 1) : 0;
-		u.k.rule = ev->rule;
-		u.k.err = ev->err;
 		u.k.sysno = ev->sysno;
 		u.k.fd = ev->dirfd;
 		memcpy(u.k.addr, ev->path, var ? var - 1 : 0);
 		total = var ? total - 1 : total; /* the address has no NUL of its own */
 	} else {
-		u.f.op = ev->op;
-		u.f.verdict = ev->verdict;
-		u.f.source = ev->source;
+		TEST_VERDICT(u.f, ev);
 		u.f.flags = ev->flags;
 		u.f.path_len = (__u16)ev->path_len;
 		u.f.access = ev->access;
-		u.f.rule = ev->rule;
-		u.f.err = ev->err;
 		u.f.dirfd = ev->dirfd;
 		u.f.arg = ev->arg;
 		memcpy(u.f.path, ev->path, var);
