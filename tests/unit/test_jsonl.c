@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The audit formatter (audit/jsonl.c) and the record checks before it (audit/record.c): kernel
+ * records of each type to schema warden.audit/1 lines, malformed ones refused, the supervisor's
+ * own records, UTF-8 and base64 of bytes from outside.
+ */
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
