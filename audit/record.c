@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Kernel records checked and read into one view (audit/record.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "audit/record.h"
 
 /* Do the @n bytes at @s end in a NUL (so reading them as a string stays inside them)? */
-static int nul_ended(const char *s, size_t n)
+static bool nul_ended(const char *s, size_t n)
 {
 	return n > 0 && s[n - 1] == 0;
 }
