@@ -30,7 +30,7 @@ CPPFLAGS += -D_GNU_SOURCE -I$(OUT) -I. -Ibpf $(PKG_CFLAGS)
 ALL_CFLAGS := -std=gnu11 -pthread $(WARN) $(CFLAGS) -MMD -MP
 BPF_CFLAGS := -g -O2 -Wall -Werror --target=bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf
 
-BPF_PROGS := wd_sandbox wd_probe
+BPF_PROGS := wd_lsm wd_recorder wd_probe
 BPF_OBJS := $(patsubst %,$(OUT)/bpf/%.bpf.o,$(BPF_PROGS))
 SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_PROGS))
 

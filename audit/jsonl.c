@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The audit formatter (audit/jsonl.h): kernel records (read through audit/record.h) and the
+ * supervisor's own events as JSON lines of schema warden.audit/1 (docs/audit.md).
+ */
 #include <arpa/inet.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +15,7 @@
 #include <cJSON.h>
 
 #include "audit/jsonl.h"
+#include "audit/record.h"
 #include "bpf/wd_syscalls.h"
 #include "audit/hold_view.h"
 
@@ -108,22 +113,9 @@ const char *wd_audit_syscall_name(unsigned int nr)
 		unsigned int nr;
 		const char *name;
 	} names[] = {
-		{ 2, "open" }, { 56, "clone" }, { 59, "execve" }, { 76, "truncate" },
-		{ 82, "rename" }, { 83, "mkdir" }, { 84, "rmdir" }, { 85, "creat" },
-		{ 86, "link" }, { 87, "unlink" }, { 88, "symlink" }, { 90, "chmod" },
-		{ 92, "chown" }, { 94, "lchown" }, { 101, "ptrace" }, { 133, "mknod" },
-		{ 161, "chroot" }, { 165, "mount" }, { 166, "umount2" },
-		{ 248, "add_key" }, { 249, "request_key" }, { 250, "keyctl" }, { 257, "openat" },
-		{ 258, "mkdirat" }, { 259, "mknodat" }, { 260, "fchownat" }, { 263, "unlinkat" },
-		{ 264, "renameat" }, { 265, "linkat" }, { 266, "symlinkat" }, { 268, "fchmodat" },
-		{ 272, "unshare" }, { 280, "utimensat" }, { 298, "perf_event_open" },
-		{ 304, "open_by_handle_at" }, { 308, "setns" }, { 310, "process_vm_readv" },
-		{ 311, "process_vm_writev" }, { 319, "memfd_create" }, { 316, "renameat2" },
-		{ 321, "bpf" }, { 322, "execveat" },
-		{ 425, "io_uring_setup" }, { 428, "open_tree" }, { 429, "move_mount" },
-		{ 430, "fsopen" }, { 431, "fsconfig" }, { 432, "fsmount" }, { 433, "fspick" },
-		{ 437, "openat2" }, { 442, "mount_setattr" }, { 135, "personality" },
-#define NAME(nr, name) { nr, #name },
+		{ WD_SYSCALL_PERSONALITY, "personality" },
+#define NAME(nr, name, ...) { nr, #name },
+		WD_SYSCALLS_PATH(NAME) WD_SYSCALLS_SELF_PROTECT(NAME) WD_SYSCALLS_BY_ARG(NAME)
 		WD_SYSCALLS_PRIVILEGED(NAME)
 #undef NAME
 	};
@@ -434,78 +426,76 @@ static void add_sockaddr(cJSON *o, const char *a, size_t n)
 char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size,
 			  const struct wd_audit_extra *extra)
 {
-	const struct wd_event *ev = rec;
 	const char *exe = extra ? extra->exe : NULL;
 	const char *target = extra && extra->target ? extra->target : NULL;
 	char comm[WD_COMM_LEN + 1];
+	struct wd_rec_view ev;
 	bool changed, sockaddr;
 	cJSON *o;
 
-	if (size < WD_EVENT_HDR_SIZE || ev->path_len == 0 ||
-	    ev->path_len > size - WD_EVENT_HDR_SIZE || ev->path_len > WD_PATH_MAX ||
-	    ev->path[ev->path_len - 1] != 0)
+	if (wd_rec_decode(rec, size, &ev))
 		return NULL;
 
-	memcpy(comm, ev->comm, WD_COMM_LEN);
+	memcpy(comm, ev.h->comm, WD_COMM_LEN);
 	comm[WD_COMM_LEN] = 0;
 	/* a relative name whose base moved during the call names no file we could vouch for */
-	changed = ev->source != WD_SRC_LSM && (ev->flags & WD_EVF_BASE_CHANGED);
-	sockaddr = ev->source == WD_SRC_SYSCALL_EXIT && (ev->flags & WD_EVF_SOCKADDR);
-	if (!target && ev->path[0] && !changed && !sockaddr)
-		target = ev->path;
-	if (!target && ev->type == WD_EV_SYSCALL)
-		target = wd_audit_syscall_name(ev->sysno);
-	o = record_new(ctx, (uint64_t)((int64_t)ev->ts_ns + ctx->boot_to_real_ns),
-		       wd_audit_type_name(ev->type));
+	changed = ev.source != WD_SRC_LSM && (ev.flags & WD_EVF_BASE_CHANGED);
+	sockaddr = ev.source == WD_SRC_SYSCALL_EXIT && (ev.flags & WD_EVF_SOCKADDR);
+	if (!target && ev.path[0] && !changed && !sockaddr)
+		target = ev.path;
+	if (!target && ev.type == WD_EV_SYSCALL)
+		target = wd_audit_syscall_name(ev.sysno);
+	o = record_new(ctx, (uint64_t)((int64_t)ev.h->ts_ns + ctx->boot_to_real_ns),
+		       wd_audit_type_name(ev.type));
 	if (!o)
 		return NULL;
-	cJSON_AddNumberToObject(o, "pid", ev->pid);
-	cJSON_AddNumberToObject(o, "tid", ev->tid);
-	cJSON_AddNumberToObject(o, "ppid", ev->ppid);
-	cJSON_AddNumberToObject(o, "uid", ev->uid);
+	cJSON_AddNumberToObject(o, "pid", ev.h->pid);
+	cJSON_AddNumberToObject(o, "tid", ev.h->tid);
+	cJSON_AddNumberToObject(o, "ppid", ev.h->ppid);
+	cJSON_AddNumberToObject(o, "uid", ev.h->uid);
 	add_str(o, "comm", comm);
 	if (exe)
 		add_str(o, "exe", exe);
 	else
 		cJSON_AddNullToObject(o, "exe");
-	cJSON_AddStringToObject(o, "op", wd_audit_op_name(ev->op));
+	cJSON_AddStringToObject(o, "op", wd_audit_op_name(ev.op));
 	if (sockaddr)
-		add_sockaddr(o, ev->path, ev->path_len - 1);
+		add_sockaddr(o, (const char *)ev.addr, ev.addr_len);
 	else if (target)
 		add_str(o, "target", target);
 	else
 		cJSON_AddNullToObject(o, "target"); /* the kernel could not resolve it */
-	if (ev->op == WD_OP_IOCTL) {
+	if (ev.op == WD_OP_IOCTL) {
 		char req[24];
 
-		snprintf(req, sizeof(req), "0x%llx", (unsigned long long)ev->arg);
+		snprintf(req, sizeof(req), "0x%llx", (unsigned long long)ev.arg);
 		cJSON_AddStringToObject(o, "request", req);
-		cJSON_AddNumberToObject(o, "fd", ev->dirfd);
+		cJSON_AddNumberToObject(o, "fd", ev.dirfd);
 	}
-	if (ev->type == WD_EV_NET)
-		cJSON_AddNumberToObject(o, "fd", ev->dirfd);
-	if (changed && ev->path[0]) {
-		add_str(o, "name", ev->path);
-		if (ev->dirfd == -100) /* AT_FDCWD */
+	if (ev.type == WD_EV_NET)
+		cJSON_AddNumberToObject(o, "fd", ev.dirfd);
+	if (changed && ev.path[0]) {
+		add_str(o, "name", ev.path);
+		if (ev.dirfd == -100) /* AT_FDCWD */
 			cJSON_AddStringToObject(o, "base", "cwd changed during the call");
 		else
 			cJSON_AddStringToObject(o, "base", "dirfd changed during the call");
-		cJSON_AddNumberToObject(o, "dirfd", ev->dirfd);
+		cJSON_AddNumberToObject(o, "dirfd", ev.dirfd);
 	}
-	cJSON_AddStringToObject(o, "verdict", wd_audit_verdict_name(ev->verdict));
-	add_str(o, "rule", extra && extra->rule ? extra->rule : rule_name(ctx, ev->rule));
-	add_access(o, ev->access);
-	if (ev->err > 0) {
-		const char *name = strerrorname_np(ev->err);
+	cJSON_AddStringToObject(o, "verdict", wd_audit_verdict_name(ev.verdict));
+	add_str(o, "rule", extra && extra->rule ? extra->rule : rule_name(ctx, ev.rule));
+	add_access(o, ev.access);
+	if (ev.err > 0) {
+		const char *name = strerrorname_np(ev.err);
 
 		if (name)
 			cJSON_AddStringToObject(o, "errno", name);
 		else
-			cJSON_AddNumberToObject(o, "errno", ev->err);
+			cJSON_AddNumberToObject(o, "errno", ev.err);
 	}
-	cJSON_AddStringToObject(o, "source", ev->source == WD_SRC_SYSCALL_EXIT ? "syscall-exit" :
-					     ev->source == WD_SRC_EXEC_TRACEPOINT ? "exec-tracepoint" :
-											 "lsm");
+	cJSON_AddStringToObject(o, "source", ev.source == WD_SRC_SYSCALL_EXIT ? "syscall-exit" :
+					     ev.source == WD_SRC_EXEC_TRACEPOINT ? "exec-tracepoint" :
+										 "lsm");
 	return record_finish(o);
 }
 

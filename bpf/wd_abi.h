@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The one ABI between warden's BPF programs and its user side: event records, map keys and
- * values, op codes. Fixed-width types, named padding, numbered enum values that are never reused
- * (an audit consumer may have stored them). The user side asserts every size in
- * supervisor/bpf/abi_check.c; the audit schema (docs/audit.md) is derived from these.
+ * The one ABI between warden's BPF programs and its user side: records (a common header, one
+ * struct per type), map keys and values, op codes. Fixed-width types, named padding, numbered
+ * enum values that are never reused (an audit consumer may have stored them). Both sides assert
+ * every size (WD_ABI_ASSERTS here, supervisor/bpf/abi_check.c); the audit schema (docs/audit.md)
+ * is derived from these.
  */
 #ifndef WD_ABI_H
 #define WD_ABI_H
@@ -173,8 +174,8 @@ enum wd_source {
 };
 
 /*
- * How the recorder at syscall exit found a record's path (wd_event.flags; 0 on LSM records, whose
- * path the hook resolved from the object itself).
+ * How the recorder at syscall exit found a record's path (wd_rec_file.flags, wd_rec_sock.flags; 0
+ * on LSM records, whose path the hook resolved from the object itself).
  */
 enum wd_event_flags {
 	/* the path is absolute as passed, or was made absolute against the cwd or dirfd the call
@@ -186,36 +187,110 @@ enum wd_event_flags {
 	/* the call's entry was not seen (seccomp refused it first): the name was read from the
 	 * task's memory at exit, and the supervisor made a relative one absolute after it */
 	WD_EVF_LATE = 1 << 2,
-	/* path holds path_len - 1 bytes of a struct sockaddr as the task passed it, then a NUL */
+	/* a wd_rec_sock carries addr_len bytes of a struct sockaddr as the task passed it */
 	WD_EVF_SOCKADDR = 1 << 3,
 };
 
-/* One audit record from the kernel; sent with path_len bytes of path (NUL included). */
-struct wd_event {
-	__u64 ts_ns; /* CLOCK_BOOTTIME */
-	__u64 sandbox;
+/*
+ * Records off the ring buffer. Each starts with this header; @type says which struct follows and
+ * @size how many bytes the whole record has (a variable-length path or address included), so a
+ * record costs what it carries and a reader can step over a type it does not know. The kernel
+ * sends exactly @size bytes; the user side (audit/record.c) checks @size against what it got and
+ * against the type's fixed part before it reads anything else.
+ */
+struct wd_rec_hdr {
+	__u16 type; /* enum wd_event_type */
+	__u16 size; /* of the whole record, this header included */
 	__u32 pid;
 	__u32 tid;
 	__u32 ppid;
+	__u64 ts_ns; /* CLOCK_BOOTTIME */
+	__u64 sandbox; /* the sandbox's cgroup id */
 	__u32 uid;
-	__u16 type; /* enum wd_event_type */
+	__u32 __pad0;
+	char comm[WD_COMM_LEN];
+};
+
+/* WD_EV_FILE and WD_EV_EXEC: an access decision on a path. */
+struct wd_rec_file {
+	struct wd_rec_hdr h;
 	__u16 op; /* enum wd_op */
 	__u8 verdict; /* enum wd_verdict */
 	__u8 source; /* enum wd_source */
 	__u8 flags; /* WD_EVF_*: how a syscall-exit record's path was found */
 	__u8 __pad0;
+	__u16 path_len; /* bytes of path, NUL included (1 when it could not be resolved) */
 	__u32 access; /* WD_ACC_* asked for */
 	__u32 rule;
-	__u32 path_len;
 	__s32 err; /* errno the task got (0 when allowed) */
 	__s32 dirfd; /* for a relative path from a syscall: the dirfd it was relative to */
-	__u32 sysno; /* for WD_SRC_SYSCALL_EXIT: the syscall */
-	char comm[WD_COMM_LEN];
 	__u64 arg; /* WD_OP_IOCTL: the request */
-	/* For WD_SRC_SYSCALL_EXIT: the path as the task passed it (user memory, read after the fact). */
-	char path[WD_PATH_MAX];
+	/* The object's path (for WD_SRC_SYSCALL_EXIT, as the task passed it, read after the fact). */
+	char path[];
 };
 
-#define WD_EVENT_HDR_SIZE 88 /* offsetof(struct wd_event, path) */
+/* WD_EV_SYSCALL: a syscall refused whole (self-protection, the privileged set). */
+struct wd_rec_syscall {
+	struct wd_rec_hdr h;
+	__u16 op; /* WD_OP_SYSCALL */
+	__u8 verdict;
+	__u8 source;
+	__u16 name_len; /* bytes of name, NUL included */
+	__u16 __pad0;
+	__u32 rule;
+	__s32 err;
+	__u32 sysno; /* for WD_SRC_SYSCALL_EXIT: the syscall */
+	__u32 __pad1;
+	/* what an LSM hook refused ("ptrace", "mount" ...), or "" where sysno names it */
+	char name[];
+};
+
+/* WD_EV_NET: a socket call refused, seen at its exit (connect, bind, sendto). */
+struct wd_rec_sock {
+	struct wd_rec_hdr h;
+	__u16 op; /* WD_OP_CONNECT, WD_OP_BIND, WD_OP_SENDTO */
+	__u8 verdict;
+	__u8 source;
+	__u8 flags; /* WD_EVF_LATE, and WD_EVF_SOCKADDR when addr could be read */
+	__u8 __pad0;
+	__u16 addr_len; /* bytes of addr */
+	__u32 rule;
+	__s32 err;
+	__u32 sysno;
+	__s32 fd; /* the socket */
+	/* the struct sockaddr as the task passed it, at most WD_SOCKADDR_MAX bytes */
+	__u8 addr[];
+};
+
+#define WD_SOCKADDR_MAX 128 /* sizeof(struct sockaddr_storage) */
+
+/* Sizes of the fixed parts, asserted on both sides (supervisor/bpf/abi_check.c, bpf/wd_common.bpf.h). */
+#define WD_REC_HDR_SIZE 56
+#define WD_REC_FILE_SIZE 88 /* offsetof(struct wd_rec_file, path) */
+#define WD_REC_SYSCALL_SIZE 80 /* offsetof(struct wd_rec_syscall, name) */
+#define WD_REC_SOCK_SIZE 80 /* offsetof(struct wd_rec_sock, addr) */
+
+/*
+ * Both sides compile these: a field moved on one side only would misread every record, so it
+ * fails the build instead. Each fixed part ends aligned, so a struct of it and a byte array
+ * (the BPF side's buffers) puts the array where the record's own one starts.
+ */
+#define WD_ABI_ASSERTS()                                                                         \
+	_Static_assert(sizeof(struct wd_rec_hdr) == WD_REC_HDR_SIZE, "wd_rec_hdr size");        \
+	_Static_assert(__builtin_offsetof(struct wd_rec_hdr, ts_ns) == 16, "wd_rec_hdr ts");     \
+	_Static_assert(__builtin_offsetof(struct wd_rec_hdr, comm) == 40, "wd_rec_hdr comm");    \
+	_Static_assert(__builtin_offsetof(struct wd_rec_file, path) == WD_REC_FILE_SIZE,         \
+		       "wd_rec_file size");                                                      \
+	_Static_assert(__builtin_offsetof(struct wd_rec_file, flags) == 60, "wd_rec_file flags"); \
+	_Static_assert(__builtin_offsetof(struct wd_rec_file, arg) == 80, "wd_rec_file arg");    \
+	_Static_assert(__builtin_offsetof(struct wd_rec_syscall, name) == WD_REC_SYSCALL_SIZE,   \
+		       "wd_rec_syscall size");                                                   \
+	_Static_assert(__builtin_offsetof(struct wd_rec_sock, addr) == WD_REC_SOCK_SIZE,         \
+		       "wd_rec_sock size");                                                      \
+	_Static_assert(sizeof(struct wd_rec_file) == WD_REC_FILE_SIZE &&                        \
+			       sizeof(struct wd_rec_syscall) == WD_REC_SYSCALL_SIZE &&           \
+			       sizeof(struct wd_rec_sock) == WD_REC_SOCK_SIZE,                   \
+		       "fixed parts end aligned");                                               \
+	_Static_assert(WD_REC_FILE_SIZE + WD_PATH_MAX <= 0xffff, "a record's size fits its field")
 
 #endif /* WD_ABI_H */

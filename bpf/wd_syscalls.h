@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The syscalls warden refuses whole, x86_64 numbers, one copy for every side that reads them:
- * the seccomp filter (supervisor/backend/seccomp_guard.c), the syscall-exit recorder's classify()
- * (bpf/wd_sandbox.bpf.c) and the audit formatter's names (audit/jsonl.c). X(nr, name) each.
- * And the calls the holds' waiting room sends to the supervisor (WD_SYSCALLS_HELD, below).
+ * The syscalls warden refuses or records, x86_64 numbers, one copy for every side that reads
+ * them: the seccomp filter (supervisor/backend/seccomp_guard.c), the syscall-exit recorder's
+ * classify() (bpf/wd_recorder.bpf.c) and the audit formatter's names (audit/jsonl.c). No other
+ * file spells a syscall number: each list is an X-macro, X(nr, name, ...).
+ * The calls the holds' waiting room sends to the supervisor are WD_SYSCALLS_HELD, below.
  */
 #ifndef WD_SYSCALLS_H
 #define WD_SYSCALLS_H
@@ -40,6 +41,48 @@
 	X(155, pivot_root) X(153, vhangup) X(172, iopl) X(173, ioperm) X(212, lookup_dcookie)    \
 	X(180, nfsservctl) X(134, uselib) X(156, _sysctl) X(136, ustat) X(139, sysfs)            \
 	X(183, afs_syscall) X(184, tuxcall) X(185, security) X(181, getpmsg) X(182, putpmsg)
+
+/*
+ * Path syscalls the recorder at syscall exit records a denial of (the landlock backend):
+ * X(nr, name, type, op, path_arg, dirfd_arg, flags_arg), the type and op as in bpf/wd_abi.h
+ * without their prefixes, and the argument holding the path, the dirfd and open(2)'s flags (-1
+ * for none). openat2's flags are in memory; link and symlink record the new name.
+ */
+#define WD_SYSCALLS_PATH(X)                                                                      \
+	X(2, open, FILE, OPEN, 0, -1, 1) X(257, openat, FILE, OPEN, 1, 0, 2)                     \
+	X(437, openat2, FILE, OPEN, 1, 0, -1) X(85, creat, FILE, CREATE, 0, -1, -1)              \
+	X(59, execve, EXEC, EXEC, 0, -1, -1) X(322, execveat, EXEC, EXEC, 1, 0, -1)              \
+	X(83, mkdir, FILE, MKDIR, 0, -1, -1) X(258, mkdirat, FILE, MKDIR, 1, 0, -1)              \
+	X(133, mknod, FILE, MKNOD, 0, -1, -1) X(259, mknodat, FILE, MKNOD, 1, 0, -1)             \
+	X(87, unlink, FILE, UNLINK, 0, -1, -1) X(84, rmdir, FILE, RMDIR, 0, -1, -1)              \
+	X(263, unlinkat, FILE, UNLINK, 1, 0, -1) X(82, rename, FILE, RENAME, 0, -1, -1)          \
+	X(264, renameat, FILE, RENAME, 1, 0, -1) X(316, renameat2, FILE, RENAME, 1, 0, -1)       \
+	X(86, link, FILE, LINK, 1, -1, -1) X(265, linkat, FILE, LINK, 3, 2, -1)                  \
+	X(88, symlink, FILE, SYMLINK, 1, -1, -1) X(266, symlinkat, FILE, SYMLINK, 2, 1, -1)      \
+	X(76, truncate, FILE, TRUNCATE, 0, -1, -1) X(90, chmod, FILE, SETATTR, 0, -1, -1)        \
+	X(92, chown, FILE, SETATTR, 0, -1, -1) X(94, lchown, FILE, SETATTR, 0, -1, -1)           \
+	X(268, fchmodat, FILE, SETATTR, 1, 0, -1) X(260, fchownat, FILE, SETATTR, 1, 0, -1)      \
+	X(280, utimensat, FILE, SETATTR, 1, 0, -1)
+
+/*
+ * Refused by argument or by policy in the seccomp filter, on the landlock backend only:
+ * io_uring_setup, memfd_create (where vm.memfd_noexec is missing), unshare and clone of a user
+ * namespace, the terminal ioctls (TIOCSTI, TIOCLINUX).
+ */
+#define WD_SYSCALLS_BY_ARG(X)                                                                    \
+	X(425, io_uring_setup) X(319, memfd_create) X(272, unshare) X(56, clone) X(16, ioctl)
+
+/* Socket calls whose refusal the recorder sees at exit: X(nr, name, op, addr_arg, len_arg). */
+#define WD_SYSCALLS_SOCK(X)                                                                      \
+	X(42, connect, CONNECT, 1, 2) X(44, sendto, SENDTO, 4, 5) X(49, bind, BIND, 1, 2)
+
+/* WD_NR_open, WD_NR_ioctl ...: each listed syscall's number by name. */
+#define WD_NR_ENUM_(nr, name, ...) WD_NR_##name = nr,
+enum wd_syscall_nr {
+	WD_SYSCALLS_PATH(WD_NR_ENUM_) WD_SYSCALLS_BY_ARG(WD_NR_ENUM_)
+	WD_SYSCALLS_SOCK(WD_NR_ENUM_) WD_SYSCALLS_SELF_PROTECT(WD_NR_ENUM_)
+};
+#undef WD_NR_ENUM_
 
 /* personality(2): only these personas pass (docker's list: Linux, 32-bit, UNAME26, a query). */
 #define WD_SYSCALL_PERSONALITY 135

@@ -4,8 +4,8 @@
  * before exec: a private mount namespace whose writable trees are mounted noexec (so ld.so and
  * mmap loaders cannot run what the sandbox wrote), a new pid namespace with its own /proc and
  * vm.memfd_noexec=2 (so memfds cannot be executed), then a Landlock ruleset from fs.read / write /
- * exec and a seccomp filter for self-protection. Denials are recorded by the syscall-exit program
- * of bpf/wd_sandbox.bpf.c, since Landlock decides where BPF cannot look.
+ * exec and a seccomp filter for self-protection. Denials are recorded by the syscall-exit
+ * program of bpf/wd_recorder.bpf.c, since Landlock decides where BPF cannot look.
  */
 #include <errno.h>
 #include <fcntl.h>

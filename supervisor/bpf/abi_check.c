@@ -18,10 +18,11 @@ _Static_assert(WD_PROT_DELETE == 1 << WD_PROT_IDX_DELETE &&
 		       WD_PROT_RENAME == 1 << WD_PROT_IDX_RENAME &&
 		       WD_PROT_TRUNCATE == 1 << WD_PROT_IDX_TRUNCATE,
 	       "protect bits and rule indices agree");
-_Static_assert(offsetof(struct wd_event, path) == WD_EVENT_HDR_SIZE, "wd_event header size");
-_Static_assert(sizeof(struct wd_event) == WD_EVENT_HDR_SIZE + WD_PATH_MAX, "wd_event size");
-_Static_assert(offsetof(struct wd_event, comm) == 64, "wd_event comm offset");
-_Static_assert(offsetof(struct wd_event, flags) == 38, "wd_event flags offset");
+/* The records: the same assertions the BPF side compiles (bpf/wd_common.bpf.h). */
+WD_ABI_ASSERTS();
+_Static_assert(offsetof(struct wd_rec_file, h) == 0 && offsetof(struct wd_rec_syscall, h) == 0 &&
+		       offsetof(struct wd_rec_sock, h) == 0,
+	       "every record starts with its header");
 _Static_assert(WD_ACC_READ == 1 << WD_ACC_IDX_READ && WD_ACC_WRITE == 1 << WD_ACC_IDX_WRITE &&
 		       WD_ACC_EXEC == 1 << WD_ACC_IDX_EXEC,
 	       "access bits and rule indices agree");

@@ -1,47 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The loader of warden's BPF objects (supervisor/bpf/progs.h): the LSM object (bpf/wd_lsm.bpf.c)
+ * for the bpf-lsm backend and the recorder object (bpf/wd_recorder.bpf.c) for both, each with
+ * the programs its backend runs on this kernel; the maps they share created once; the audit ring
+ * buffer. The per-sandbox map entries are supervisor/bpf/maps.c's.
+ */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "supervisor/backend/probe.h"
-#include "supervisor/bpf/devid.h"
-#include "supervisor/util/fsutil.h"
+#include "supervisor/bpf/progs_int.h"
 #include "supervisor/util/log.h"
-#include "policy/path.h"
-#include "supervisor/bpf/progs.h"
-#include "wd_sandbox.skel.h"
-
-_Static_assert(sizeof(struct wd_inode_key) == 24, "wd_inode_key size");
-_Static_assert(sizeof(struct wd_inode_rule) == 16, "wd_inode_rule size");
-_Static_assert((int)WD_PROT_DELETE == (int)WD_PROTECT_DELETE &&
-		       (int)WD_PROT_RENAME == (int)WD_PROTECT_RENAME &&
-		       (int)WD_PROT_TRUNCATE == (int)WD_PROTECT_TRUNCATE,
-	       "fs.protect ops are the kernel's bits");
-
-struct wd_progs {
-	struct wd_sandbox_bpf *skel;
-	struct ring_buffer *rb;
-	wd_record_fn fn;
-	void *ctx;
-	enum wd_progs_set set;
-	/* wd_inodes entries added, removed with their sandbox */
-	struct wd_inode_key *inodes;
-	size_t n_inodes;
-	/* wd_paths entries of fs.deny paths, removed with their sandbox */
-	struct wd_path_key *denies;
-	size_t n_denies;
-	/* wd_protect entries, removed with their sandbox */
-	struct wd_path_key *protects;
-	size_t n_protects;
-};
 
 /*
  * Index of the previous verdict among lsm/bpf's context arguments: the hook's own arguments come
@@ -76,26 +51,26 @@ static const struct {
 	{ "wd_inode_setattr_61", "inode_setattr", 2 },
 };
 
-/* Load the LSM programs (set LSM) or the recorders (set SYSCALL_EXIT), never both. */
-static int choose_programs(struct bpf_object *obj, enum wd_progs_set set)
+/*
+ * The recorder object's programs for @set: all of them for the landlock backend; beside the LSM
+ * object only sys_exit, in privileged-only mode (the seccomp filter's refusals of the privileged
+ * syscalls, supervisor/backend/seccomp_guard.c, which no LSM hook sees).
+ */
+static void choose_recorders(struct wd_recorder_bpf *rec, enum wd_progs_set set)
+{
+	if (set != WD_PROGS_LSM)
+		return;
+	bpf_program__set_autoload(rec->progs.wd_sys_enter, false);
+	bpf_program__set_autoload(rec->progs.wd_exec_done, false);
+	rec->rodata->wd_sys_exit_privileged_only = true;
+}
+
+/* The LSM object's programs that fit this kernel's hooks (wd_hook_variants). */
+static int choose_programs(struct bpf_object *obj)
 {
 	struct bpf_program *prog;
 	int n_setattr, err = 0;
 
-	bpf_object__for_each_program(prog, obj) {
-		bool lsm = strncmp(bpf_program__section_name(prog), "lsm/", 4) == 0;
-
-		bpf_program__set_autoload(prog, lsm == (set == WD_PROGS_LSM));
-	}
-	/*
-	 * bpf-lsm installs the privileged-syscall filter too (supervisor/backend/seccomp_guard.c): the recorder
-	 * records its refusals, which no LSM hook sees, and nothing else there.
-	 */
-	prog = bpf_object__find_program_by_name(obj, "wd_sys_exit");
-	if (set == WD_PROGS_LSM && prog)
-		bpf_program__set_autoload(prog, true);
-	if (set != WD_PROGS_LSM)
-		return 0;
 	if (!wd_vmlinux_btf())
 		return -errno;
 	for (size_t i = 0; i < sizeof(wd_hook_variants) / sizeof(wd_hook_variants[0]); i++) {
@@ -125,50 +100,113 @@ static int on_record(void *ctx, void *data, size_t size)
 	return progs->fn(progs->ctx, data, size);
 }
 
+/* The LSM object, its programs chosen for this kernel and lsm/bpf's verdict index set. */
+static int open_lsm(struct wd_progs *progs)
+{
+	int err;
+
+	progs->lsm = wd_lsm_bpf__open();
+	if (!progs->lsm) {
+		err = -errno;
+		log_warnx("bpf: cannot open the LSM object: %s", strerror(-err));
+		return err;
+	}
+	err = choose_programs(progs->lsm->obj);
+	if (err) {
+		log_warnx("bpf: cannot choose the LSM programs for this kernel: %s", strerror(-err));
+		return err;
+	}
+	err = bpf_hook_ret_arg(&progs->lsm->rodata->wd_bpf_ret_arg);
+	if (err)
+		log_warnx("bpf: cannot tell the lsm/bpf hook's arguments: %s", strerror(-err));
+	return err;
+}
+
 int wd_progs_open(struct wd_progs **out, enum wd_progs_set set)
 {
 	struct wd_progs *progs;
-	int err;
+	int err = 0;
 
 	*out = NULL;
 	progs = calloc(1, sizeof(*progs));
 	if (!progs)
 		return -ENOMEM;
 	progs->set = set;
-
-	progs->skel = wd_sandbox_bpf__open();
-	if (!progs->skel) {
-		err = -errno;
-		log_warnx("bpf: cannot open the BPF object: %s", strerror(-err));
-		goto out_free;
-	}
-	err = choose_programs(progs->skel->obj, set);
-	if (err) {
-		log_warnx("bpf: cannot choose the LSM programs for this kernel: %s", strerror(-err));
-		goto out_destroy_skel;
-	}
-	if (set == WD_PROGS_LSM) {
-		progs->skel->rodata->wd_sys_exit_privileged_only = true;
-		err = bpf_hook_ret_arg(&progs->skel->rodata->wd_bpf_ret_arg);
-		if (err) {
-			log_warnx("bpf: cannot tell the lsm/bpf hook's arguments: %s",
-				  strerror(-err));
-			goto out_destroy_skel;
+	if (set == WD_PROGS_LSM)
+		err = open_lsm(progs);
+	if (!err) {
+		progs->rec = wd_recorder_bpf__open();
+		if (!progs->rec) {
+			err = -errno;
+			log_warnx("bpf: cannot open the recorder object: %s", strerror(-err));
 		}
 	}
+	if (err) {
+		wd_progs_stop(progs);
+		return err;
+	}
+	choose_recorders(progs->rec, set);
 	*out = progs;
 	return 0;
-
-out_destroy_skel:
-	wd_sandbox_bpf__destroy(progs->skel);
-out_free:
-	free(progs);
-	return err;
 }
 
 struct bpf_object *wd_progs_object(const struct wd_progs *progs)
 {
-	return progs->skel->obj;
+	return progs->lsm ? progs->lsm->obj : progs->rec->obj;
+}
+
+/*
+ * The maps both objects declare (bpf/wd_maps.bpf.h) are the LSM object's, created when it
+ * loaded: the recorder object takes their fds before it loads, so one sandbox table, one ring
+ * buffer and one lost counter serve both.
+ */
+static int share_maps(struct wd_progs *progs)
+{
+	struct {
+		struct bpf_map *from, *to;
+	} shared[] = {
+		{ progs->lsm->maps.wd_sandboxes, progs->rec->maps.wd_sandboxes },
+		{ progs->lsm->maps.wd_events, progs->rec->maps.wd_events },
+		{ progs->lsm->maps.wd_lost, progs->rec->maps.wd_lost },
+	};
+	int err = 0;
+
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]) && !err; i++) {
+		err = bpf_map__reuse_fd(shared[i].to, bpf_map__fd(shared[i].from));
+		if (err)
+			log_warnx("bpf: cannot share the map %s: %s", bpf_map__name(shared[i].to),
+				  strerror(-err));
+	}
+	return err;
+}
+
+/* Load and attach the LSM object (if any), then the recorder object on its maps. */
+static int load_attach(struct wd_progs *progs)
+{
+	int err = 0;
+
+	if (progs->lsm) {
+		err = wd_lsm_bpf__load(progs->lsm);
+		if (err)
+			log_warnx("bpf: cannot load the LSM programs: %s", strerror(-err));
+		err = err ?: share_maps(progs);
+	}
+	if (!err) {
+		err = wd_recorder_bpf__load(progs->rec);
+		if (err)
+			log_warnx("bpf: cannot load the recorder programs: %s", strerror(-err));
+	}
+	if (!err && progs->lsm) {
+		err = wd_lsm_bpf__attach(progs->lsm);
+		if (err)
+			log_warnx("bpf: cannot attach the LSM programs: %s", strerror(-err));
+	}
+	if (!err) {
+		err = wd_recorder_bpf__attach(progs->rec);
+		if (err)
+			log_warnx("bpf: cannot attach the recorder programs: %s", strerror(-err));
+	}
+	return err;
 }
 
 int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn, void *ctx)
@@ -182,17 +220,10 @@ int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn
 		return err;
 	progs->fn = fn;
 	progs->ctx = ctx;
-	err = wd_sandbox_bpf__load(progs->skel);
-	if (err) {
-		log_warnx("bpf: cannot load the BPF programs: %s", strerror(-err));
+	err = load_attach(progs);
+	if (err)
 		goto out_stop;
-	}
-	err = wd_sandbox_bpf__attach(progs->skel);
-	if (err) {
-		log_warnx("bpf: cannot attach the BPF programs: %s", strerror(-err));
-		goto out_stop;
-	}
-	progs->rb = ring_buffer__new(bpf_map__fd(progs->skel->maps.wd_events), on_record, progs, NULL);
+	progs->rb = ring_buffer__new(bpf_map__fd(progs->rec->maps.wd_events), on_record, progs, NULL);
 	if (!progs->rb) {
 		err = -errno;
 		log_warnx("bpf: cannot open the audit ring buffer: %s", strerror(-err));
@@ -258,500 +289,14 @@ void wd_progs_stop(struct wd_progs *progs)
 	ring_buffer__free(progs->rb);
 	if (progs->set == WD_PROGS_LSM && started)
 		gone = release_in_background();
-	wd_sandbox_bpf__destroy(progs->skel);
+	wd_recorder_bpf__destroy(progs->rec);
+	wd_lsm_bpf__destroy(progs->lsm);
 	if (gone >= 0)
 		close(gone);
 	free(progs->inodes);
 	free(progs->denies);
 	free(progs->protects);
 	free(progs);
-}
-
-/*
- * Put @add into the wd_inodes entry of the object at @path, keeping what an earlier rule put
- * there (an fs.deny and an fs.protect can name the same object).
- */
-static int inode_put(struct wd_progs *progs, uint64_t sandbox, const char *path,
-		     const struct wd_inode_rule *add)
-{
-	int fd = bpf_map__fd(progs->skel->maps.wd_inodes);
-	struct wd_inode_key key = { .sandbox = sandbox };
-	struct wd_inode_key *grown;
-	struct wd_devid id;
-	int err;
-
-	err = wd_devid_of(path, &id);
-	if (err) {
-		log_warnx("bpf: cannot protect %s: %s", path, strerror(-err));
-		return err;
-	}
-	key.ino = id.ino;
-	grown = realloc(progs->inodes, (progs->n_inodes + 2) * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	progs->inodes = grown;
-	/* one entry per device number the BPF side may compute (supervisor/bpf/devid.h) */
-	for (int i = 0; i < (id.sb_dev != id.stat_dev ? 2 : 1); i++) {
-		struct wd_inode_rule val = *add, old;
-
-		key.dev = i ? id.sb_dev : id.stat_dev;
-		if (bpf_map_lookup_elem(fd, &key, &old) == 0) {
-			if (!val.deny) {
-				val.deny = old.deny;
-				val.rule = old.rule;
-			}
-			if (!val.protect) {
-				val.protect = old.protect;
-				val.protect_rule = old.protect_rule;
-			}
-		}
-		err = bpf_map_update_elem(fd, &key, &val, BPF_ANY);
-		if (err) {
-			log_warnx("bpf: cannot protect %s: %s", path, strerror(-err));
-			return err;
-		}
-		progs->inodes[progs->n_inodes++] = key;
-	}
-	return 0;
-}
-
-int wd_progs_protect_inode(struct wd_progs *progs, uint64_t sandbox, const char *path,
-			   uint32_t deny, uint32_t rule)
-{
-	struct wd_inode_rule val = { .deny = deny, .rule = rule };
-
-	return inode_put(progs, sandbox, path, &val);
-}
-
-static void inodes_remove(struct wd_progs *progs, uint64_t sandbox)
-{
-	int fd = bpf_map__fd(progs->skel->maps.wd_inodes);
-	size_t kept = 0;
-
-	for (size_t i = 0; i < progs->n_inodes; i++) {
-		if (progs->inodes[i].sandbox == sandbox)
-			bpf_map_delete_elem(fd, &progs->inodes[i]);
-		else
-			progs->inodes[kept++] = progs->inodes[i];
-	}
-	progs->n_inodes = kept;
-}
-
-/* Every access denied, the fs.deny rule @id named for each. */
-static void deny_rule(struct wd_path_rule *val, uint32_t id)
-{
-	val->allow = 0;
-	for (int i = 0; i < WD_ACC_IDX_NR; i++)
-		val->rule[i] = id;
-}
-
-static void deny_paths_free(char **paths, size_t n)
-{
-	for (size_t i = 0; paths && i < n; i++)
-		free(paths[i]);
-	free(paths);
-}
-
-/*
- * @n paths (the i-th from @path_at) as the kernel will name them: symlinks in them followed
- * where they exist, as written where they do not.
- */
-static char **real_paths(const struct wd_ruleset *rs, size_t n,
-			 const char *(*path_at)(const struct wd_ruleset *rs, size_t i))
-{
-	char **out = calloc(n + 1, sizeof(*out));
-
-	for (size_t i = 0; out && i < n; i++) {
-		out[i] = realpath(path_at(rs, i), NULL);
-		if (!out[i])
-			out[i] = strdup(path_at(rs, i));
-		if (!out[i]) {
-			deny_paths_free(out, i);
-			out = NULL;
-		}
-	}
-	return out;
-}
-
-static const char *deny_path_at(const struct wd_ruleset *rs, size_t i)
-{
-	return rs->fs_deny[i].path;
-}
-
-/* fs.deny paths as the kernel will name them. */
-static char **deny_paths(const struct wd_ruleset *rs)
-{
-	return real_paths(rs, rs->n_fs_deny, deny_path_at);
-}
-
-/*
- * fs.deny wins over every allow: each compiled prefix at or under a denied path is stored with
- * nothing allowed, and the denied path itself is stored as "path/" and "path\0" the same way.
- */
-static int denies_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
-		      char **deny)
-{
-	size_t n = rs->n_fs_deny;
-	int fd = bpf_map__fd(progs->skel->maps.wd_paths);
-	struct wd_path_key *grown;
-	int err = 0;
-
-	grown = realloc(progs->denies, (progs->n_denies + 2 * n) * sizeof(*grown));
-	if (!grown && n)
-		return -ENOMEM;
-	progs->denies = grown;
-	for (size_t i = 0; i < n && !err; i++) {
-		size_t len = strlen(deny[i]);
-		struct wd_rule_entry e = { 0 };
-
-		for (int form = 0; form < (len == 1 ? 1 : 2) && !err; form++) {
-			struct wd_path_key *key = &progs->denies[progs->n_denies];
-
-			if (len + 1 >= sizeof(e.path))
-				return -ENAMETOOLONG;
-			memcpy(e.path, deny[i], len);
-			e.path[len] = form == 0 && len > 1 ? '/' : 0;
-			e.len = len == 1 ? 1 : (uint32_t)len + 1;
-			deny_rule(&e.val, rs->fs_deny[i].id);
-			wd_rule_entry_key(&e, sandbox, key);
-			err = bpf_map_update_elem(fd, key, &e.val, BPF_ANY);
-			if (err)
-				log_warnx("bpf: cannot add the fs.deny rule for %s: %s", deny[i],
-					  strerror(-err));
-			else
-				progs->n_denies++;
-		}
-	}
-	return err;
-}
-
-/* Delete @sandbox's keys among the @n in @keys from the map @fd; keep the others' in order. */
-static void keys_remove(int fd, struct wd_path_key *keys, size_t *n, uint64_t sandbox)
-{
-	size_t kept = 0;
-
-	for (size_t i = 0; i < *n; i++) {
-		struct wd_path_key *k = &keys[i];
-
-		if (k->sandbox[0] == (__u32)sandbox && k->sandbox[1] == (__u32)(sandbox >> 32))
-			bpf_map_delete_elem(fd, k);
-		else
-			keys[kept++] = *k;
-	}
-	*n = kept;
-}
-
-static void denies_remove(struct wd_progs *progs, uint64_t sandbox)
-{
-	keys_remove(bpf_map__fd(progs->skel->maps.wd_paths), progs->denies, &progs->n_denies,
-		    sandbox);
-}
-
-/* What protect_linked() stores for each multiply-linked file of a tree. */
-struct linked_put {
-	struct wd_progs *progs;
-	uint64_t sandbox;
-	struct wd_inode_rule val;
-	int err;
-};
-
-static int linked_put_one(void *arg, const char *path, const struct stat *st)
-{
-	struct linked_put *lp = arg;
-
-	(void)st;
-	lp->err = inode_put(lp->progs, lp->sandbox, path, &lp->val);
-	return lp->err;
-}
-
-/*
- * Store @val for the files under @tree with another name (a hard link made before the sandbox
- * started can reach them from anywhere; link() of them from inside is denied).
- */
-static int protect_linked(struct wd_progs *progs, uint64_t sandbox, const char *tree,
-			  const struct wd_inode_rule *val, const char *what)
-{
-	struct linked_put lp = { progs, sandbox, *val, 0 };
-	int err = wd_walk_linked(tree, WD_LINKED_FILES_MAX, linked_put_one, &lp);
-
-	if (lp.err)
-		return lp.err;
-	if (err == -E2BIG) {
-		log_warnx("bpf: more than %d multiply-linked files under an %s path",
-			  WD_LINKED_FILES_MAX, what);
-		return err;
-	}
-	if (err) {
-		errno = -err;
-		log_warn("bpf: cannot walk the %s tree %s", what, tree);
-	}
-	return 0;
-}
-
-/*
- * An fs.deny object is also protected by inode, as are the files under it that have another
- * name (a hard link made before the sandbox started): no name reaches them.
- */
-static int denies_protect(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
-			  char **deny)
-{
-	size_t n = rs->n_fs_deny;
-	struct stat st;
-	int err = 0;
-
-	for (size_t i = 0; i < n && !err; i++) {
-		if (lstat(deny[i], &st))
-			continue; /* nothing there yet: the path rule covers what appears */
-		err = wd_progs_protect_inode(progs, sandbox, deny[i],
-					     WD_ACC_READ | WD_ACC_WRITE | WD_ACC_EXEC,
-					     rs->fs_deny[i].id);
-		if (err || !S_ISDIR(st.st_mode))
-			continue;
-		err = protect_linked(progs, sandbox, deny[i],
-				     &(struct wd_inode_rule){ .deny = WD_ACC_READ | WD_ACC_WRITE |
-								      WD_ACC_EXEC,
-							      .rule = rs->fs_deny[i].id },
-				     "fs.deny");
-	}
-	return err;
-}
-
-/* Is the stored prefix @c the exact name ("dir\0") of a directory strictly above @tree? */
-static bool prefix_above_tree(const char *c, size_t clen, const char *tree)
-{
-	size_t n = clen - 1;
-
-	return !c[n] && n > 1 && strlen(tree) > n && memcmp(c, tree, n) == 0 && tree[n] == '/';
-}
-
-/*
- * The wd_protect value of the stored prefix @c: every fs.protect tree that holds it gives its
- * ops (the longest names each), and a tree below an exact directory name makes renaming that
- * directory refused too.
- */
-static void protect_value(const struct wd_ruleset *rs, char **trees, const char *c, size_t clen,
-			  struct wd_protect_val *val)
-{
-	size_t best[WD_PROT_IDX_NR] = { 0 };
-
-	memset(val, 0, sizeof(*val));
-	for (size_t j = 0; j < rs->n_protect; j++) {
-		size_t n = strlen(trees[j]);
-
-		if (!wd_path_within_n(c, clen, trees[j]))
-			continue;
-		val->ops |= rs->protect[j].ops;
-		for (int i = 0; i < WD_PROT_IDX_NR; i++) {
-			if ((rs->protect[j].ops & (1u << i)) && (!val->rule[i] || n > best[i])) {
-				val->rule[i] = rs->protect[j].id;
-				best[i] = n;
-			}
-		}
-	}
-	for (size_t j = 0; j < rs->n_protect && !(val->ops & WD_PROT_RENAME); j++) {
-		if ((rs->protect[j].ops & WD_PROT_RENAME) && prefix_above_tree(c, clen, trees[j])) {
-			val->ops |= WD_PROT_RENAME;
-			val->rule[WD_PROT_IDX_RENAME] = rs->protect[j].id;
-		}
-	}
-}
-
-/* Store the prefix @c (@clen bytes) in wd_protect once, with its value. */
-static int protect_put(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
-		       char **trees, const char *c, size_t clen)
-{
-	struct wd_rule_entry e = { 0 };
-	struct wd_path_key key, *grown;
-	struct wd_protect_val val;
-	int err;
-
-	if (clen > sizeof(e.path))
-		return -ENAMETOOLONG;
-	memcpy(e.path, c, clen);
-	e.len = (__u32)clen;
-	wd_rule_entry_key(&e, sandbox, &key);
-	for (size_t i = 0; i < progs->n_protects; i++)
-		if (memcmp(&progs->protects[i], &key, sizeof(key)) == 0)
-			return 0;
-	protect_value(rs, trees, c, clen, &val);
-	if (!val.ops)
-		return 0;
-	grown = realloc(progs->protects, (progs->n_protects + 1) * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	progs->protects = grown;
-	err = bpf_map_update_elem(bpf_map__fd(progs->skel->maps.wd_protect), &key, &val, BPF_ANY);
-	if (err) {
-		log_warnx("bpf: cannot add the fs.protect rule for %.*s: %s", (int)clen, c,
-			  strerror(-err));
-		return err;
-	}
-	progs->protects[progs->n_protects++] = key;
-	return 0;
-}
-
-/*
- * fs.protect in the kernel: each tree as "tree/" and "tree\0" (or "/"), each directory above
- * it as "dir\0" (renaming it would carry the tree away), the tree's own object by (dev, ino)
- * with its ops, and, where truncation is protected, each file under it with another name.
- */
-static int protects_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
-			char **trees)
-{
-	char buf[WD_LPM_PATH_BYTES];
-	struct stat st;
-	int err = 0;
-
-	for (size_t i = 0; i < rs->n_protect && !err; i++) {
-		size_t n = strlen(trees[i]);
-
-		if (n + 1 > sizeof(buf))
-			return -ENAMETOOLONG;
-		memcpy(buf, trees[i], n + 1);
-		if (n == 1) {
-			err = protect_put(progs, sandbox, rs, trees, "/", 1);
-		} else {
-			buf[n] = '/';
-			err = protect_put(progs, sandbox, rs, trees, buf, n + 1);
-			buf[n] = 0;
-			err = err ?: protect_put(progs, sandbox, rs, trees, buf, n + 1);
-		}
-		for (size_t k = n - 1; k > 0 && !err; k--) {
-			if (trees[i][k] != '/')
-				continue;
-			memcpy(buf, trees[i], k);
-			buf[k] = 0;
-			err = protect_put(progs, sandbox, rs, trees, buf, k + 1);
-		}
-		if (err || lstat(trees[i], &st))
-			continue; /* nothing there yet: the path rule covers what appears */
-		err = inode_put(progs, sandbox, trees[i],
-				&(struct wd_inode_rule){ .protect = rs->protect[i].ops,
-							 .protect_rule = rs->protect[i].id });
-		if (err || !S_ISDIR(st.st_mode) || !(rs->protect[i].ops & WD_PROT_TRUNCATE))
-			continue;
-		/* another name outside the tree would truncate the same file */
-		err = protect_linked(progs, sandbox, trees[i],
-				     &(struct wd_inode_rule){ .protect = WD_PROT_TRUNCATE,
-							      .protect_rule = rs->protect[i].id },
-				     "fs.protect");
-	}
-	return err;
-}
-
-static void protects_remove(struct wd_progs *progs, uint64_t sandbox)
-{
-	keys_remove(bpf_map__fd(progs->skel->maps.wd_protect), progs->protects,
-		    &progs->n_protects, sandbox);
-}
-
-static const char *protect_path_at(const struct wd_ruleset *rs, size_t i)
-{
-	return rs->protect[i].path;
-}
-
-/* fs.protect paths as the kernel will name them. */
-static char **protect_paths(const struct wd_ruleset *rs)
-{
-	return real_paths(rs, rs->n_protect, protect_path_at);
-}
-
-static int paths_update(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
-			char **deny, bool add)
-{
-	int fd = bpf_map__fd(progs->skel->maps.wd_paths);
-	int err = 0;
-
-	for (size_t i = 0; i < rs->n_entries; i++) {
-		struct wd_path_rule val = rs->entries[i].val;
-		struct wd_path_key key;
-		int r;
-
-		for (size_t d = 0; add && deny && d < rs->n_fs_deny; d++)
-			if (wd_path_within_n(rs->entries[i].path, rs->entries[i].len, deny[d]))
-				deny_rule(&val, rs->fs_deny[d].id);
-		wd_rule_entry_key(&rs->entries[i], sandbox, &key);
-		if (add)
-			r = bpf_map_update_elem(fd, &key, &val, BPF_NOEXIST);
-		else
-			r = bpf_map_delete_elem(fd, &key);
-		if (r && !(r == -ENOENT && !add)) {
-			err = r;
-			log_warnx("bpf: cannot %s the path rule for %.*s: %s",
-				  add ? "add" : "remove", (int)rs->entries[i].len,
-				  rs->entries[i].path, strerror(-r));
-			if (add)
-				break;
-		}
-	}
-	return err;
-}
-
-int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs)
-{
-	struct wd_sandbox sb = { .flags = rs->sandbox_flags };
-	char **deny = NULL, **trees = NULL;
-	int err;
-
-	/* fs.deny and fs.protect are the LSM programs' to enforce; the recorders only name rules */
-	if (progs->set == WD_PROGS_LSM && rs->n_fs_deny) {
-		deny = deny_paths(rs);
-		if (!deny)
-			return -ENOMEM;
-	}
-	if (progs->set == WD_PROGS_LSM && rs->n_protect) {
-		trees = protect_paths(rs);
-		if (!trees) {
-			deny_paths_free(deny, rs->n_fs_deny);
-			return -ENOMEM;
-		}
-	}
-	err = paths_update(progs, sandbox, rs, deny, true);
-	if (!err && deny)
-		err = denies_add(progs, sandbox, rs, deny);
-	if (!err && deny)
-		err = denies_protect(progs, sandbox, rs, deny);
-	if (!err && trees)
-		err = protects_add(progs, sandbox, rs, trees);
-	deny_paths_free(deny, rs->n_fs_deny);
-	deny_paths_free(trees, rs->n_protect);
-	if (err)
-		goto out_remove_paths;
-	err = bpf_map_update_elem(bpf_map__fd(progs->skel->maps.wd_sandboxes), &sandbox, &sb,
-				  BPF_NOEXIST);
-	if (err) {
-		log_warnx("bpf: cannot add sandbox %llu: %s", (unsigned long long)sandbox,
-			  strerror(-err));
-		goto out_remove_paths;
-	}
-	return 0;
-
-out_remove_paths:
-	paths_update(progs, sandbox, rs, NULL, false);
-	denies_remove(progs, sandbox);
-	protects_remove(progs, sandbox);
-	inodes_remove(progs, sandbox);
-	return err;
-}
-
-int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
-			  struct wd_sandbox *final)
-{
-	int fd = bpf_map__fd(progs->skel->maps.wd_sandboxes);
-	int err = 0;
-
-	if (final && bpf_map_lookup_elem(fd, &sandbox, final))
-		memset(final, 0, sizeof(*final));
-	if (bpf_map_delete_elem(fd, &sandbox) && errno != ENOENT) {
-		err = -errno;
-		log_warn("bpf: cannot remove sandbox %llu", (unsigned long long)sandbox);
-	}
-	if (paths_update(progs, sandbox, rs, NULL, false) && !err)
-		err = -EIO;
-	denies_remove(progs, sandbox);
-	protects_remove(progs, sandbox);
-	inodes_remove(progs, sandbox);
-	return err;
 }
 
 int wd_progs_event_fd(const struct wd_progs *progs)
@@ -761,8 +306,8 @@ int wd_progs_event_fd(const struct wd_progs *progs)
 
 void wd_progs_audit_maps(const struct wd_progs *progs, int *events, int *counts)
 {
-	*events = bpf_map__fd(progs->skel->maps.wd_events);
-	*counts = bpf_map__fd(progs->skel->maps.wd_sandboxes);
+	*events = bpf_map__fd(progs->rec->maps.wd_events);
+	*counts = bpf_map__fd(progs->rec->maps.wd_sandboxes);
 }
 
 int wd_progs_consume(struct wd_progs *progs)

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Loader of bpf/wd_sandbox.bpf.c: programs, per-sandbox map entries, the audit ring buffer. */
+/*
+ * Loader of warden's BPF objects, bpf/wd_lsm.bpf.c and bpf/wd_recorder.bpf.c: their programs,
+ * the per-sandbox map entries, the audit ring buffer.
+ */
 #ifndef WD_SANDBOX_BPF_H
 #define WD_SANDBOX_BPF_H
 

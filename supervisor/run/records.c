@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The record path of a run (supervisor/run/records.h). */
+/*
+ * The record path of a run (supervisor/run/records.h): each kernel record, checked and read by
+ * audit/record.h, becomes an audit line with what only the supervisor knows added.
+ */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "audit/record.h"
 #include "policy/compile.h"
 #include "supervisor/run/records.h"
 #include "supervisor/util/log.h"
@@ -45,29 +49,29 @@ void wd_run_audit_write(struct run_state *st, char *line)
  * The exe of the task behind @ev: what its last exec record said (exact, and known after the
  * task has gone), else /proc while the task lives, else its parent's last exec.
  */
-static const char *exe_of(struct run_state *st, const struct wd_event *ev, char *buf,
+static const char *exe_of(struct run_state *st, const struct wd_rec_view *ev, char *buf,
 			  size_t bufsz)
 {
-	const char *exe = wd_exe_cache_get(&st->exes, ev->pid);
+	const char *exe = wd_exe_cache_get(&st->exes, ev->h->pid);
 	char link[64];
 	ssize_t n;
 
 	if (exe)
 		return exe;
-	snprintf(link, sizeof(link), "/proc/%u/exe", ev->tid);
+	snprintf(link, sizeof(link), "/proc/%u/exe", ev->h->tid);
 	n = readlink(link, buf, bufsz - 1);
 	if (n > 0 && ev->type != WD_EV_EXEC) {
 		buf[n] = 0;
 		return buf;
 	}
-	return wd_exe_cache_get(&st->exes, ev->ppid);
+	return wd_exe_cache_get(&st->exes, ev->h->ppid);
 }
 
 /*
  * A relative path a task passed to a syscall, made absolute against its cwd or dirfd while the
  * task still lives; false when that can no longer be known.
  */
-static bool absolute_target(const struct wd_event *ev, char *buf, size_t bufsz)
+static bool absolute_target(const struct wd_rec_view *ev, char *buf, size_t bufsz)
 {
 	char link[64], base[PATH_MAX];
 	ssize_t n;
@@ -79,9 +83,9 @@ static bool absolute_target(const struct wd_event *ev, char *buf, size_t bufsz)
 	    (ev->source == WD_SRC_SYSCALL_EXIT && !(ev->flags & WD_EVF_LATE)))
 		return false;
 	if (ev->dirfd == AT_FDCWD)
-		snprintf(link, sizeof(link), "/proc/%u/cwd", ev->tid);
+		snprintf(link, sizeof(link), "/proc/%u/cwd", ev->h->tid);
 	else
-		snprintf(link, sizeof(link), "/proc/%u/fd/%d", ev->tid, ev->dirfd);
+		snprintf(link, sizeof(link), "/proc/%u/fd/%d", ev->h->tid, ev->dirfd);
 	n = readlink(link, base, sizeof(base) - 1);
 	if (n <= 0)
 		return false;
@@ -112,7 +116,7 @@ static bool refusal_op_matches(uint16_t want, uint16_t got)
 }
 
 /* The rule of the waiting room's refusal that @ev (a syscall-exit denial) records, or NULL. */
-static const char *refusal_rule(struct run_state *st, const struct wd_event *ev)
+static const char *refusal_rule(struct run_state *st, const struct wd_rec_view *ev)
 {
 	uint64_t now = wd_clock_ns(CLOCK_MONOTONIC);
 
@@ -121,7 +125,7 @@ static const char *refusal_rule(struct run_state *st, const struct wd_event *ev)
 	for (unsigned int i = 0; i < WD_REFUSALS; i++) {
 		struct refusal *r = &st->refused[i];
 
-		if (r->tid != ev->tid || !refusal_op_matches(r->op, ev->op) ||
+		if (r->tid != ev->h->tid || !refusal_op_matches(r->op, ev->op) ||
 		    now - r->ns > WD_REFUSAL_NS)
 			continue;
 		r->tid = 0; /* one record each */
@@ -133,23 +137,25 @@ static const char *refusal_rule(struct run_state *st, const struct wd_event *ev)
 int wd_run_on_record(void *ctx, void *rec, size_t size)
 {
 	struct run_state *st = ctx;
-	const struct wd_event *ev = rec;
 	struct wd_audit_extra extra = { 0 };
 	char buf[PATH_MAX], target[PATH_MAX];
+	struct wd_rec_view v;
+	bool ok;
 	char *line;
 
-	if (size >= WD_EVENT_HDR_SIZE && size >= WD_EVENT_HDR_SIZE + ev->path_len) {
-		extra.exe = exe_of(st, ev, buf, sizeof(buf));
-		if (absolute_target(ev, target, sizeof(target)))
+	ok = wd_rec_decode(rec, size, &v) == 0;
+	if (ok) {
+		extra.exe = exe_of(st, &v, buf, sizeof(buf));
+		if (absolute_target(&v, target, sizeof(target)))
 			extra.target = target;
-		if (ev->source != WD_SRC_LSM && ev->verdict == WD_VERDICT_ALLOW &&
-		    st->actx.rules)
-			extra.rule = rule_for(st->actx.rules,
-					      extra.target ? extra.target : ev->path, ev->access);
+		if (v.source != WD_SRC_LSM && v.verdict == WD_VERDICT_ALLOW && st->actx.rules)
+			extra.rule = rule_for(st->actx.rules, extra.target ? extra.target : v.path,
+					      v.access);
 		else
-			extra.rule = refusal_rule(st, ev);
+			extra.rule = refusal_rule(st, &v);
 	}
-	line = wd_audit_event_line(&st->actx, rec, size, &extra);
+	/* a malformed record gets no line: counted, and nothing of it read */
+	line = ok ? wd_audit_event_line(&st->actx, rec, size, &extra) : NULL;
 	if (!line) {
 		st->malformed++;
 		log_warnx("audit: malformed kernel record of %zu bytes", size);
@@ -157,8 +163,7 @@ int wd_run_on_record(void *ctx, void *rec, size_t size)
 	}
 	wd_run_audit_put(st, line, false);
 	/* From here on the task runs what it just exec'd. */
-	if (ev->type == WD_EV_EXEC && ev->verdict != WD_VERDICT_DENY && ev->path[0])
-		wd_exe_cache_set(&st->exes, ev->pid, ev->path);
+	if (v.type == WD_EV_EXEC && v.verdict != WD_VERDICT_DENY && v.path[0])
+		wd_exe_cache_set(&st->exes, v.h->pid, v.path);
 	return 0;
 }
-

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The audit formatter (audit/jsonl.c) and the record checks before it (audit/record.c): kernel
+ * records of each type to schema warden.audit/1 lines, malformed ones refused, the supervisor's
+ * own records, UTF-8 and base64 of bytes from outside.
+ */
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -13,7 +18,83 @@
 #include "audit/jsonl.h"
 #include "supervisor/hold/engine.h"
 
-static void fill_event(struct wd_event *ev, const char *path)
+/*
+ * A kernel record as the tests write it: every field any record type has, and the variable part
+ * (path, syscall name or socket address) in path. event_line() sends it as the kernel would, in
+ * the struct of its type (bpf/wd_abi.h); @size counts TEST_HDR fixed bytes, then the path's.
+ */
+struct test_event {
+	__u64 ts_ns;
+	__u64 sandbox;
+	__u32 pid, tid, ppid, uid;
+	__u16 type, op;
+	__u8 verdict, source, flags;
+	__u32 access, rule, path_len, sysno;
+	__s32 err, dirfd;
+	char comm[WD_COMM_LEN];
+	__u64 arg;
+	char path[WD_PATH_MAX];
+};
+
+#define TEST_HDR WD_REC_FILE_SIZE
+
+/* The fields every record type of @ev carries, into @r. */
+#define TEST_VERDICT(r, ev)                                                                      \
+	((r).op = (ev)->op, (r).verdict = (ev)->verdict, (r).source = (ev)->source,              \
+	 (r).rule = (ev)->rule, (r).err = (ev)->err)
+
+static char *event_line(struct wd_audit_ctx *ctx, const struct test_event *ev, size_t size,
+			const struct wd_audit_extra *extra)
+{
+	static union {
+		struct wd_rec_hdr h;
+		struct wd_rec_file f;
+		struct wd_rec_syscall s;
+		struct wd_rec_sock k;
+		char raw[WD_REC_FILE_SIZE + WD_PATH_MAX];
+	} u;
+	size_t fixed = ev->type == WD_EV_SYSCALL ? WD_REC_SYSCALL_SIZE :
+		       ev->type == WD_EV_NET	 ? WD_REC_SOCK_SIZE :
+						   WD_REC_FILE_SIZE;
+	size_t var = size > TEST_HDR ? size - TEST_HDR : 0;
+	size_t total = size >= TEST_HDR ? fixed + var : size + fixed - TEST_HDR;
+
+	memset(&u, 0, sizeof(u));
+	u.h.type = ev->type;
+	u.h.pid = ev->pid;
+	u.h.tid = ev->tid;
+	u.h.ppid = ev->ppid;
+	u.h.uid = ev->uid;
+	u.h.ts_ns = ev->ts_ns;
+	u.h.sandbox = ev->sandbox;
+	memcpy(u.h.comm, ev->comm, WD_COMM_LEN);
+	if (ev->type == WD_EV_SYSCALL) {
+		TEST_VERDICT(u.s, ev);
+		u.s.name_len = (__u16)ev->path_len;
+		u.s.sysno = ev->sysno;
+		memcpy(u.s.name, ev->path, var);
+	} else if (ev->type == WD_EV_NET) {
+		TEST_VERDICT(u.k, ev);
+		u.k.flags = ev->flags;
+		u.k.addr_len = ev->path_len ? (__u16)(ev->path_len - 1) : 0;
+		u.k.sysno = ev->sysno;
+		u.k.fd = ev->dirfd;
+		memcpy(u.k.addr, ev->path, var ? var - 1 : 0);
+		total = var ? total - 1 : total; /* the address has no NUL of its own */
+	} else {
+		TEST_VERDICT(u.f, ev);
+		u.f.flags = ev->flags;
+		u.f.path_len = (__u16)ev->path_len;
+		u.f.access = ev->access;
+		u.f.dirfd = ev->dirfd;
+		u.f.arg = ev->arg;
+		memcpy(u.f.path, ev->path, var);
+	}
+	u.h.size = (__u16)total;
+	return wd_audit_event_line(ctx, &u, total, extra);
+}
+
+static void fill_event(struct test_event *ev, const char *path)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->ts_ns = 5000000000ull; /* 5 s after boot */
@@ -54,7 +135,7 @@ static void test_deny_record(void **state)
 {
 	struct wd_audit_ctx ctx = { .sandbox = "sb-0000002a", .seq = 7,
 				    .boot_to_real_ns = 1700000000000000000ll };
-	struct wd_event ev;
+	struct test_event ev;
 	const cJSON *acc;
 	char *line;
 	cJSON *o;
@@ -62,7 +143,7 @@ static void test_deny_record(void **state)
 	(void)state;
 	fill_event(&ev, "/etc/shadow");
 	ev.err = 1;
-	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len,
+	line = event_line(&ctx, &ev, TEST_HDR + ev.path_len,
 				   &(struct wd_audit_extra){ .exe = "/usr/bin/cat" });
 	assert_non_null(line);
 	assert_null(strchr(line, '\n'));
@@ -101,7 +182,7 @@ static void test_rule_names_and_exec(void **state)
 	struct wd_policy_error e;
 	struct wd_ruleset rs;
 	struct wd_audit_ctx ctx = { .sandbox = "sb-1" };
-	struct wd_event ev;
+	struct test_event ev;
 	char *line;
 	cJSON *o;
 
@@ -115,7 +196,7 @@ static void test_rule_names_and_exec(void **state)
 	ev.verdict = WD_VERDICT_ALLOW;
 	ev.access = WD_ACC_EXEC;
 	ev.rule = 1;
-	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+	line = event_line(&ctx, &ev, TEST_HDR + ev.path_len, NULL);
 	o = cJSON_Parse(line);
 	assert_string_equal(str(o, "type"), "exec");
 	assert_string_equal(str(o, "verdict"), "allow");
@@ -130,34 +211,79 @@ static void test_rule_names_and_exec(void **state)
 static void test_malformed(void **state)
 {
 	struct wd_audit_ctx ctx = { 0 };
-	struct wd_event ev;
+	struct test_event ev;
 
 	(void)state;
 	fill_event(&ev, "/x");
 	/* shorter than the header */
-	assert_null(wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE - 1, NULL));
+	assert_null(event_line(&ctx, &ev, TEST_HDR - 1, NULL));
 	/* path_len past the record */
-	assert_null(wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + 1, NULL));
+	assert_null(event_line(&ctx, &ev, TEST_HDR + 1, NULL));
 	/* not NUL-terminated */
 	ev.path[1] = 'y';
 	ev.path_len = 2;
-	assert_null(wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + 2, NULL));
+	assert_null(event_line(&ctx, &ev, TEST_HDR + 2, NULL));
 	ev.path_len = 0;
-	assert_null(wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE, NULL));
+	assert_null(event_line(&ctx, &ev, TEST_HDR, NULL));
 	/* nothing consumed a sequence number */
 	assert_int_equal(ctx.seq, 0);
+}
+
+/* The record's own size field and its type's fixed part are checked before anything is read. */
+static void test_malformed_header(void **state)
+{
+	static union {
+		struct wd_rec_hdr h;
+		struct wd_rec_file f;
+		struct wd_rec_syscall s;
+		struct wd_rec_sock k;
+		char raw[256];
+	} u;
+	struct wd_audit_ctx ctx = { 0 };
+	char *line;
+
+	(void)state;
+	memset(&u, 0, sizeof(u));
+	u.h.type = WD_EV_SYSCALL;
+	u.s.op = WD_OP_SYSCALL;
+	u.s.name_len = 4;
+	memcpy(u.s.name, "bpf", 4);
+	u.h.size = WD_REC_SYSCALL_SIZE + 4;
+	line = wd_audit_event_line(&ctx, &u, WD_REC_SYSCALL_SIZE + 4, NULL);
+	assert_non_null(line);
+	free(line);
+	/* the size field disagrees with what arrived, either way */
+	assert_null(wd_audit_event_line(&ctx, &u, WD_REC_SYSCALL_SIZE + 8, NULL));
+	u.h.size = WD_REC_SYSCALL_SIZE + 8;
+	assert_null(wd_audit_event_line(&ctx, &u, WD_REC_SYSCALL_SIZE + 4, NULL));
+	/* the name runs past the record */
+	u.h.size = WD_REC_SYSCALL_SIZE + 2;
+	assert_null(wd_audit_event_line(&ctx, &u, WD_REC_SYSCALL_SIZE + 2, NULL));
+	/* a header, but shorter than its type's fixed part */
+	u.h.size = WD_REC_HDR_SIZE;
+	assert_null(wd_audit_event_line(&ctx, &u, WD_REC_HDR_SIZE, NULL));
+	/* a socket address longer than any */
+	u.h.type = WD_EV_NET;
+	u.k.addr_len = WD_SOCKADDR_MAX + 1;
+	u.h.size = WD_REC_SOCK_SIZE + WD_SOCKADDR_MAX + 1;
+	assert_null(wd_audit_event_line(&ctx, &u, WD_REC_SOCK_SIZE + WD_SOCKADDR_MAX + 1, NULL));
+	/* a type the kernel does not send */
+	u.h.type = WD_EV_HOLD;
+	u.h.size = WD_REC_FILE_SIZE + 1;
+	assert_null(wd_audit_event_line(&ctx, &u, WD_REC_FILE_SIZE + 1, NULL));
+	assert_int_equal(ctx.seq, 1);
 }
 
 static void test_unresolved_target_is_null(void **state)
 {
 	struct wd_audit_ctx ctx = { 0 };
-	struct wd_event ev;
+	struct test_event ev;
 	char *line;
 	cJSON *o;
 
 	(void)state;
 	fill_event(&ev, "");
-	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + 1, NULL);
+	line = event_line(&ctx, &ev, TEST_HDR + 1, NULL);
 	o = cJSON_Parse(line);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "target")));
 	cJSON_Delete(o);
@@ -167,7 +293,7 @@ static void test_unresolved_target_is_null(void **state)
 static void test_syscall_exit_records(void **state)
 {
 	struct wd_audit_ctx ctx = { 0 };
-	struct wd_event ev;
+	struct test_event ev;
 	char *line;
 	cJSON *o;
 
@@ -181,7 +307,7 @@ static void test_syscall_exit_records(void **state)
 	ev.err = 1;
 	ev.access = 0;
 	ev.rule = WD_RULE_SELF_PROTECT;
-	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + 1, NULL);
+	line = event_line(&ctx, &ev, TEST_HDR + 1, NULL);
 	o = cJSON_Parse(line);
 	assert_string_equal(str(o, "type"), "syscall");
 	assert_string_equal(str(o, "op"), "syscall");
@@ -196,7 +322,7 @@ static void test_syscall_exit_records(void **state)
 	fill_event(&ev, "secret");
 	ev.source = WD_SRC_SYSCALL_EXIT;
 	ev.err = 13;
-	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len,
+	line = event_line(&ctx, &ev, TEST_HDR + ev.path_len,
 				   &(struct wd_audit_extra){ .target = "/work/secret" });
 	o = cJSON_Parse(line);
 	assert_string_equal(str(o, "target"), "/work/secret");
@@ -381,7 +507,7 @@ static void test_invalid_bytes_escaped(void **state)
 		"/tmp/\xef\xbf\xbd\xef\xbf\xbd",
 	};
 	struct wd_audit_ctx ctx = { .sandbox = "sb-1" };
-	struct wd_event ev;
+	struct test_event ev;
 	char back[WD_PATH_MAX];
 
 	(void)state;
@@ -391,7 +517,7 @@ static void test_invalid_bytes_escaped(void **state)
 
 		fill_event(&ev, paths[i]);
 		memcpy(ev.comm, "c\xff\x01", 4);
-		line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+		line = event_line(&ctx, &ev, TEST_HDR + ev.path_len, NULL);
 		o = parse_strict(line);
 		assert_string_equal(str(o, "target"), readable[i]);
 		assert_int_equal(unbase64(str(o, "target_b64"), back), strlen(paths[i]));
@@ -412,13 +538,13 @@ static void test_invalid_bytes_escaped(void **state)
 static void test_valid_utf8_unchanged(void **state)
 {
 	struct wd_audit_ctx ctx = { .sandbox = "sb-1" };
-	struct wd_event ev;
+	struct test_event ev;
 	char *line;
 	cJSON *o;
 
 	(void)state;
 	fill_event(&ev, "/tmp/\xf0\x9f\x98\x80/caf\xc3\xa9/\xef\xbf\xbd\n\t");
-	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+	line = event_line(&ctx, &ev, TEST_HDR + ev.path_len, NULL);
 	o = parse_strict(line);
 	assert_string_equal(str(o, "target"), "/tmp/\xf0\x9f\x98\x80/caf\xc3\xa9/\xef\xbf\xbd\n\t");
 	assert_null(cJSON_GetObjectItemCaseSensitive(o, "target_b64"));
@@ -432,7 +558,7 @@ static void test_valid_utf8_unchanged(void **state)
 static void test_cut_at_path_max(void **state)
 {
 	struct wd_audit_ctx ctx = { .sandbox = "sb-1" };
-	static struct wd_event ev;
+	static struct test_event ev;
 	char back[WD_PATH_MAX];
 	char *line;
 	cJSON *o;
@@ -443,7 +569,7 @@ static void test_cut_at_path_max(void **state)
 	memcpy(ev.path + WD_PATH_MAX - 3, "\xe2\x82", 2); /* a euro sign cut after two bytes */
 	ev.path[WD_PATH_MAX - 1] = 0;
 	ev.path_len = WD_PATH_MAX;
-	line = wd_audit_event_line(&ctx, &ev, sizeof(ev), NULL);
+	line = event_line(&ctx, &ev, sizeof(ev), NULL);
 	o = parse_strict(line);
 	assert_int_equal(unbase64(str(o, "target_b64"), back), WD_PATH_MAX - 1);
 	assert_memory_equal(back, ev.path, WD_PATH_MAX);
@@ -511,7 +637,7 @@ static void test_sockaddr_records(void **state)
 	struct wd_audit_ctx ctx = { .sandbox = "sb-1" };
 	static const char abstract[] = "\x01\x00" "\0wd\0x"; /* AF_UNIX, "@wd@x" */
 	static const char inet[] = "\x02\x00\x00\x50\x7f\x00\x00\x01" "\0\0\0\0\0\0\0\0";
-	struct wd_event ev;
+	struct test_event ev;
 	char back[64];
 	char *line;
 	cJSON *o;
@@ -525,7 +651,7 @@ static void test_sockaddr_records(void **state)
 	memcpy(ev.path, abstract, sizeof(abstract) - 1);
 	ev.path[sizeof(abstract) - 1] = 0;
 	ev.path_len = sizeof(abstract);
-	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+	line = event_line(&ctx, &ev, TEST_HDR + ev.path_len, NULL);
 	o = parse_strict(line);
 	assert_string_equal(str(o, "type"), "net");
 	assert_string_equal(str(o, "op"), "connect");
@@ -540,7 +666,7 @@ static void test_sockaddr_records(void **state)
 	ev.path[sizeof(inet) - 1] = 0;
 	ev.path_len = sizeof(inet);
 	ev.op = WD_OP_BIND;
-	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+	line = event_line(&ctx, &ev, TEST_HDR + ev.path_len, NULL);
 	o = parse_strict(line);
 	assert_string_equal(str(o, "target"), "127.0.0.1:80");
 	assert_string_equal(str(o, "op"), "bind");
@@ -553,7 +679,7 @@ static void test_sockaddr_records(void **state)
 	ev.op = WD_OP_IOCTL;
 	ev.arg = 0x5401;
 	ev.dirfd = 3;
-	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+	line = event_line(&ctx, &ev, TEST_HDR + ev.path_len, NULL);
 	o = parse_strict(line);
 	assert_string_equal(str(o, "op"), "ioctl");
 	assert_string_equal(str(o, "request"), "0x5401");
@@ -566,7 +692,7 @@ static void test_sockaddr_records(void **state)
 static void test_base_changed_record(void **state)
 {
 	struct wd_audit_ctx ctx = { .sandbox = "sb-1" };
-	struct wd_event ev;
+	struct test_event ev;
 	char *line;
 	cJSON *o;
 
@@ -575,7 +701,7 @@ static void test_base_changed_record(void **state)
 	ev.source = WD_SRC_SYSCALL_EXIT;
 	ev.flags = WD_EVF_BASE_CHANGED;
 	ev.dirfd = -100;
-	line = wd_audit_event_line(&ctx, &ev, WD_EVENT_HDR_SIZE + ev.path_len, NULL);
+	line = event_line(&ctx, &ev, TEST_HDR + ev.path_len, NULL);
 	o = parse_strict(line);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "target")));
 	assert_string_equal(str(o, "name"), "secret");
@@ -590,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_deny_record),
 		cmocka_unit_test(test_rule_names_and_exec),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_malformed_header),
 		cmocka_unit_test(test_unresolved_target_is_null),
 		cmocka_unit_test(test_syscall_exit_records),
 		cmocka_unit_test(test_supervisor_records),

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The maps both BPF objects use (bpf/wd_lsm.bpf.c, bpf/wd_recorder.bpf.c), and the per-CPU
+ * scratch each builds its records in. The loader (supervisor/bpf/progs.c) creates the shared ones
+ * once, with the first object it loads, and hands their fds to the second (bpf_map__reuse_fd):
+ * one sandbox table, one ring buffer and one lost counter, whichever program writes.
+ */
+#ifndef WD_MAPS_BPF_H
+#define WD_MAPS_BPF_H
+
+#include "wd_abi.h"
+
+/* Sized by the loader (bpf_map__set_max_entries) before load. Shared. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, struct wd_sandbox);
+} wd_sandboxes SEC(".maps");
+
+/* The audit records (bpf/wd_abi.h, struct wd_rec_*). Shared. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} wd_events SEC(".maps");
+
+/* Records that found the ring buffer full, per CPU: turned into "lost" records, never silent. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} wd_lost SEC(".maps");
+
+/*
+ * Where bpf_d_path is not allowed (on 6.1 only file_open, bprm_check_security and mmap_file of the
+ * hooks here are on its list), the path is walked by hand as d_path does: dentry by dentry up to
+ * the mount's root, across to the mount point, up to the task's root. Components are kept in
+ * order leaf first, then written out root first.
+ */
+#define WD_WALK_DEPTH 64 /* components; a deeper path is not resolved (and so denied) */
+#define WD_WALK_STEPS (WD_WALK_DEPTH + 16) /* components plus mounts crossed */
+#define WD_NAME_MAX 255
+
+struct wd_walk {
+	__u64 name[WD_WALK_DEPTH]; /* const unsigned char * of each d_name */
+	__u32 len[WD_WALK_DEPTH];
+};
+
+/*
+ * A record being built: its fixed part (bpf/wd_abi.h) with room behind it for the longest
+ * variable part. The fixed parts end aligned (WD_ABI_ASSERTS), so path, name and addr here are
+ * where the record's own ones start; a record is sent with only the bytes it fills. (A struct
+ * ending in a flexible array inside another is a GNU extension clang knows, and warns of.)
+ */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wgnu-variable-sized-type-not-at-end"
+struct wd_file_buf {
+	struct wd_rec_file r;
+	char path[WD_PATH_MAX];
+};
+
+#define WD_SYSCALL_NAME_MAX 16 /* the names an LSM hook refuses ("pivot_root" ...) */
+
+struct wd_syscall_buf {
+	struct wd_rec_syscall r;
+	char name[WD_SYSCALL_NAME_MAX];
+};
+
+struct wd_sock_buf {
+	struct wd_rec_sock r;
+	__u8 addr[WD_SOCKADDR_MAX];
+};
+
+/* Per-CPU scratch: a file record is too large for the 512-byte stack. One per object. */
+struct wd_scratch {
+	struct wd_file_buf ev;
+	struct wd_path_key key;
+	struct wd_walk walk;
+	struct wd_syscall_buf sys;
+	struct wd_sock_buf sock;
+};
+#pragma clang diagnostic pop
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wd_scratch);
+} wd_scratch_map SEC(".maps");
+
+#endif /* WD_MAPS_BPF_H */
