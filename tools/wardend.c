@@ -28,6 +28,7 @@
 #include <cJSON.h>
 
 #include "supervisor/sandbox/cgroup.h"
+#include "supervisor/sandbox/exit_status.h"
 #include "supervisor/hold/holds_socket.h"
 #include "supervisor/util/log.h"
 #include "supervisor/run/run.h"
@@ -477,7 +478,7 @@ static void on_exit_status(struct sup *s, int status)
 	if (s->client >= 0) {
 		char msg[64];
 
-		snprintf(msg, sizeof(msg), "%d", WIFEXITED(status) ? WEXITSTATUS(status) : 128);
+		snprintf(msg, sizeof(msg), "%d", wd_exit_code_of_wait(status));
 		send_reply(s->client, error_reply("run: the sandbox did not start (its supervisor "
 						  "exited %s; see its stderr and report)",
 						  msg));

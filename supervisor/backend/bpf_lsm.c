@@ -102,6 +102,8 @@ const struct wd_backend_ops wd_backend_bpf_lsm = {
 		    WD_FEAT_NAMESPACES | WD_FEAT_HOLD_APPROVERS,
 	/* sb_mount and the rest refuse every mount from inside, warden's own set-up included */
 	.refuses_mounts = true,
+	/* the LSM hooks answer -EPERM */
+	.deny_errno = EPERM,
 	.supported = wd_bpf_lsm_supported,
 	.start = bl_start,
 	.stop = bl_stop,

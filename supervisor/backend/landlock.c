@@ -276,6 +276,8 @@ const struct wd_backend_ops wd_backend_landlock = {
 	.features = WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT |
 		    WD_FEAT_HOLD | WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER |
 		    WD_FEAT_NAMESPACES | WD_FEAT_HOLD_APPROVERS,
+	/* Landlock answers a denied access EACCES */
+	.deny_errno = EACCES,
 	.supported = ll_supported,
 	.start = ll_start,
 	.stop = ll_stop,

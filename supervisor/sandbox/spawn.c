@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "supervisor/sandbox/caps.h"
+#include "supervisor/sandbox/exit_status.h"
 #include "supervisor/util/log.h"
 #include "supervisor/sandbox/spawn.h"
 
@@ -419,13 +420,7 @@ int wd_child_read_status(int status_fd, pid_t init, siginfo_t *si)
 				  (int)cred.pid, (int)init);
 			continue;
 		}
-		if (WIFEXITED(status)) {
-			si->si_code = CLD_EXITED;
-			si->si_status = WEXITSTATUS(status);
-		} else if (WIFSIGNALED(status)) {
-			si->si_code = WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
-			si->si_status = WTERMSIG(status);
-		}
+		wd_exit_siginfo_of_wait(status, si);
 		err = 0;
 		break;
 	}
