@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The keeper (supervisor/run/keeper.h): the process that ends the sandbox if warden dies, or keeps
+ * it, held calls held, for a successor (`warden adopt`) and hands it over.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
