@@ -30,6 +30,7 @@
 #include "supervisor/ipc/line.h"
 #include "supervisor/ipc/rundir.h"
 #include "supervisor/ipc/sock.h"
+#include "supervisor/sandbox/exit_status.h"
 #include "supervisor/run/run.h"
 #include "supervisor/util/log.h"
 #include "tools/cmds.h"
@@ -452,7 +453,7 @@ static void on_exit_status(struct sup *s, int status)
 	if (s->client >= 0) {
 		char msg[64];
 
-		snprintf(msg, sizeof(msg), "%d", WIFEXITED(status) ? WEXITSTATUS(status) : 128);
+		snprintf(msg, sizeof(msg), "%d", wd_exit_code_of_wait(status));
 		send_reply(s->client, error_reply("run: the sandbox did not start (its supervisor "
 						  "exited %s; see its stderr and report)",
 						  msg));

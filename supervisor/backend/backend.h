@@ -40,6 +40,8 @@ struct wd_backend_ops {
 	 * namespace set up joins the sandbox's cgroup only after that.
 	 */
 	bool refuses_mounts;
+	/* What its kernel side answers a denied change: the waiting room answers the same. */
+	int deny_errno;
 	/* Can it run on this kernel? On false, @why says what is missing (one sentence). */
 	bool (*supported)(char *why, size_t whysz);
 	/* Load what the kernel side needs; kernel records go to @fn. */

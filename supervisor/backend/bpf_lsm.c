@@ -85,6 +85,8 @@ const struct wd_backend_ops wd_backend_bpf_lsm = {
 	.features = WD_BACKEND_FEATURES,
 	/* sb_mount and the rest refuse every mount from inside, warden's own set-up included */
 	.refuses_mounts = true,
+	/* the LSM hooks answer -EPERM */
+	.deny_errno = EPERM,
 	.supported = wd_bpf_lsm_supported,
 	.start = bl_start,
 	.stop = bl_stop,

@@ -187,7 +187,7 @@ const struct wd_capability wd_capabilities[] = {
 	{ "hold.exec", "exec.hold: listed programs run only when an operator approves",
 	  PART("argv is read from the task's memory: advisory; fs.exec decides"),
 	  PART("argv is read from the task's memory: advisory; fs.exec decides") },
-	/* What warden writes as root (supervisor/util/fsutil.c, run.c) */
+	/* What warden writes as root (supervisor/util/fsutil.c, supervisor/run/sink.c) */
 	{ "files.report-path", "--report, --audit and the run directory: never where the sandbox "
 	  "can write, never through a link",
 	  YES("each directory of the path checked against fs.write before the command runs, links "

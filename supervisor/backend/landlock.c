@@ -247,6 +247,8 @@ const struct wd_backend_ops wd_backend_landlock = {
 	.name = "landlock",
 	.column = WD_COLUMN_LANDLOCK,
 	.features = WD_BACKEND_FEATURES,
+	/* Landlock answers a denied access EACCES */
+	.deny_errno = EACCES,
 	.supported = ll_supported,
 	.start = ll_start,
 	.stop = ll_stop,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* Which program each sandboxed pid runs, from the exec records (supervisor/run/exe_cache.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The keeper (supervisor/run/keeper.h): the process that ends the sandbox if warden dies, or keeps
+ * it, held calls held, for a successor (`warden adopt`) and hands it over.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -18,10 +22,12 @@
 #include <cJSON.h>
 
 #include "audit/jsonl.h"
+#include "policy/grow.h"
 #include "supervisor/hold/holds_socket.h"
 #include "supervisor/ipc/rundir.h"
 #include "supervisor/ipc/sock.h"
 #include "supervisor/run/keeper.h"
+#include "supervisor/sandbox/exit_status.h"
 #include "supervisor/sandbox/spawn.h"
 #include "supervisor/util/log.h"
 
@@ -50,7 +56,7 @@ struct keep {
 	char *state;
 	size_t state_len;
 	struct wd_hold_call *calls;
-	size_t n_calls, cap_calls;
+	size_t n_calls;
 	char path[108];
 	int named; /* bound at path, not listening: refuses successors while a supervisor lives */
 };
@@ -113,18 +119,11 @@ static void journal_add(struct keep *kp, const struct wd_hold_call *c)
 	for (size_t i = 0; i < kp->n_calls; i++)
 		if (kp->calls[i].notif_id == c->notif_id)
 			return;
-	if (kp->n_calls == kp->cap_calls) {
-		size_t cap = kp->cap_calls ? kp->cap_calls * 2 : 16;
-		void *p = realloc(kp->calls, cap * sizeof(*kp->calls));
-
-		if (!p) {
-			/* the successor would not know of this call: better no successor */
-			log_warnx("keeper: out of memory for the journal; no successor will be let in");
-			kp->survive_s = 0;
-			return;
-		}
-		kp->calls = p;
-		kp->cap_calls = cap;
+	if (WD_GROW(kp->calls, kp->n_calls)) {
+		/* the successor would not know of this call: better no successor */
+		log_warnx("keeper: out of memory for the journal; no successor will be let in");
+		kp->survive_s = 0;
+		return;
 	}
 	kp->calls[kp->n_calls++] = *c;
 }
@@ -265,11 +264,11 @@ static void write_exit(struct keep *kp, bool killed)
 	actx.backend = cJSON_IsString(be) ? be->valuestring : "";
 	if (kp->fds[WD_KEEP_STATUS] >= 0 &&
 	    wd_child_read_status(kp->fds[WD_KEEP_STATUS], (pid_t)pid->valueint, &si) == 0) {
-		bool exited = si.si_code == CLD_EXITED;
+		struct wd_exit_status how = wd_exit_status_of(&si);
 
-		status = exited ? "completed" : "killed";
-		signo = exited ? 0 : si.si_status;
-		code = exited ? si.si_status : 128 + si.si_status;
+		status = how.signo ? "killed" : "completed";
+		signo = how.signo;
+		code = how.code;
 	}
 	/* the stream warden opened before the command ran: no name is looked up again */
 	fd = fcntl(kp->fds[WD_KEEP_AUDIT], F_DUPFD_CLOEXEC, 3);
@@ -551,13 +550,10 @@ int wd_keeper_adopt(const char *name, struct wd_keeper *k, struct wd_adoption *a
 				goto out;
 			}
 		} else if (buf[0] == KEEP_WAITS && (size_t)n == 1 + sizeof(struct wd_hold_call)) {
-			void *p = realloc(a->calls, (a->n_calls + 1) * sizeof(*a->calls));
-
-			if (!p) {
+			if (WD_GROW(a->calls, a->n_calls)) {
 				err = -ENOMEM;
 				goto out;
 			}
-			a->calls = p;
 			memcpy(&a->calls[a->n_calls++], buf + 1, sizeof(*a->calls));
 		} else if (fd >= 0) {
 			close(fd);

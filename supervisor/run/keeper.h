@@ -52,7 +52,7 @@ enum wd_keep_fd {
 };
 
 int wd_keeper_give(struct wd_keeper *k, enum wd_keep_fd what, int fd);
-/* What a successor needs to take the sandbox on (a JSON object, see run.c). */
+/* What a successor needs to take the sandbox on (a JSON object, see run.c tell_keeper()). */
 int wd_keeper_state(struct wd_keeper *k, const char *state);
 /* Journal: @c waits for a decision, or no longer does. */
 int wd_keeper_journal(struct wd_keeper *k, const struct wd_hold_call *c, bool waiting);

@@ -211,13 +211,19 @@ int wd_pty_attach(struct wd_pty *p, int master)
 	return 0;
 }
 
+/* The command has its copies of the slave: warden's own would keep EIO (hang-up) away. */
+static void drop_slave(struct wd_pty *p)
+{
+	if (p->slave >= 0)
+		close(p->slave);
+	p->slave = -1;
+}
+
 void wd_pty_started(struct wd_pty *p)
 {
 	if (p->master < 0)
 		return;
-	if (p->slave >= 0)
-		close(p->slave);
-	p->slave = -1;
+	drop_slave(p);
 	p->relaying = true;
 	if (!p->paused)
 		set_raw(p);
@@ -352,9 +358,7 @@ void wd_pty_drain(struct wd_pty *p)
 	if (p->master < 0)
 		return;
 	/* never started: warden's own copy of the slave would keep EIO away */
-	if (p->slave >= 0)
-		close(p->slave);
-	p->slave = -1;
+	drop_slave(p);
 	for (;;) {
 		struct pollfd pfd = { .fd = p->master, .events = POLLIN };
 		ssize_t n;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* The run report, warden.report/1, written once the run ends (supervisor/run/report.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* Sandbox cgroups under warden's own cgroup v2 subtree (supervisor/sandbox/cgroup.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

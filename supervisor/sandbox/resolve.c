@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* Policy paths resolved as the kernel will see them (supervisor/sandbox/resolve.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Process set-up from the policy (supervisor/sandbox/setup.h): prepared in the parent, applied
+ * by the child with system calls only.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>

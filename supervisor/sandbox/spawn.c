@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Starting a command inside its sandbox (supervisor/sandbox/spawn.h): clone3 into the cgroup, the
+ * child's set-up in its order, the init of a new pid namespace, and reading how the command ended.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,6 +22,7 @@
 #include <unistd.h>
 
 #include "supervisor/sandbox/caps.h"
+#include "supervisor/sandbox/exit_status.h"
 #include "supervisor/util/log.h"
 #include "supervisor/sandbox/spawn.h"
 
@@ -70,7 +75,6 @@ fail:
 	_exit(127);
 }
 
-/* In the child, between clone3 and execve: async-signal-safe calls only. */
 /* The child's ends of what it shares with the parent. */
 struct child_fds {
 	int err; /* why it could not exec */
@@ -81,6 +85,31 @@ struct child_fds {
 	int procs; /* the sandbox's cgroup.procs, when it is joined after the set-up */
 };
 
+/*
+ * In the child, once in the cgroup: the backend, the waiting room, the bounding set, the user,
+ * the other capability sets, in this order. Async-signal-safe. 0 or -errno.
+ */
+static int child_confine(const struct wd_spawn_opts *o, const struct child_fds *fds)
+{
+	const struct wd_caps_plan *caps = o->plan ? &o->plan->caps : NULL;
+	int r = 0;
+
+	if (o->setup)
+		r = o->setup(o->setup_ctx);
+	if (!r && o->notify)
+		r = wd_waiting_room_install(o->notify, fds->notify);
+	/* Capabilities, step one: the bounding set, while CAP_SETPCAP is still there. */
+	if (!r)
+		r = wd_caps_bound(caps);
+	if (!r)
+		r = wd_setup_child_user(o->plan);
+	/* Capabilities, step two: only what the policy keeps, right before execve. */
+	if (!r)
+		r = wd_caps_drop(caps);
+	return r;
+}
+
+/* In the child, between clone3 and execve: async-signal-safe calls only. */
 static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 						  char *const argv[], const struct child_fds *fds,
 						  pid_t parent)
@@ -157,33 +186,7 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 	}
 	if (fds->procs >= 0 && write(fds->procs, "0", 1) != 1)
 		goto fail;
-	if (o->setup) {
-		r = o->setup(o->setup_ctx);
-		if (r) {
-			errno = -r;
-			goto fail;
-		}
-	}
-	if (o->notify) {
-		r = wd_waiting_room_install(o->notify, fds->notify);
-		if (r) {
-			errno = -r;
-			goto fail;
-		}
-	}
-	/* Capabilities, step one: the bounding set, while CAP_SETPCAP is still there. */
-	r = wd_caps_bound(o->plan ? &o->plan->caps : NULL);
-	if (r) {
-		errno = -r;
-		goto fail;
-	}
-	r = wd_setup_child_user(o->plan);
-	if (r) {
-		errno = -r;
-		goto fail;
-	}
-	/* Capabilities, step two: only what the policy keeps, right before execve. */
-	r = wd_caps_drop(o->plan ? &o->plan->caps : NULL);
+	r = child_confine(o, fds);
 	if (r) {
 		errno = -r;
 		goto fail;
@@ -419,13 +422,7 @@ int wd_child_read_status(int status_fd, pid_t init, siginfo_t *si)
 				  (int)cred.pid, (int)init);
 			continue;
 		}
-		if (WIFEXITED(status)) {
-			si->si_code = CLD_EXITED;
-			si->si_status = WEXITSTATUS(status);
-		} else if (WIFSIGNALED(status)) {
-			si->si_code = WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
-			si->si_status = WTERMSIG(status);
-		}
+		wd_exit_siginfo_of_wait(status, si);
 		err = 0;
 		break;
 	}

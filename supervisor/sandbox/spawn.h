@@ -67,8 +67,8 @@ struct wd_spawn_opts {
  * command's process from pid 1, which execs warden-init (found beside warden's own binary) and
  * never joins the cgroup; the cgroup (joined by the command's process when there is an init or
  * @o->join_after_setup, else from clone3); @o->setup (the backend), the waiting room, the
- * bounding set (supervisor/sandbox/caps.h), the plan's user and environment, the other capability sets,
- * execve. Returns 0 (check setup_errno and exec_errno) or -errno when no child could be made.
+ * bounding set (supervisor/sandbox/caps.h), the plan's user and environment, the other
+ * capability sets, execve. Returns 0 (check setup_errno and exec_errno) or -errno when no child could be made.
  */
 int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child);
 
