@@ -273,9 +273,10 @@ int hold_take(struct wd_hold_engine *e, const struct wd_hold_call *c, struct hol
 	}
 	h->m = (struct matched){ .act = act, .now = now };
 	/*
-	 * Journaled here, before the hop to the main loop: a supervisor that dies after this
-	 * leaves a call its successor can ask about again (sending from this thread is safe: one
-	 * datagram each, and its answer can only be sent after it).
+	 * Journaled (again: hold_receive_one() journaled it as it came; a call handed over by the
+	 * keeper comes from its journal) before the hop to the main loop, so that settle()'s
+	 * "answered" follows it. Sending from this thread is safe: one datagram each, and the
+	 * answer can only be sent after it; the keeper keeps one entry per call.
 	 */
 	h->waited = true;
 	hold_journal(e, h, true);
@@ -300,6 +301,14 @@ int hold_receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t n
 		return -errno;
 	c = (struct wd_hold_call){ .notif_id = n->id, .pid = n->pid, .nr = (uint32_t)n->data.nr };
 	memcpy(c.args, n->data.args, sizeof(c.args));
+	/*
+	 * Journaled before anything is read or decided: once received, the kernel never sends the
+	 * call again, so a supervisor that died between here and hold_take()'s verdict would leave
+	 * the task waiting with no successor knowing of it. An unmatched call is not journaled as
+	 * answered; the keeper forgets it when the kernel no longer has it pending.
+	 */
+	if (e->ev.waiting)
+		e->ev.waiting(e->ev.ctx, &c, true);
 	return hold_take(e, &c, out);
 }
 

@@ -421,6 +421,7 @@ int wd_adopt(const struct wd_adopt_opts *o)
 		(int64_t)wd_clock_ns(CLOCK_REALTIME) - (int64_t)wd_clock_ns(CLOCK_BOOTTIME);
 	d.holds.st = &d.st;
 	d.holds.keeper = &d.keeper;
+	d.holds.journal = true; /* a successor that dies hands the sandbox back */
 	d.holds.deny_errno = deny_errno_of(d.k.backend);
 	if (wd_hold_rules_classes(&d.holds.rules) &&
 	    wd_run_holds_start(&d.holds, d.cg.name, d.pol.hold_io_uring))

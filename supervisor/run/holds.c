@@ -78,7 +78,7 @@ static void on_decided(void *ctx, const struct wd_hold_view *v, bool allow, cons
 static void holds_waiting(void *ctx, const struct wd_hold_call *c, bool waiting)
 {
 	struct run_holds *h = ctx;
-	int err = h->keeper ? wd_keeper_journal(h->keeper, c, waiting) : 0;
+	int err = h->keeper && h->journal ? wd_keeper_journal(h->keeper, c, waiting) : 0;
 
 	if (err)
 		log_warnx("holds: cannot tell the keeper of a waiting call: %s", strerror(-err));

@@ -28,6 +28,7 @@ struct run_holds {
 	struct wd_ctl *ctl;
 	struct run_state *st;
 	struct wd_keeper *keeper; /* gets a copy of the listener */
+	bool journal; /* a successor may come (--survive, adopt): the keeper journals waiting calls */
 	int deny_errno; /* what the backend's kernel side answers a denied change */
 	uint64_t held, decided;
 	bool prompting; /* `run --prompt` asks on the caller's terminal: the relay pauses */
