@@ -49,7 +49,7 @@ read -r hold_med hold_p90 <<< "$(measure "$dir/held.json")"
 # rm -r's shape: unlinkat(dirfd, name), the directory's path read from /proc
 read -r at_base_med at_base_p90 <<< "$(measure "$dir/plain.json" at)"
 read -r at_hold_med at_hold_p90 <<< "$(measure "$dir/held.json" at)"
-# with --survive every call the waiting room receives is journaled in the keeper first
+# with --survive: the keeper holds the page calls are received into (what a successor reads)
 survive=60
 read -r sv_hold_med sv_hold_p90 <<< "$(measure "$dir/held.json")"
 survive=
@@ -70,7 +70,7 @@ printf 'bench: the mechanism alone adds   median %6.1f us\n' \
 added=$(echo "($hold_med - $base_med) / 1000" | bc -l)
 printf 'bench: added median %.1f us (target < 15 us), ratio %.2fx\n' "$added" \
 	"$(echo "$hold_med / $base_med" | bc -l)"
-printf 'bench: with --survive (journaled)  median %6.1f us  p90 %6.1f us  (added %.1f us)\n' \
+printf 'bench: with --survive             median %6.1f us  p90 %6.1f us  (added %.1f us)\n' \
 	"$(echo "$sv_hold_med / 1000" | bc -l)" "$(echo "$sv_hold_p90 / 1000" | bc -l)" \
 	"$(echo "($sv_hold_med - $base_med) / 1000" | bc -l)"
 printf 'bench: warden over the bare mechanism: median %+.1f us\n' \

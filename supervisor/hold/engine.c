@@ -292,12 +292,13 @@ int wd_hold_on_notify(struct wd_hold_engine *e)
 
 	if (!e->receiving) {
 		size_t nsz = hold_notif_size(e);
-		struct seccomp_notif *n = calloc(1, nsz);
+		struct seccomp_notif *n = e->recv_page ? e->recv_page : calloc(1, nsz);
 
 		if (!n)
 			return -ENOMEM;
 		err = hold_receive_one(e, n, nsz, &h);
-		free(n);
+		if (n != e->recv_page)
+			free(n);
 		if (h)
 			admit(e, h);
 		return err == -EINTR || err == -ENOENT ? 0 : err;

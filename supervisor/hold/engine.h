@@ -50,6 +50,21 @@ struct wd_hold_events {
 	void *ctx;
 };
 
+/*
+ * The memory the kernel writes each received call into, instead of the engine's own: a page of a
+ * memfd the keeper also holds, so a call received by a supervisor that dies before it is decided
+ * and journaled is still known to the successor (wd_hold_received_call). Set before
+ * wd_hold_attach / wd_hold_take_over; ignored if smaller than the kernel's notification.
+ */
+void wd_hold_set_receive_page(struct wd_hold_engine *e, void *page, size_t size);
+
+/*
+ * The call a dead supervisor had received into @page (@size bytes) and perhaps not decided: 0
+ * and *@c when the page holds one, -ENOENT when it holds none. Whether the kernel still has it
+ * pending is for the caller to ask (SECCOMP_IOCTL_NOTIF_ID_VALID).
+ */
+int wd_hold_received_call(const void *page, size_t size, struct wd_hold_call *c);
+
 /* @listener may be -1 until the child has sent it (wd_hold_attach). */
 int wd_hold_engine_new(struct wd_hold_engine **out, const struct wd_hold_rules *rules,
 		       int listener, const struct wd_hold_events *ev);

@@ -83,6 +83,7 @@ struct wd_hold_engine {
 	uint64_t next_id;
 	unsigned char key[32];
 	struct seccomp_notif_sizes sizes;
+	struct seccomp_notif *recv_page; /* shared with the keeper (wd_hold_set_receive_page) */
 	/*
 	 * The receiver thread: blocked in SECCOMP_IOCTL_NOTIF_RECV (so the synchronous wake-up
 	 * puts it on the caller's CPU), it answers every call no rule matches at once and queues

@@ -273,10 +273,9 @@ int hold_take(struct wd_hold_engine *e, const struct wd_hold_call *c, struct hol
 	}
 	h->m = (struct matched){ .act = act, .now = now };
 	/*
-	 * Journaled (again: hold_receive_one() journaled it as it came; a call handed over by the
-	 * keeper comes from its journal) before the hop to the main loop, so that settle()'s
-	 * "answered" follows it. Sending from this thread is safe: one datagram each, and the
-	 * answer can only be sent after it; the keeper keeps one entry per call.
+	 * Journaled here, before the hop to the main loop: a supervisor that dies after this
+	 * leaves a call its successor can ask about again (sending from this thread is safe: one
+	 * datagram each, and its answer can only be sent after it).
 	 */
 	h->waited = true;
 	hold_journal(e, h, true);
@@ -290,6 +289,31 @@ size_t hold_notif_size(const struct wd_hold_engine *e)
 								       sizeof(struct seccomp_notif);
 }
 
+void wd_hold_set_receive_page(struct wd_hold_engine *e, void *page, size_t size)
+{
+	if (page && size >= hold_notif_size(e))
+		e->recv_page = page;
+}
+
+int wd_hold_received_call(const void *page, size_t size, struct wd_hold_call *c)
+{
+	struct seccomp_notif n;
+
+	if (!page || size < sizeof(n))
+		return -ENOENT;
+	memcpy(&n, page, sizeof(n));
+	if (!n.id)
+		return -ENOENT; /* zeroed before each RECV: nothing received since */
+	*c = (struct wd_hold_call){ .notif_id = n.id, .pid = n.pid, .nr = (uint32_t)n.data.nr };
+	memcpy(c->args, n.data.args, sizeof(c->args));
+	return 0;
+}
+
+/*
+ * One call from the waiting room into @n: the kernel writes it there (into the page the keeper
+ * shares, where one is set), so from the moment the kernel counts it as sent, a successor can
+ * find it; the next RECV zeroes it only after this one is answered or journaled.
+ */
 int hold_receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t nsz,
 		     struct hold **out)
 {
@@ -301,14 +325,6 @@ int hold_receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t n
 		return -errno;
 	c = (struct wd_hold_call){ .notif_id = n->id, .pid = n->pid, .nr = (uint32_t)n->data.nr };
 	memcpy(c.args, n->data.args, sizeof(c.args));
-	/*
-	 * Journaled before anything is read or decided: once received, the kernel never sends the
-	 * call again, so a supervisor that died between here and hold_take()'s verdict would leave
-	 * the task waiting with no successor knowing of it. An unmatched call is not journaled as
-	 * answered; the keeper forgets it when the kernel no longer has it pending.
-	 */
-	if (e->ev.waiting)
-		e->ev.waiting(e->ev.ctx, &c, true);
 	return hold_take(e, &c, out);
 }
 
@@ -316,7 +332,7 @@ static void *receive_loop(void *arg)
 {
 	struct wd_hold_engine *e = arg;
 	size_t nsz = hold_notif_size(e);
-	struct seccomp_notif *n = calloc(1, nsz);
+	struct seccomp_notif *n = e->recv_page ? e->recv_page : calloc(1, nsz);
 	const uint64_t one = 1;
 
 	if (!n) {
@@ -343,6 +359,7 @@ static void *receive_loop(void *arg)
 		if (write(e->wake, &one, sizeof(one)) < 0)
 			log_warn("holds: waking the main loop");
 	}
-	free(n);
+	if (n != e->recv_page)
+		free(n);
 	return NULL;
 }

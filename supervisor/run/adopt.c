@@ -22,6 +22,7 @@
 
 #include "audit/jsonl.h"
 #include "policy/compile.h"
+#include "policy/grow.h"
 #include "policy/explain.h"
 #include "supervisor/backend/backend.h"
 #include "supervisor/bpf/events.h"
@@ -276,6 +277,32 @@ static int open_stream(struct adopt *d)
 }
 
 /*
+ * The call the dead supervisor had received and perhaps neither decided nor journaled: the kernel
+ * never sends it again, so it is asked again with the journal's (from the page the keeper kept;
+ * this supervisor receives into the same page).
+ */
+static void received_too(struct adopt *d, int listener)
+{
+	struct wd_hold_call c;
+
+	if (!d->holds.engine || listener < 0 ||
+	    wd_run_holds_receive_page(&d->holds, d->a.fds[WD_KEEP_RECEIVED], &c))
+		return;
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &c.notif_id))
+		return; /* answered before that supervisor died, or its task is gone */
+	for (size_t i = 0; i < d->a.n_calls; i++)
+		if (d->a.calls[i].notif_id == c.notif_id)
+			return; /* journaled: held already */
+	if (WD_GROW(d->a.calls, d->a.n_calls)) {
+		log_warnx("adopt: out of memory: a call received before the take-over is not asked");
+		return;
+	}
+	d->a.calls[d->a.n_calls++] = c;
+	log_debug("adopt: asking again a call received but not decided (id %llu)",
+		  (unsigned long long)c.notif_id);
+}
+
+/*
  * The run goes on here: the held calls still waiting asked again, the kernel's records read on
  * from where the old supervisor stopped (what did not fit is counted, see lost_since()), the
  * prompt and the command's terminal.
@@ -290,6 +317,7 @@ static void resume(struct adopt *d)
 		    !ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &d->a.calls[i].notif_id))
 			d->a.calls[waiting++] = d->a.calls[i];
 	d->a.n_calls = waiting;
+	received_too(d, listener);
 	if (d->a.fds[WD_KEEP_EVENTS] >= 0) {
 		err = wd_events_open(&d->ev, d->a.fds[WD_KEEP_EVENTS], wd_run_on_record, &d->st);
 		if (err) {
@@ -421,7 +449,6 @@ int wd_adopt(const struct wd_adopt_opts *o)
 		(int64_t)wd_clock_ns(CLOCK_REALTIME) - (int64_t)wd_clock_ns(CLOCK_BOOTTIME);
 	d.holds.st = &d.st;
 	d.holds.keeper = &d.keeper;
-	d.holds.journal = true; /* a successor that dies hands the sandbox back */
 	d.holds.deny_errno = deny_errno_of(d.k.backend);
 	if (wd_hold_rules_classes(&d.holds.rules) &&
 	    wd_run_holds_start(&d.holds, d.cg.name, d.pol.hold_io_uring))

@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,7 +80,7 @@ static void on_decided(void *ctx, const struct wd_hold_view *v, bool allow, cons
 static void holds_waiting(void *ctx, const struct wd_hold_call *c, bool waiting)
 {
 	struct run_holds *h = ctx;
-	int err = h->keeper && h->journal ? wd_keeper_journal(h->keeper, c, waiting) : 0;
+	int err = h->keeper ? wd_keeper_journal(h->keeper, c, waiting) : 0;
 
 	if (err)
 		log_warnx("holds: cannot tell the keeper of a waiting call: %s", strerror(-err));
@@ -156,18 +158,70 @@ int wd_run_holds_start(struct run_holds *h, const char *sandbox, bool allow_io_u
 	return err;
 }
 
+#define WD_RECV_PAGE 4096
+
+int wd_run_holds_receive_page(struct run_holds *h, int fd, struct wd_hold_call *c)
+{
+	struct stat st;
+	void *page;
+	int err;
+
+	if (fd < 0) {
+		fd = memfd_create("warden-received", MFD_CLOEXEC);
+		if (fd < 0 || ftruncate(fd, WD_RECV_PAGE)) {
+			err = -errno;
+			goto fail;
+		}
+	} else {
+		fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0 || fstat(fd, &st)) {
+			err = -errno;
+			goto fail;
+		}
+		if (st.st_size < WD_RECV_PAGE) {
+			err = -EINVAL;
+			goto fail;
+		}
+	}
+	page = mmap(NULL, WD_RECV_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (page == MAP_FAILED) {
+		err = -errno;
+		goto fail;
+	}
+	h->recv_page = page;
+	h->recv_fd = fd;
+	wd_hold_set_receive_page(h->engine, page, WD_RECV_PAGE);
+	return wd_hold_received_call(page, WD_RECV_PAGE, c);
+fail:
+	if (fd >= 0)
+		close(fd);
+	log_warnx("holds: no shared page for the waiting room's calls: %s", strerror(-err));
+	return err;
+}
+
 void wd_run_holds_close(struct run_holds *h)
 {
 	wd_ctl_close(h->ctl);
 	h->ctl = NULL;
 	wd_hold_engine_free(h->engine);
 	h->engine = NULL;
+	if (h->recv_page) {
+		munmap(h->recv_page, WD_RECV_PAGE);
+		close(h->recv_fd);
+		h->recv_page = NULL;
+	}
 }
 
 static void holds_attach(void *ctx, int listener)
 {
 	struct run_holds *h = ctx;
+	struct wd_hold_call none;
 
+	/* before the receiver starts: every call it receives is in the keeper's copy too */
+	if (wd_run_holds_receive_page(h, -1, &none) != -ENOENT && h->recv_page)
+		log_warnx("holds: a new page already holds a call");
+	if (h->recv_page && wd_keeper_give(h->keeper, WD_KEEP_RECEIVED, h->recv_fd))
+		log_warn("holds: cannot give the keeper the received-call page");
 	wd_hold_attach(h->engine, listener);
 	/* Without it a crash of warden would fail held calls with ENOSYS instead of ending them. */
 	if (wd_keeper_give(h->keeper, WD_KEEP_LISTENER, listener))

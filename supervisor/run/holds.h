@@ -28,11 +28,19 @@ struct run_holds {
 	struct wd_ctl *ctl;
 	struct run_state *st;
 	struct wd_keeper *keeper; /* gets a copy of the listener */
-	bool journal; /* a successor may come (--survive, adopt): the keeper journals waiting calls */
+	void *recv_page; /* where the waiting room's calls are received; NULL until attached */
+	int recv_fd; /* its memfd, when recv_page is set */
 	int deny_errno; /* what the backend's kernel side answers a denied change */
 	uint64_t held, decided;
 	bool prompting; /* `run --prompt` asks on the caller's terminal: the relay pauses */
 };
+
+/*
+ * The page the engine receives calls into: a new memfd (@fd < 0, the run) or the one the keeper
+ * kept (adopt). Returns the call a dead supervisor had received there, if any (*@c, 0), else
+ * -ENOENT, or -errno when there is no page (the engine then receives into its own memory).
+ */
+int wd_run_holds_receive_page(struct run_holds *h, int fd, struct wd_hold_call *c);
 
 /* The engine and its socket exist before the child: its own exec may be held. 0 or -errno. */
 int wd_run_holds_start(struct run_holds *h, const char *sandbox, bool allow_io_uring);

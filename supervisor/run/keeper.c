@@ -4,7 +4,6 @@
  * it, held calls held, for a successor (`warden adopt`) and hands it over.
  */
 #include <errno.h>
-#include <linux/seccomp.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -13,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -115,33 +113,12 @@ static ssize_t recv_msg(int sock, char *buf, size_t bufsz, int *fd)
 	return n;
 }
 
-/*
- * Forget the calls the kernel no longer has pending: every call is journaled as it is received,
- * and only a held one is journaled as answered, so an unmatched call's entry goes stale as soon
- * as its answer is sent. Notification ids are never reused, so ID_VALID tells stale ones apart.
- */
-static void journal_prune(struct keep *kp)
-{
-	int listener = kp->fds[WD_KEEP_LISTENER];
-	size_t j = 0;
-
-	if (listener < 0)
-		return;
-	for (size_t i = 0; i < kp->n_calls; i++)
-		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &kp->calls[i].notif_id) == 0)
-			kp->calls[j++] = kp->calls[i];
-	kp->n_calls = j;
-}
-
 static void journal_add(struct keep *kp, const struct wd_hold_call *c)
 {
 	/* a successor journals again the calls it was handed */
 	for (size_t i = 0; i < kp->n_calls; i++)
 		if (kp->calls[i].notif_id == c->notif_id)
 			return;
-	/* before the array would double: amortised, one ioctl per call received */
-	if (kp->n_calls >= 64 && !(kp->n_calls & (kp->n_calls - 1)))
-		journal_prune(kp);
 	if (WD_GROW(kp->calls, kp->n_calls)) {
 		/* the successor would not know of this call: better no successor */
 		log_warnx("keeper: out of memory for the journal; no successor will be let in");
@@ -254,7 +231,6 @@ static int hand_over(struct keep *kp, int conn)
 	for (unsigned char i = 0; i < WD_KEEP_NFDS; i++)
 		if (kp->fds[i] >= 0 && send_msg(conn, KEEP_FD, &i, 1, kp->fds[i]) < 0)
 			return -1;
-	journal_prune(kp);
 	for (size_t i = 0; i < kp->n_calls; i++)
 		if (send_msg(conn, KEEP_WAITS, &kp->calls[i], sizeof(kp->calls[i]), -1) < 0)
 			return -1;

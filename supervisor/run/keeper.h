@@ -48,6 +48,8 @@ enum wd_keep_fd {
 	 */
 	WD_KEEP_AUDIT,
 	WD_KEEP_TERMINAL, /* run --survive on a terminal: the command's pty master (no hang-up) */
+	/* the memfd page the waiting room's calls are received into (wd_hold_set_receive_page) */
+	WD_KEEP_RECEIVED,
 	WD_KEEP_NFDS,
 };
 

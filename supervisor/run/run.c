@@ -227,8 +227,6 @@ static int confine(struct run *r)
 		return err;
 	}
 	holds->keeper = &r->keeper;
-	/* without --survive no successor ever asks: the keeper ends the sandbox with warden */
-	holds->journal = r->o->survive_s > 0;
 	/* Landlock answers a denied change EACCES; the LSM hooks answer EPERM. */
 	holds->deny_errno = r->ops->deny_errno;
 	if (wd_hold_rules_classes(&holds->rules)) {
