@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Backend room: the bpf-lsm backend. BPF-LSM programs (bpf/wd_sandbox.bpf.c, loaded by
+ * Backend room: the bpf-lsm backend. BPF-LSM programs (bpf/wd_lsm.bpf.c, loaded by
  * supervisor/bpf/progs.c) decide every open and exec of a sandboxed task; a seccomp filter
  * refuses the privileged syscalls as on the landlock backend.
  */

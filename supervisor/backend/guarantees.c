@@ -210,7 +210,7 @@ const struct wd_capability wd_capabilities[] = {
 	      "stderr, never a stream the command writes to") },
 
 	/*
-	 * What an approval does, what the operator sees (hold/engine.c, holds_socket.c,
+	 * What an approval does, what the operator sees (hold/perform.c, holds_socket.c,
 	 * tools/cmd_hold.c), and what warden's sockets take from a peer (supervisor/ipc/)
 	 */
 	{ "hold.exact-object", "an approved delete or rename acts on the object shown, or on none "

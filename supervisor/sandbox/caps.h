@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What capabilities the command keeps: none, unless the policy's "caps" names some (from the
- * short list policy/policy.c accepts). In the child, in two steps: the bounding set while
+ * short list policy/caps.c accepts). In the child, in two steps: the bounding set while
  * CAP_SETPCAP is still held (before the user switch), then the rest right before execve. Raw
  * system calls only (prctl, capset): async-signal-safe, no libcap.
  */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* policy/policy.c: one document to structs; every key, every error path. */
+/* policy/parse.c and the section files: one document to structs; every key, every error path. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
