@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "policy/grow.h"
 #include "policy/path.h"
 #include "supervisor/bpf/devid.h"
 #include "supervisor/bpf/progs_int.h"
@@ -35,7 +36,6 @@ static int inode_put(struct wd_progs *progs, uint64_t sandbox, const char *path,
 {
 	int fd = bpf_map__fd(progs->lsm->maps.wd_inodes);
 	struct wd_inode_key key = { .sandbox = sandbox };
-	struct wd_inode_key *grown;
 	struct wd_devid id;
 	int err;
 
@@ -45,10 +45,9 @@ static int inode_put(struct wd_progs *progs, uint64_t sandbox, const char *path,
 		return err;
 	}
 	key.ino = id.ino;
-	grown = realloc(progs->inodes, (progs->n_inodes + 2) * sizeof(*grown));
-	if (!grown)
+	/* room for the two entries below (WD_GROW: capacity follows the length) */
+	if (WD_GROW(progs->inodes, progs->n_inodes) || WD_GROW(progs->inodes, progs->n_inodes + 1))
 		return -ENOMEM;
-	progs->inodes = grown;
 	/* one entry per device number the BPF side may compute (supervisor/bpf/devid.h) */
 	for (int i = 0; i < (id.sb_dev != id.stat_dev ? 2 : 1); i++) {
 		struct wd_inode_rule val = *add, old;
@@ -155,20 +154,18 @@ static int denies_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_
 {
 	size_t n = rs->n_fs_deny;
 	int fd = bpf_map__fd(progs->lsm->maps.wd_paths);
-	struct wd_path_key *grown;
 	int err = 0;
 
-	grown = realloc(progs->denies, (progs->n_denies + 2 * n) * sizeof(*grown));
-	if (!grown && n)
-		return -ENOMEM;
-	progs->denies = grown;
 	for (size_t i = 0; i < n && !err; i++) {
 		size_t len = strlen(deny[i]);
 		struct wd_rule_entry e = { 0 };
 
 		for (int form = 0; form < (len == 1 ? 1 : 2) && !err; form++) {
-			struct wd_path_key *key = &progs->denies[progs->n_denies];
+			struct wd_path_key *key;
 
+			if (WD_GROW(progs->denies, progs->n_denies))
+				return -ENOMEM;
+			key = &progs->denies[progs->n_denies];
 			if (len + 1 >= sizeof(e.path))
 				return -ENAMETOOLONG;
 			memcpy(e.path, deny[i], len);
@@ -323,7 +320,7 @@ static int protect_put(struct wd_progs *progs, uint64_t sandbox, const struct wd
 		       char **trees, const char *c, size_t clen)
 {
 	struct wd_rule_entry e = { 0 };
-	struct wd_path_key key, *grown;
+	struct wd_path_key key;
 	struct wd_protect_val val;
 	int err;
 
@@ -338,10 +335,8 @@ static int protect_put(struct wd_progs *progs, uint64_t sandbox, const struct wd
 	protect_value(rs, trees, c, clen, &val);
 	if (!val.ops)
 		return 0;
-	grown = realloc(progs->protects, (progs->n_protects + 1) * sizeof(*grown));
-	if (!grown)
+	if (WD_GROW(progs->protects, progs->n_protects))
 		return -ENOMEM;
-	progs->protects = grown;
 	err = bpf_map_update_elem(bpf_map__fd(progs->lsm->maps.wd_protect), &key, &val, BPF_ANY);
 	if (err) {
 		log_warnx("bpf: cannot add the fs.protect rule for %.*s: %s", (int)clen, c,
