@@ -70,11 +70,13 @@ $(OUT)/vmlinux.h: | $(OUT)/bpf
 FORCE:
 $(OUT)/vmlinux.h: FORCE
 
-$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h | $(OUT)/bpf
+# Static patterns: a skeleton or object of a program set that no longer exists, named by an old
+# build's dependency files, is never rebuilt from a source that is gone.
+$(BPF_OBJS): $(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h | $(OUT)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
-$(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
+$(SKELS): $(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
