@@ -286,7 +286,8 @@ static void received_too(struct adopt *d, int listener)
 	struct wd_hold_call c;
 
 	if (!d->holds.engine || listener < 0 ||
-	    wd_run_holds_receive_page(&d->holds, d->a.fds[WD_KEEP_RECEIVED], &c))
+	    wd_run_holds_receive_page(&d->holds, d->a.fds[WD_KEEP_RECEIVED]) ||
+	    wd_hold_received_call(d->holds.recv_page, WD_RECV_PAGE, &c))
 		return;
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &c.notif_id))
 		return; /* answered before that supervisor died, or its task is gone */

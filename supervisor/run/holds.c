@@ -158,9 +158,7 @@ int wd_run_holds_start(struct run_holds *h, const char *sandbox, bool allow_io_u
 	return err;
 }
 
-#define WD_RECV_PAGE 4096
-
-int wd_run_holds_receive_page(struct run_holds *h, int fd, struct wd_hold_call *c)
+int wd_run_holds_receive_page(struct run_holds *h, int fd)
 {
 	struct stat st;
 	void *page;
@@ -191,7 +189,7 @@ int wd_run_holds_receive_page(struct run_holds *h, int fd, struct wd_hold_call *
 	h->recv_page = page;
 	h->recv_fd = fd;
 	wd_hold_set_receive_page(h->engine, page, WD_RECV_PAGE);
-	return wd_hold_received_call(page, WD_RECV_PAGE, c);
+	return 0;
 fail:
 	if (fd >= 0)
 		close(fd);
@@ -215,12 +213,10 @@ void wd_run_holds_close(struct run_holds *h)
 static void holds_attach(void *ctx, int listener)
 {
 	struct run_holds *h = ctx;
-	struct wd_hold_call none;
 
 	/* before the receiver starts: every call it receives is in the keeper's copy too */
-	if (wd_run_holds_receive_page(h, -1, &none) != -ENOENT && h->recv_page)
-		log_warnx("holds: a new page already holds a call");
-	if (h->recv_page && wd_keeper_give(h->keeper, WD_KEEP_RECEIVED, h->recv_fd))
+	if (!h->recv_page && wd_run_holds_receive_page(h, -1) == 0 &&
+	    wd_keeper_give(h->keeper, WD_KEEP_RECEIVED, h->recv_fd))
 		log_warn("holds: cannot give the keeper the received-call page");
 	wd_hold_attach(h->engine, listener);
 	/* Without it a crash of warden would fail held calls with ENOSYS instead of ending them. */

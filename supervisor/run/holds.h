@@ -35,12 +35,14 @@ struct run_holds {
 	bool prompting; /* `run --prompt` asks on the caller's terminal: the relay pauses */
 };
 
+#define WD_RECV_PAGE 4096
+
 /*
- * The page the engine receives calls into: a new memfd (@fd < 0, the run) or the one the keeper
- * kept (adopt). Returns the call a dead supervisor had received there, if any (*@c, 0), else
- * -ENOENT, or -errno when there is no page (the engine then receives into its own memory).
+ * The page the engine receives calls into (h->recv_page): a new memfd (@fd < 0, the run) or the
+ * one the keeper kept (adopt). 0, or -errno when there is none (the engine then receives into
+ * its own memory, and a crash in the window is not covered).
  */
-int wd_run_holds_receive_page(struct run_holds *h, int fd, struct wd_hold_call *c);
+int wd_run_holds_receive_page(struct run_holds *h, int fd);
 
 /* The engine and its socket exist before the child: its own exec may be held. 0 or -errno. */
 int wd_run_holds_start(struct run_holds *h, const char *sandbox, bool allow_io_uring);
