@@ -76,11 +76,18 @@
 #define WD_SYSCALLS_SOCK(X)                                                                      \
 	X(42, connect, CONNECT, 1, 2) X(44, sendto, SENDTO, 4, 5) X(49, bind, BIND, 1, 2)
 
-/* WD_NR_open, WD_NR_ioctl ...: each listed syscall's number by name. */
+/* Calls on an fd that only the holds' waiting room takes (WD_SYSCALLS_HELD names them). */
+#define WD_SYSCALLS_FD(X) X(77, ftruncate) X(285, fallocate)
+
+/*
+ * WD_NR_open, WD_NR_ioctl ...: each listed syscall's number by name, the only place a number
+ * is written; WD_SYSCALLS_HELD below names its rows' numbers so.
+ */
 #define WD_NR_ENUM_(nr, name, ...) WD_NR_##name = nr,
 enum wd_syscall_nr {
 	WD_SYSCALLS_PATH(WD_NR_ENUM_) WD_SYSCALLS_BY_ARG(WD_NR_ENUM_)
 	WD_SYSCALLS_SOCK(WD_NR_ENUM_) WD_SYSCALLS_SELF_PROTECT(WD_NR_ENUM_)
+	WD_SYSCALLS_FD(WD_NR_ENUM_)
 };
 #undef WD_NR_ENUM_
 
@@ -99,23 +106,23 @@ enum wd_syscall_nr {
  * each number against its libc's __NR_ name.
  */
 #define WD_SYSCALLS_HELD(X)                                                                      \
-	X(87, unlink, DELETE, WD_HELD_ALL, WD_HELD_NO)                                           \
-	X(263, unlinkat, DELETE, WD_HELD_ALL, WD_HELD_ARG(2, AT_REMOVEDIR))                       \
-	X(84, rmdir, DELETE, WD_HELD_ALL, WD_HELD_ALL)                                           \
-	X(82, rename, RENAME, WD_HELD_ALL, WD_HELD_ALL)                                          \
-	X(264, renameat, RENAME, WD_HELD_ALL, WD_HELD_ALL)                                       \
-	X(316, renameat2, RENAME, WD_HELD_ALL, WD_HELD_ALL)                                      \
-	X(76, truncate, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                                       \
-	X(77, ftruncate, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                                      \
-	X(85, creat, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                                          \
-	X(437, openat2, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                                       \
-	X(86, link, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                                           \
-	X(265, linkat, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                                        \
-	X(2, open, TRUNCATE, WD_HELD_ARG(1, O_TRUNC), WD_HELD_NO)                                 \
-	X(257, openat, TRUNCATE, WD_HELD_ARG(2, O_TRUNC), WD_HELD_NO)                             \
-	X(285, fallocate, TRUNCATE, WD_HELD_ARG(1, WD_FALLOC_DESTRUCTIVE), WD_HELD_NO)            \
-	X(59, execve, EXEC, WD_HELD_ALL, WD_HELD_NO)                                             \
-	X(322, execveat, EXEC, WD_HELD_ALL, WD_HELD_NO)
+	X(WD_NR_unlink, unlink, DELETE, WD_HELD_ALL, WD_HELD_NO)                                 \
+	X(WD_NR_unlinkat, unlinkat, DELETE, WD_HELD_ALL, WD_HELD_ARG(2, AT_REMOVEDIR))           \
+	X(WD_NR_rmdir, rmdir, DELETE, WD_HELD_ALL, WD_HELD_ALL)                                  \
+	X(WD_NR_rename, rename, RENAME, WD_HELD_ALL, WD_HELD_ALL)                                \
+	X(WD_NR_renameat, renameat, RENAME, WD_HELD_ALL, WD_HELD_ALL)                            \
+	X(WD_NR_renameat2, renameat2, RENAME, WD_HELD_ALL, WD_HELD_ALL)                          \
+	X(WD_NR_truncate, truncate, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                           \
+	X(WD_NR_ftruncate, ftruncate, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                         \
+	X(WD_NR_creat, creat, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                                 \
+	X(WD_NR_openat2, openat2, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                             \
+	X(WD_NR_link, link, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                                   \
+	X(WD_NR_linkat, linkat, TRUNCATE, WD_HELD_ALL, WD_HELD_NO)                               \
+	X(WD_NR_open, open, TRUNCATE, WD_HELD_ARG(1, O_TRUNC), WD_HELD_NO)                       \
+	X(WD_NR_openat, openat, TRUNCATE, WD_HELD_ARG(2, O_TRUNC), WD_HELD_NO)                   \
+	X(WD_NR_fallocate, fallocate, TRUNCATE, WD_HELD_ARG(1, WD_FALLOC_DESTRUCTIVE), WD_HELD_NO) \
+	X(WD_NR_execve, execve, EXEC, WD_HELD_ALL, WD_HELD_NO)                                   \
+	X(WD_NR_execveat, execveat, EXEC, WD_HELD_ALL, WD_HELD_NO)
 
 /* The conditions of WD_SYSCALLS_HELD's @when and @dirs, as (argument, bits): see there. */
 #define WD_HELD_ALL -1, 0
@@ -123,6 +130,6 @@ enum wd_syscall_nr {
 #define WD_HELD_ARG(n, bits) n, bits
 
 /* io_uring_setup(2): the waiting room refuses it unless the policy allows io_uring. */
-#define WD_SYSCALL_IO_URING_SETUP 425
+#define WD_SYSCALL_IO_URING_SETUP WD_NR_io_uring_setup
 
 #endif

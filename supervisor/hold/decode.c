@@ -110,7 +110,7 @@ static int open_fd_target(struct hold *h, bool pin)
 	}
 	if ((fl & O_PATH) || (fl & O_ACCMODE) == O_RDONLY) {
 		/* ftruncate of a file not open for writing is EINVAL; fallocate's, and O_PATH, EBADF */
-		h->fd_errno = (fl & O_PATH) || h->nr != WD_HELD_NR_ftruncate ? -EBADF : -EINVAL;
+		h->fd_errno = (fl & O_PATH) || h->nr != WD_NR_ftruncate ? -EBADF : -EINVAL;
 		goto out;
 	}
 	/* the same inode, opened anew: the task's file may carry its sandbox's truncate right */
@@ -244,7 +244,7 @@ static int exec_target(struct hold *h, const struct resolver *pinned, int dirfd,
 	char via[PATH_MAX];
 	int err;
 
-	if (!*path && h->nr == WD_HELD_NR_execveat && (h->args[4] & AT_EMPTY_PATH)) {
+	if (!*path && h->nr == WD_NR_execveat && (h->args[4] & AT_EMPTY_PATH)) {
 		snprintf(via, sizeof(via), "/proc/%u/fd/%d", h->pid, dirfd);
 		return hold_follow_to(AT_FDCWD, via, &h->target);
 	}
@@ -278,7 +278,7 @@ typedef int decoder_fn(struct hold *h, const struct resolver *r, struct call_pat
 static int decode_unlink(struct hold *h, const struct resolver *r, struct call_paths *a)
 {
 	(void)r;
-	h->rmdir = h->nr == WD_HELD_NR_rmdir;
+	h->rmdir = h->nr == WD_NR_rmdir;
 	a->p1 = h->args[0];
 	return 0;
 }
@@ -339,7 +339,7 @@ static int decode_link(struct hold *h, const struct resolver *r, struct call_pat
 	(void)r;
 	h->opname = "link";
 	h->link = true;
-	if (h->nr == WD_HELD_NR_link) {
+	if (h->nr == WD_NR_link) {
 		a->p1 = h->args[0];
 		return 0;
 	}
@@ -378,7 +378,7 @@ static int decode_open(struct hold *h, const struct resolver *r, struct call_pat
 	const uint64_t *args = h->args;
 
 	(void)r;
-	if (h->nr == WD_HELD_NR_openat) {
+	if (h->nr == WD_NR_openat) {
 		a->dirfd = (int)h->args[0];
 		args++;
 	}
@@ -418,7 +418,7 @@ static int decode_openat2(struct hold *h, const struct resolver *r, struct call_
 static int decode_execve(struct hold *h, const struct resolver *r, struct call_paths *a)
 {
 	(void)r;
-	if (h->nr == WD_HELD_NR_execveat) {
+	if (h->nr == WD_NR_execveat) {
 		a->dirfd = (int)h->args[0];
 		a->p1 = h->args[1];
 	} else {
@@ -444,7 +444,7 @@ static int decode_exec(struct hold *h, const struct resolver *pinned, int dirfd,
 	int err = exec_target(h, pinned, dirfd, path);
 
 	if (!err)
-		err = read_argv(h, h->nr == WD_HELD_NR_execve ? h->args[1] : h->args[2]);
+		err = read_argv(h, h->nr == WD_NR_execve ? h->args[1] : h->args[2]);
 	if (!err)
 		err = join_argv(h);
 	h->op.target = h->target;

@@ -62,7 +62,7 @@ static int perform_op(struct wd_hold_engine *e, struct hold *h)
 		r = delete_checked(h);
 		break;
 	case WD_HOLD_RENAME:
-		flags = h->nr == WD_HELD_NR_renameat2 ? (int)h->args[4] : 0;
+		flags = h->nr == WD_NR_renameat2 ? (int)h->args[4] : 0;
 		/* an exchange acts on the destination too, even one that was not there */
 		if (!hold_still(h->dirfd, h->name, &h->seen) ||
 		    ((h->seen2.exists || (flags & RENAME_EXCHANGE)) &&
@@ -76,21 +76,21 @@ static int perform_op(struct wd_hold_engine *e, struct hold *h)
 		r = (int)syscall(SYS_renameat2, h->dirfd, h->name, h->dirfd2, h->name2,
 				 (unsigned int)flags);
 		r = r ? -errno : 0;
-		if (r == -EEXIST && !h->seen2.exists && !(h->nr == WD_HELD_NR_renameat2 &&
+		if (r == -EEXIST && !h->seen2.exists && !(h->nr == WD_NR_renameat2 &&
 							  (h->args[4] & RENAME_NOREPLACE)))
 			r = -ESTALE; /* a destination appeared while it waited */
 		break;
 	case WD_HOLD_TRUNCATE:
-		if (h->nr == WD_HELD_NR_ftruncate) {
+		if (h->nr == WD_NR_ftruncate) {
 			r = ftruncate(h->dirfd, (off_t)h->args[1]) ? -errno : 0;
 			break;
 		}
-		if (h->nr == WD_HELD_NR_fallocate) {
+		if (h->nr == WD_NR_fallocate) {
 			r = fallocate(h->dirfd, (int)h->args[1], (off_t)h->args[2],
 				      (off_t)h->args[3]) ? -errno : 0;
 			break;
 		}
-		if (h->nr == WD_HELD_NR_truncate) {
+		if (h->nr == WD_NR_truncate) {
 			fd = openat(h->dirfd, h->name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 			r = fd < 0 ? -errno : (ftruncate(fd, (off_t)h->args[1]) ? -errno : 0);
 			if (fd >= 0)

@@ -38,10 +38,6 @@ enum wd_hold_class {
 /* The classes whose targets are paths the supervisor resolves. */
 #define WD_HOLD_PATHS (WD_HOLD_DELETE | WD_HOLD_RENAME | WD_HOLD_TRUNCATE)
 
-/* The held calls' numbers, by name (WD_HELD_NR_unlink, ...), from the one table (bpf/wd_syscalls.h). */
-#define WD_HELD_NR(nr, name, ...) WD_HELD_NR_##name = nr,
-enum wd_held_nr { WD_SYSCALLS_HELD(WD_HELD_NR) };
-#undef WD_HELD_NR
 
 /* One row of WD_SYSCALLS_HELD. */
 struct wd_held_call {
