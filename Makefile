@@ -80,6 +80,14 @@ $(SKELS): $(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
+# The probe cache's build key (supervisor/backend/probe_cache.h): a cache file written by a build
+# whose probe code or BPF objects differ is not this build's.
+PROBE_KEY_SRCS := $(wildcard supervisor/backend/probe*.[ch])
+$(OUT)/wd_probe_key.h: $(BPF_OBJS) $(PROBE_KEY_SRCS)
+	$(call msg,GEN,$@)
+	$(Q)printf '#define WD_PROBE_BUILD "%s"\n' "$$(cat $^ | sha256sum | cut -c1-16)" > $@
+$(OUT)/supervisor/backend/probe_cache.o: $(OUT)/wd_probe_key.h
+
 $(OUT)/%.o: %.c | $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)

@@ -217,15 +217,20 @@ static int cmd_adopt(int argc, char **argv)
 }
 
 static const char doctor_usage[] =
-	"usage: warden doctor [--json | --table]\n"
+	"usage: warden doctor [--json | --table] [--refresh]\n"
 	"\n"
 	"Say what this kernel offers warden (BTF, active LSMs, whether BPF-LSM programs load,\n"
 	"the Landlock ABI, vm.memfd_noexec, the cgroup2 layout) and which backend `warden run`\n"
 	"would choose, and why. Loading the BPF-LSM probe needs root.\n"
 	"\n"
+	"The answers are probed once per boot and kept in the run directory (probe.cache, root's\n"
+	"alone, for this boot id, kernel and warden build); the \"answers\" line says whether\n"
+	"they came from there.\n"
+	"\n"
 	"  --json    the findings as one JSON object\n"
 	"  --table   what each backend guarantees, rule by rule and bypass class by bypass\n"
 	"            class (Markdown; docs/backends.md is made from it)\n"
+	"  --refresh probe everything again and rewrite the kept answers\n"
 	"\n"
 	"Exit status: 0 when a backend can run here, 1 when none can, 2 for bad arguments.\n";
 
@@ -234,20 +239,24 @@ static int cmd_doctor(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "table", no_argument, NULL, 't' },
+		{ "refresh", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	bool json = false, table = false;
+	bool json = false, table = false, refresh = false;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jth", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jtrh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
 			break;
 		case 't':
 			table = true;
+			break;
+		case 'r':
+			refresh = true;
 			break;
 		default:
 			return wd_usage(doctor_usage, c == 'h');
@@ -257,7 +266,7 @@ static int cmd_doctor(int argc, char **argv)
 		wd_capabilities_markdown(stdout);
 		return 0;
 	}
-	return wd_doctor(stdout, json);
+	return wd_doctor(stdout, json, refresh);
 }
 
 static int cmd_version(int argc, char **argv)

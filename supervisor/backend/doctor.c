@@ -14,21 +14,16 @@
 #include "supervisor/sandbox/cgroup.h"
 #include "supervisor/backend/doctor.h"
 #include "supervisor/backend/probe.h"
+#include "supervisor/backend/probe_cache.h"
 
-/* The LSM hooks whose arguments the loader reads (supervisor/bpf/progs.c). */
-static const char *const hooks[] = {
-	"bpf", "file_truncate", "inode_setattr", "inode_set_acl", "inode_remove_acl",
-};
-
-#define N_HOOKS (sizeof(hooks) / sizeof(hooks[0]))
 
 struct findings {
 	struct utsname u;
-	char lsms[256], cg2[PATH_MAX];
+	char lsms[256], cg2[PATH_MAX], source[PATH_MAX + 128];
 	char why_lsm[512], why_backend[1024], why_notify[256], why_killable[256], why_wake[256];
-	bool btf, bpf_lsm, memfd_noexec, hybrid, notify, killable, wake;
+	bool btf, bpf_lsm, memfd_noexec, hybrid, notify, killable, wake, cached;
 	int abi, lsm_err, cg_err;
-	int hook_args[N_HOOKS]; /* -errno where the hook or the BTF is missing */
+	int hook_args[WD_PROBE_N_HOOKS]; /* -errno where the hook or the BTF is missing */
 	const struct wd_backend_ops *chosen;
 };
 
@@ -43,12 +38,13 @@ static void find(struct findings *f)
 	f->notify = wd_seccomp_notify_supported(f->why_notify, sizeof(f->why_notify));
 	f->killable = wd_seccomp_wait_killable_supported(f->why_killable, sizeof(f->why_killable));
 	f->wake = wd_seccomp_sync_wake_up_supported(f->why_wake, sizeof(f->why_wake));
-	for (size_t i = 0; i < N_HOOKS; i++)
-		f->hook_args[i] = wd_probe_hook_args(hooks[i]);
+	for (size_t i = 0; i < WD_PROBE_N_HOOKS; i++)
+		f->hook_args[i] = wd_probe_hook_args(wd_probe_hooks[i]);
 	wd_vmlinux_btf_release();
 	f->cg_err = wd_cgroup2_mount(f->cg2, sizeof(f->cg2));
 	f->hybrid = f->cg_err == 0 && strcmp(f->cg2, "/sys/fs/cgroup") != 0;
 	f->chosen = wd_backend_choose("auto", f->why_backend, sizeof(f->why_backend));
+	f->cached = wd_probe_cached(f->source, sizeof(f->source));
 }
 
 /* "yes" or "no: why", as the BPF-LSM line has always said it. */
@@ -74,12 +70,12 @@ static void print_text(FILE *out, const struct findings *f)
 	yes_or_why(out, "wait-killable", f->killable, f->why_killable);
 	yes_or_why(out, "sync wake-up", f->wake, f->why_wake);
 	fprintf(out, "LSM hook args");
-	for (size_t i = 0; i < N_HOOKS; i++) {
+	for (size_t i = 0; i < WD_PROBE_N_HOOKS; i++) {
 		if (f->hook_args[i] >= 0)
-			fprintf(out, " %s %d", hooks[i], f->hook_args[i]);
+			fprintf(out, " %s %d", wd_probe_hooks[i], f->hook_args[i]);
 		else
-			fprintf(out, " %s (%s)", hooks[i], strerror(-f->hook_args[i]));
-		fputc(i + 1 < N_HOOKS ? ',' : '\n', out);
+			fprintf(out, " %s (%s)", wd_probe_hooks[i], strerror(-f->hook_args[i]));
+		fputc(i + 1 < WD_PROBE_N_HOOKS ? ',' : '\n', out);
 	}
 	if (f->cg_err)
 		fprintf(out, "cgroup2       not mounted\n");
@@ -90,6 +86,7 @@ static void print_text(FILE *out, const struct findings *f)
 			f->bpf_lsm ? "" : " (bpf-lsm cannot run here, see above)");
 	else
 		fprintf(out, "backend       none: %s\n", f->why_backend);
+	fprintf(out, "answers       %s\n", f->source);
 	fprintf(out, "\n`warden doctor --table` prints what each backend guarantees.\n");
 }
 
@@ -128,27 +125,31 @@ static void print_json(FILE *out, const struct findings *f)
 	add_bool_why(o, "seccomp_wait_killable_recv", f->killable, f->why_killable);
 	add_bool_why(o, "seccomp_sync_wake_up", f->wake, f->why_wake);
 	h = cJSON_AddObjectToObject(o, "lsm_hook_args");
-	for (size_t i = 0; i < N_HOOKS; i++) {
+	for (size_t i = 0; i < WD_PROBE_N_HOOKS; i++) {
 		if (f->hook_args[i] >= 0)
-			cJSON_AddNumberToObject(h, hooks[i], f->hook_args[i]);
+			cJSON_AddNumberToObject(h, wd_probe_hooks[i], f->hook_args[i]);
 		else
-			cJSON_AddNullToObject(h, hooks[i]);
+			cJSON_AddNullToObject(h, wd_probe_hooks[i]);
 	}
 	add_string_or_null(o, "cgroup2", !f->cg_err, f->cg2);
 	cJSON_AddBoolToObject(o, "hybrid_cgroups", f->hybrid);
 	add_string_or_null(o, "backend", f->chosen, f->chosen ? f->chosen->name : NULL);
 	if (!f->chosen)
 		cJSON_AddStringToObject(o, "backend_missing", f->why_backend);
+	cJSON_AddBoolToObject(o, "cached", f->cached);
+	cJSON_AddStringToObject(o, "answers", f->source);
 	s = cJSON_Print(o);
 	fprintf(out, "%s\n", s);
 	free(s);
 	cJSON_Delete(o);
 }
 
-int wd_doctor(FILE *out, bool json)
+int wd_doctor(FILE *out, bool json, bool refresh)
 {
 	struct findings f = { 0 };
 
+	if (refresh)
+		wd_probe_cache_ignore();
 	find(&f);
 	if (json)
 		print_json(out, &f);

@@ -9,7 +9,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Prints the findings (text or JSON). Returns 0 when some backend can run here, else 1. */
-int wd_doctor(FILE *out, bool json);
+/*
+ * Prints the findings (text or JSON). @refresh: probe everything again and rewrite the answers
+ * kept for this boot. Returns 0 when some backend can run here, else 1.
+ */
+int wd_doctor(FILE *out, bool json, bool refresh);
 
 #endif

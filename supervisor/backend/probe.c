@@ -21,8 +21,10 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "supervisor/ipc/rundir.h"
 #include "supervisor/util/log.h"
 #include "supervisor/backend/probe.h"
+#include "supervisor/backend/probe_cache.h"
 #include "wd_probe.skel.h"
 
 #define WD_VMLINUX_BTF "/sys/kernel/btf/vmlinux"
@@ -52,8 +54,11 @@ struct probe {
 static void say(char *why, size_t whysz, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+static void cache_load(void);
+
 static bool ask(struct probe *p)
 {
+	cache_load();
 	if (p->state < 0) {
 		int err = p->fn();
 
@@ -208,6 +213,7 @@ int wd_probe_hook_args(const char *hook)
 	const struct btf *btf;
 	int n;
 
+	cache_load();
 	for (size_t i = 0; i < n_hook_args; i++)
 		if (strcmp(hook_args[i].hook, hook) == 0)
 			return hook_args[i].args;
@@ -267,21 +273,24 @@ out_destroy_skel:
 	return ok;
 }
 
+static int bpf_lsm_cached = -1;
+static char bpf_lsm_reason[512];
+static void cache_save(void);
+
 bool wd_bpf_lsm_supported(char *why, size_t whysz)
 {
-	static int cached = -1;
-	static char reason[512];
-
-	if (cached < 0) {
-		cached = probe_bpf_lsm(reason, sizeof(reason));
-		if (cached)
+	cache_load();
+	if (bpf_lsm_cached < 0) {
+		bpf_lsm_cached = probe_bpf_lsm(bpf_lsm_reason, sizeof(bpf_lsm_reason));
+		if (bpf_lsm_cached)
 			log_debug("probe: BPF-LSM programs load and attach");
 		else
-			log_debug("probe: %s", reason);
+			log_debug("probe: %s", bpf_lsm_reason);
+		cache_save();
 	}
-	if (!cached)
-		say(why, whysz, "%s", reason);
-	return cached;
+	if (!bpf_lsm_cached)
+		say(why, whysz, "%s", bpf_lsm_reason);
+	return bpf_lsm_cached;
 }
 
 /* ---- Landlock, memfd_noexec ---- */
@@ -428,4 +437,127 @@ int wd_seccomp_set_sync_wake_up(int listener)
 		sync_wake_up.err = -err;
 	}
 	return err;
+}
+
+/* ---- the answers kept across runs (probe_cache.h) ---- */
+
+static int cache_state = -1; /* -1 not looked at, 0 not used, 1 the answers came from it */
+static int cache_err = -ENOENT; /* why not used, or the write's result when saved */
+static bool cache_saved;
+static char cache_dir[256];
+
+static void set_probe(struct probe *p, int err)
+{
+	p->state = err == 0;
+	p->err = err;
+}
+
+static void cache_apply(const struct wd_probe_answers *a)
+{
+	set_probe(&btf_present, a->btf);
+	bpf_lsm_cached = a->bpf_lsm;
+	snprintf(bpf_lsm_reason, sizeof(bpf_lsm_reason), "%s", a->bpf_lsm_why);
+	set_probe(&landlock, a->landlock);
+	landlock_abi = a->landlock_abi;
+	set_probe(&memfd_noexec, a->memfd_noexec);
+	set_probe(&notify, a->notify);
+	notif_sizes.seccomp_notif = a->notif_sizes[0];
+	notif_sizes.seccomp_notif_resp = a->notif_sizes[1];
+	notif_sizes.seccomp_data = a->notif_sizes[2];
+	set_probe(&wait_killable, a->wait_killable);
+	set_probe(&sync_wake_up, a->sync_wake_up);
+	for (size_t i = 0; i < WD_PROBE_N_HOOKS; i++) {
+		snprintf(hook_args[i].hook, sizeof(hook_args[0].hook), "%s", wd_probe_hooks[i]);
+		hook_args[i].args = a->hook_args[i];
+	}
+	n_hook_args = WD_PROBE_N_HOOKS;
+}
+
+/*
+ * Once per process, before the first answer: take every answer from the cache file if it is
+ * this boot's, kernel's and build's and root's alone. Only root reads it (only root wrote it).
+ */
+static void cache_load(void)
+{
+	struct wd_probe_answers a;
+	struct wd_probe_key key;
+
+	if (cache_state >= 0)
+		return;
+	cache_state = 0;
+	snprintf(cache_dir, sizeof(cache_dir), "%s", wd_run_dir());
+	if (geteuid() != 0) {
+		cache_err = -EPERM;
+		return;
+	}
+	cache_err = wd_probe_key_get(&key);
+	if (!cache_err)
+		cache_err = wd_probe_cache_read(cache_dir, &key, &a);
+	if (cache_err)
+		return;
+	cache_apply(&a);
+	cache_state = 1;
+	log_debug("probe: the answers are this boot's, from %s/%s", cache_dir,
+		  WD_PROBE_CACHE_NAME);
+}
+
+/*
+ * The BPF-LSM probe has just run (the cache was not used): ask every other probe too, so the
+ * file holds every answer, and write it. The kernel's BTF read here for the hook arguments is
+ * the process's one load of it, freed at once unless someone else had it loaded.
+ */
+static void cache_save(void)
+{
+	struct wd_probe_answers a = { 0 };
+	struct wd_probe_key key;
+	bool had_btf = vmlinux != NULL;
+
+	if (cache_state != 0 || geteuid() != 0)
+		return;
+	a.btf = ask(&btf_present) ? 0 : btf_present.err;
+	a.bpf_lsm = bpf_lsm_cached == 1;
+	snprintf(a.bpf_lsm_why, sizeof(a.bpf_lsm_why), "%s", bpf_lsm_reason);
+	a.landlock = ask(&landlock) ? 0 : landlock.err;
+	a.landlock_abi = a.landlock ? 0 : landlock_abi;
+	a.memfd_noexec = ask(&memfd_noexec) ? 0 : memfd_noexec.err;
+	a.notify = ask(&notify) ? 0 : notify.err;
+	a.notif_sizes[0] = notif_sizes.seccomp_notif;
+	a.notif_sizes[1] = notif_sizes.seccomp_notif_resp;
+	a.notif_sizes[2] = notif_sizes.seccomp_data;
+	a.wait_killable = ask(&wait_killable) ? 0 : wait_killable.err;
+	a.sync_wake_up = ask(&sync_wake_up) ? 0 : sync_wake_up.err;
+	for (size_t i = 0; i < WD_PROBE_N_HOOKS; i++)
+		a.hook_args[i] = wd_probe_hook_args(wd_probe_hooks[i]);
+	if (!had_btf)
+		wd_vmlinux_btf_release();
+	cache_err = wd_probe_key_get(&key);
+	if (!cache_err)
+		cache_err = wd_probe_cache_write(cache_dir, &key, &a);
+	cache_saved = true;
+}
+
+void wd_probe_cache_ignore(void)
+{
+	if (cache_state < 0) {
+		cache_state = 0;
+		cache_err = -ECANCELED;
+		snprintf(cache_dir, sizeof(cache_dir), "%s", wd_run_dir());
+	}
+}
+
+bool wd_probe_cached(char *how, size_t howsz)
+{
+	const char *what;
+
+	cache_load();
+	if (cache_state == 1)
+		what = "this boot's, from %s/%s";
+	else if (cache_saved && !cache_err)
+		what = "probed now, cached in %s/%s";
+	else
+		what = "probed now, not cached in %s/%s";
+	say(how, howsz, what, cache_dir, WD_PROBE_CACHE_NAME);
+	if (cache_state != 1 && cache_err && how && strlen(how) + 3 < howsz)
+		snprintf(how + strlen(how), howsz - strlen(how), ": %s", strerror(-cache_err));
+	return cache_state == 1;
 }

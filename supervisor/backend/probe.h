@@ -73,6 +73,16 @@ int wd_probe_hook_args(const char *hook);
 /* The active LSMs (/sys/kernel/security/lsm) into @buf; -errno when securityfs is not there. */
 int wd_active_lsms(char *buf, size_t bufsz);
 
+/*
+ * The answers are kept per boot, kernel and build in the run directory (probe_cache.h): read
+ * before the first probe runs, written after a BPF-LSM probe that ran. wd_probe_cache_ignore,
+ * before any probe, makes this process probe everything and rewrite the file (doctor
+ * --refresh). wd_probe_cached: did the answers come from the file? @how (may be NULL) says
+ * where they came from, and why not from the file.
+ */
+void wd_probe_cache_ignore(void);
+bool wd_probe_cached(char *how, size_t howsz);
+
 /* Route libbpf's messages through the log module (debug level; warnings at -v). */
 void wd_libbpf_log_init(void);
 

@@ -71,8 +71,10 @@ static int choose_programs(struct bpf_object *obj)
 	struct bpf_program *prog;
 	int n_setattr, err = 0;
 
-	if (!wd_vmlinux_btf())
-		return -errno;
+	/* the hook answers are the probe's (kept per boot): no BTF is parsed here on a warm cache */
+	n_setattr = wd_probe_hook_args("inode_setattr");
+	if (n_setattr < 0 && n_setattr != -ENOENT)
+		return n_setattr;
 	for (size_t i = 0; i < sizeof(wd_hook_variants) / sizeof(wd_hook_variants[0]); i++) {
 		int n = wd_probe_hook_args(wd_hook_variants[i].hook);
 
