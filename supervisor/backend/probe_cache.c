@@ -135,6 +135,10 @@ static bool keyed(const char *line, const char *name, char *value)
 	char fmt[32];
 	int n = -1;
 
+	size_t off = strlen(name);
+
+	if (strncmp(line, name, off) || line[off] != ' ' || line[off + 1] == ' ')
+		return false;
 	snprintf(fmt, sizeof(fmt), "%s %%63s%%n", name);
 	return sscanf(line, fmt, value, &n) == 1 && n == (int)strlen(line);
 }
