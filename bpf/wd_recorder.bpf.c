@@ -498,7 +498,9 @@ int BPF_PROG(wd_sys_exit, struct pt_regs *regs, long ret)
 
 /*
  * Every exec that happened in a sandbox, for the landlock backend (on bpf-lsm, bprm_check records
- * them). The name is the one the task passed: the supervisor makes a relative one absolute.
+ * them). The name is the file executed, resolved as Landlock resolved it to decide (so the rule
+ * the supervisor names is the one that allowed it: /bin/true runs /usr/bin/true); for a script,
+ * whose file here is its interpreter, it is the name the task passed, made absolute.
  */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(wd_exec_done, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
@@ -522,6 +524,12 @@ int BPF_PROG(wd_exec_done, struct task_struct *p, pid_t old_pid, struct linux_bi
 	s->ev.r.access = WD_ACC_EXEC;
 	s->ev.r.dirfd = AT_FDCWD;
 	filename = BPF_CORE_READ(bprm, filename);
+	if (BPF_CORE_READ(bprm, interp) == filename &&
+	    walk_path(s, BPF_CORE_READ(bprm, file, f_path.mnt),
+		      BPF_CORE_READ(bprm, file, f_path.dentry))) {
+		emit(&s->ev, sb);
+		return 0;
+	}
 	n = bpf_probe_read_kernel_str(s->ev.path, sizeof(s->ev.path), filename);
 	if (n > 0 && n <= WD_PATH_MAX) {
 		s->ev.r.path_len = n;

@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
@@ -565,6 +566,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	adopt_orphans();
+	/* what the set-up freed goes back before each request forks a supervisor from us */
+	malloc_trim(0);
 	log_info("listening on %s", d.path);
 	for (;;) {
 		struct pollfd pfd[2 + MAX_CLIENTS + MAX_SANDBOXES];

@@ -5,6 +5,7 @@
  * holds.c (its holds), supervise.c (the run loop), records.c (kernel records to audit lines).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -180,14 +181,16 @@ static int prepare_sandbox(struct run *r)
 		return err;
 	}
 	r->holds.st = &r->st;
-	/* Its sockets (holds, --survive) are where the CLI trusts to find them. */
-	if (r->o->survive_s || wd_hold_rules_classes(&r->holds.rules)) {
-		err = wd_run_dir_usable(&r->rs);
-		if (err) {
-			r->rep.error = "the run directory is refused (see warden's messages)";
-			r->rc = err == -EPERM ? WD_EXIT_USAGE : WD_EXIT_INTERNAL;
-			return err;
-		}
+	/*
+	 * Its sockets (holds, --survive) are where the CLI trusts to find them, and the probe's
+	 * answers (probe_cache.h) are where every later run trusts them: whatever the run uses,
+	 * no sandbox may write the run directory.
+	 */
+	err = wd_run_dir_usable(&r->rs);
+	if (err) {
+		r->rep.error = "the run directory is refused (see warden's messages)";
+		r->rc = err == -EPERM ? WD_EXIT_USAGE : WD_EXIT_INTERNAL;
+		return err;
 	}
 	/*
 	 * Without --audit the records go to a file under the run directory, opened once the
@@ -469,6 +472,8 @@ int wd_run(const struct wd_run_opts *o)
 		(int64_t)wd_clock_ns(CLOCK_REALTIME) - (int64_t)wd_clock_ns(CLOCK_BOOTTIME);
 	if (r.ops->start(&r.be, wd_run_on_record, &r.st))
 		goto out_restore_sigs;
+	/* the loader's BTF and object copies are freed: their pages go back before anything forks */
+	malloc_trim(0);
 	if (wd_cgroup_create(&r.cg))
 		goto out_stop_backend;
 	if (!confine(&r) && !spawn_command(&r))
