@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "supervisor/backend/probe.h"
 #include "supervisor/backend/probe_cache.h"
 
 static const struct wd_probe_key key = {
@@ -303,6 +304,41 @@ static void test_key(void **state)
 	assert_null(strchr(k.kernel, ' '));
 }
 
+/*
+ * As root, the probes take every answer from a trusted file of this key and compute none: the
+ * file's (false) answers come back, no BTF is loaded, no BPF-LSM program is tried. Runs once
+ * per process (the probes keep their first answers), so it is this binary's last test.
+ */
+static void test_probes_answer_from_file(void **state)
+{
+	struct wd_probe_answers a = sample();
+	char run[] = "/tmp/wd-probe-run-XXXXXX", how[512], file[300];
+	struct wd_probe_key k;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* only root's runs read the file */
+	assert_non_null(mkdtemp(run));
+	setenv("WARDEN_RUN_DIR", run, 1);
+	assert_int_equal(wd_probe_key_get(&k), 0);
+	a.bpf_lsm = true;
+	a.landlock_abi = 42;
+	a.hook_args[0] = 7;
+	assert_int_equal(wd_probe_cache_write(run, &k, &a), 0);
+	assert_true(wd_bpf_lsm_supported(NULL, 0));
+	assert_int_equal(wd_landlock_abi(), 42);
+	assert_int_equal(wd_probe_hook_args("bpf"), 7);
+	assert_int_equal(wd_probe_hook_args("inode_setattr"), 2);
+	assert_false(wd_memfd_noexec_supported(NULL, 0));
+	assert_int_equal(wd_vmlinux_btf_loads(), 0);
+	assert_true(wd_probe_cached(how, sizeof(how)));
+	assert_non_null(strstr(how, run));
+	snprintf(file, sizeof(file), "%s/%s", run, WD_PROBE_CACHE_NAME);
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(rmdir(run), 0);
+	unsetenv("WARDEN_RUN_DIR");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_untrusted),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_key),
+		cmocka_unit_test(test_probes_answer_from_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
