@@ -47,7 +47,8 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("verdict audit; self-protection still denies"),
 	  NO("refused: Landlock can only deny") },
 	{ "audit.exec", "record every exec", YES("bprm_check_security"),
-	  YES("tp_btf/sched_process_exec; the name as the task passed it, made absolute") },
+	  YES("tp_btf/sched_process_exec; the file executed, resolved (a script: its name as "
+	      "passed, made absolute)") },
 	{ "audit.deny", "record every denial with its target",
 	  YES("from the hook, resolved path"),
 	  PART("from the syscall's return (EACCES/EPERM): the path as passed, joined to the cwd "
