@@ -236,6 +236,11 @@ $(OUT)/bench/%: $(OUT)/bench/%.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^
 
+# The audit consumer's capacity drives the run's own record callback: warden's objects linked in.
+$(OUT)/bench/audit_replay: $(OUT)/bench/audit_replay.o $(LIB_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+
 .PHONY: bench
 bench: all $(OUT)/bench/unlink_lat $(OUT)/bench/notify_floor
 	$(Q)rm -rf $(OUT)/bench/bin && mkdir -p $(OUT)/bench/bin

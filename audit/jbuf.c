@@ -36,8 +36,7 @@ void wd_jb_free(struct wd_jbuf *b)
 	b->len = b->cap = 0;
 }
 
-/* Room for @n more bytes: false (and @full) when there is none and cannot be. */
-static bool room(struct wd_jbuf *b, size_t n)
+bool wd_jb_grow(struct wd_jbuf *b, size_t n)
 {
 	size_t cap;
 	char *p;
@@ -63,17 +62,9 @@ static bool room(struct wd_jbuf *b, size_t n)
 	return true;
 }
 
-void wd_jb_raw(struct wd_jbuf *b, const char *s, size_t n)
+static inline void put_char(struct wd_jbuf *b, char c)
 {
-	if (!room(b, n))
-		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-}
-
-static void put_char(struct wd_jbuf *b, char c)
-{
-	if (room(b, 1))
+	if (wd_jb_room(b, 1))
 		b->p[b->len++] = c;
 }
 
@@ -98,17 +89,8 @@ void wd_jb_close(struct wd_jbuf *b, char bracket)
 	b->comma = true;
 }
 
-void wd_jb_key(struct wd_jbuf *b, const char *key)
-{
-	sep(b);
-	put_char(b, '"');
-	wd_jb_raw(b, key, strlen(key));
-	wd_jb_raw(b, "\":", 2);
-	b->comma = false; /* the value follows the ':' */
-}
-
 /* Does byte @c need an escape in a JSON string? As cJSON: '"', '\' and below 0x20. */
-static bool needs_escape(unsigned char c)
+static inline bool needs_escape(unsigned char c)
 {
 	return c < 0x20 || c == '"' || c == '\\';
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * @p holds @len bytes of @cap. A buffer made by wd_jb_init_fixed never grows: what does not fit
@@ -31,11 +32,47 @@ void wd_jb_init_heap(struct wd_jbuf *b);
 char *wd_jb_take(struct wd_jbuf *b);
 void wd_jb_free(struct wd_jbuf *b);
 
-void wd_jb_raw(struct wd_jbuf *b, const char *s, size_t n);
+/* Room for @n more bytes, made where the buffer may grow: false (and @full) when there is none. */
+bool wd_jb_grow(struct wd_jbuf *b, size_t n);
+
+/* The common case inline: a record is some forty of these, a flood a million records a second. */
+static inline bool wd_jb_room(struct wd_jbuf *b, size_t n)
+{
+	if (!b->full && b->cap - b->len >= n)
+		return true;
+	return wd_jb_grow(b, n);
+}
+
+static inline void wd_jb_raw(struct wd_jbuf *b, const char *s, size_t n)
+{
+	if (!wd_jb_room(b, n))
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
 void wd_jb_open(struct wd_jbuf *b, char bracket); /* '{' or '[' */
 void wd_jb_close(struct wd_jbuf *b, char bracket); /* '}' or ']' */
-/* A key of warden's own (plain ASCII, nothing to escape). */
-void wd_jb_key(struct wd_jbuf *b, const char *key);
+
+/* A key of warden's own (plain ASCII, nothing to escape), and the ',' before it if one is due. */
+static inline void wd_jb_key(struct wd_jbuf *b, const char *key)
+{
+	size_t n = strlen(key);
+	char *p;
+
+	if (wd_jb_room(b, n + 4)) {
+		p = b->p + b->len;
+		if (b->comma)
+			*p++ = ',';
+		*p++ = '"';
+		memcpy(p, key, n);
+		p += n;
+		*p++ = '"';
+		*p++ = ':';
+		b->len = (size_t)(p - b->p);
+	}
+	b->comma = false; /* the value follows the ':' */
+}
 /* A string of warden's own, or one already known to be UTF-8: @n bytes, escaped. */
 void wd_jb_str(struct wd_jbuf *b, const char *s, size_t n);
 void wd_jb_cstr(struct wd_jbuf *b, const char *s);

@@ -3,6 +3,7 @@
  * The record path of a run (supervisor/run/records.h): each kernel record, checked and read by
  * audit/record.h, becomes an audit line with what only the supervisor knows added.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -22,27 +23,106 @@ uint64_t wd_clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Kernel records are written in batches (one flush per ring-buffer drain); ours at once. */
+/* @n bytes to the audit file, all of them: a short write is taken up where it stopped. */
+static void write_all(struct run_state *st, const char *p, size_t n)
+{
+	int fd = fileno(st->audit);
+	ssize_t w;
+
+	/* anything written through the stream itself (an ended half line of adopt) goes first */
+	fflush(st->audit);
+	while (n) {
+		w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!st->write_failed)
+				log_warn("audit: cannot write records");
+			st->write_failed = true;
+			return;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+void wd_run_audit_flush(struct run_state *st)
+{
+	if (!st->audit || !st->batch_len)
+		return;
+	write_all(st, st->batch, st->batch_len);
+	st->batch_len = 0;
+	st->batch_writes++;
+}
+
+/* @n bytes of whole lines after the batch: flushed first when they would not fit. */
+static void batch_append(struct run_state *st, const char *p, size_t n)
+{
+	if (n > WD_AUDIT_BATCH - st->batch_len)
+		wd_run_audit_flush(st);
+	if (n > WD_AUDIT_BATCH) {
+		write_all(st, p, n); /* a line longer than a batch: on its own */
+		return;
+	}
+	memcpy(st->batch + st->batch_len, p, n);
+	st->batch_len += n;
+}
+
 void wd_run_audit_put(struct run_state *st, char *line, bool flush)
 {
+	size_t n;
+
 	if (!line) {
 		log_warnx("audit: cannot format a record");
 		return;
 	}
-	if (!st->audit) {
-		/* only before the sink is open, when warden is failing to set the sandbox up */
-		free(line);
-		return;
+	if (st->audit) {
+		/* only before the sink is open, when warden is failing to set the sandbox up, is not */
+		n = strlen(line);
+		line[n] = '\n'; /* its NUL: the line goes by length from here */
+		batch_append(st, line, n + 1);
+		if (flush)
+			wd_run_audit_flush(st);
 	}
-	fprintf(st->audit, "%s\n", line);
-	if (flush)
-		fflush(st->audit);
 	free(line);
 }
 
 void wd_run_audit_write(struct run_state *st, char *line)
 {
 	wd_run_audit_put(st, line, true);
+}
+
+/*
+ * Kernel record @rec as a line at the batch's end, formatted in place. 0, or -EINVAL when the
+ * record is malformed. One too long for what is left of the batch is formatted again after the
+ * batch is written; one too long for a whole batch (a path of escapes) is made on the heap.
+ */
+static int put_record(struct run_state *st, const void *rec, size_t size,
+		      const struct wd_audit_extra *extra)
+{
+	struct wd_jbuf b;
+	char *line;
+	int err;
+
+	for (int tries = 0; tries < 2; tries++) {
+		/* a byte kept for the newline */
+		wd_jb_init_fixed(&b, st->batch + st->batch_len, WD_AUDIT_BATCH - st->batch_len - 1);
+		err = wd_audit_event_put(&st->actx, &b, rec, size, extra);
+		if (err != -ENOSPC || !st->batch_len)
+			break;
+		wd_run_audit_flush(st);
+	}
+	if (!err) {
+		b.p[b.len++] = '\n';
+		st->batch_len += b.len;
+		return 0;
+	}
+	if (err == -ENOSPC) {
+		line = wd_audit_event_line(&st->actx, rec, size, extra);
+		err = line ? 0 : -EINVAL;
+		wd_run_audit_put(st, line, false);
+	}
+	return err;
 }
 
 /*
@@ -141,7 +221,6 @@ int wd_run_on_record(void *ctx, void *rec, size_t size)
 	char buf[PATH_MAX], target[PATH_MAX];
 	struct wd_rec_view v;
 	bool ok;
-	char *line;
 
 	ok = wd_rec_decode(rec, size, &v) == 0;
 	if (ok) {
@@ -155,13 +234,11 @@ int wd_run_on_record(void *ctx, void *rec, size_t size)
 			extra.rule = refusal_rule(st, &v);
 	}
 	/* a malformed record gets no line: counted, and nothing of it read */
-	line = ok ? wd_audit_event_line(&st->actx, rec, size, &extra) : NULL;
-	if (!line) {
+	if (!ok || put_record(st, rec, size, &extra)) {
 		st->malformed++;
 		log_warnx("audit: malformed kernel record of %zu bytes", size);
 		return 0;
 	}
-	wd_run_audit_put(st, line, false);
 	/* From here on the task runs what it just exec'd. */
 	if (v.type == WD_EV_EXEC && v.verdict != WD_VERDICT_DENY && v.path[0])
 		wd_exe_cache_set(&st->exes, v.h->pid, v.path);
