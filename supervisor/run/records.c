@@ -127,23 +127,34 @@ static int put_record(struct run_state *st, const void *rec, size_t size,
 
 /*
  * The exe of the task behind @ev: what its last exec record said (exact, and known after the
- * task has gone), else /proc while the task lives, else its parent's last exec.
+ * task has gone), else /proc while the task lives, else its parent's last exec. What /proc said
+ * is kept for a few milliseconds: the forks of a flood that never exec'd would otherwise cost a
+ * readlink each record, and in that time no pid is given to another process (the kernel hands
+ * pids out in turn, and only a wrap past pid_max comes back to one).
  */
-static const char *exe_of(struct run_state *st, const struct wd_rec_view *ev, char *buf,
-			  size_t bufsz)
+static const char *exe_of(struct run_state *st, const struct wd_rec_view *ev)
 {
 	const char *exe = wd_exe_cache_get(&st->exes, ev->h->pid);
+	struct proc_exe *m = &st->proc_exe[ev->h->pid % WD_PROC_EXES];
+	uint64_t now;
 	char link[64];
 	ssize_t n;
 
-	if (exe)
-		return exe;
+	/* an exec record's task runs its new program already: /proc tells nothing of the old */
+	if (exe || ev->type == WD_EV_EXEC)
+		return exe ? exe : wd_exe_cache_get(&st->exes, ev->h->ppid);
+	now = wd_clock_ns(CLOCK_MONOTONIC_COARSE);
+	if (m->pid == ev->h->pid && now - m->ns < WD_PROC_EXE_NS)
+		return m->exe;
 	snprintf(link, sizeof(link), "/proc/%u/exe", ev->h->tid);
-	n = readlink(link, buf, bufsz - 1);
-	if (n > 0 && ev->type != WD_EV_EXEC) {
-		buf[n] = 0;
-		return buf;
+	n = readlink(link, m->exe, sizeof(m->exe) - 1);
+	if (n > 0) {
+		m->exe[n] = 0;
+		m->pid = ev->h->pid;
+		m->ns = now;
+		return m->exe;
 	}
+	m->pid = 0;
 	return wd_exe_cache_get(&st->exes, ev->h->ppid);
 }
 
@@ -218,13 +229,13 @@ int wd_run_on_record(void *ctx, void *rec, size_t size)
 {
 	struct run_state *st = ctx;
 	struct wd_audit_extra extra = { 0 };
-	char buf[PATH_MAX], target[PATH_MAX];
+	char target[PATH_MAX];
 	struct wd_rec_view v;
 	bool ok;
 
 	ok = wd_rec_decode(rec, size, &v) == 0;
 	if (ok) {
-		extra.exe = exe_of(st, &v, buf, sizeof(buf));
+		extra.exe = exe_of(st, &v);
 		if (absolute_target(&v, target, sizeof(target)))
 			extra.target = target;
 		if (v.source != WD_SRC_LSM && v.verdict == WD_VERDICT_ALLOW && st->actx.rules)

@@ -7,6 +7,7 @@
 #ifndef WD_RUN_RECORDS_H
 #define WD_RUN_RECORDS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +36,16 @@ struct refusal {
  */
 #define WD_AUDIT_BATCH (64 * 1024)
 
+/* What /proc/PID/exe said of a task that has not exec'd, and when: kept this long. */
+struct proc_exe {
+	uint32_t pid; /* 0: empty */
+	uint64_t ns; /* CLOCK_MONOTONIC_COARSE */
+	char exe[PATH_MAX];
+};
+
+#define WD_PROC_EXES 4
+#define WD_PROC_EXE_NS 10000000ull
+
 #define WD_REFUSALS 16
 #define WD_REFUSAL_NS 2000000000ull /* the record follows within milliseconds: be generous */
 
@@ -46,6 +57,7 @@ struct run_state {
 	struct refusal refused[WD_REFUSALS];
 	unsigned int next_refusal;
 	struct wd_pty *pty; /* the command's own terminal, relayed in the run loop; may be NULL */
+	struct proc_exe proc_exe[WD_PROC_EXES];
 	size_t batch_len; /* bytes of whole lines in batch, not yet written */
 	uint64_t batch_writes; /* write(2) calls that wrote batches, for tests and benchmarks */
 	bool write_failed; /* said once */
