@@ -221,8 +221,21 @@ $(FUZZ_OUT)/fuzz_policy: $(FUZZ_SRCS) $(wildcard policy/*.h)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -std=gnu11 $(CPPFLAGS) $(WARN) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS) $(PKG_LIBS)
 
-.PHONY: fuzz fuzz-build
-fuzz-build: $(FUZZ_OUT)/fuzz_policy
+# The audit formatter (fuzz/fuzz_audit.c): kernel records and strings from outside, as bytes.
+FUZZ_AUDIT_SRCS := fuzz/fuzz_audit.c $(AUDIT_SRCS) $(POLICY_SRCS) $(FUZZ_OUT)/templates_data.c
+
+$(FUZZ_OUT)/fuzz_audit: $(FUZZ_AUDIT_SRCS) $(wildcard audit/*.h policy/*.h)
+	$(call msg,FUZZ-LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -std=gnu11 $(CPPFLAGS) $(WARN) $(FUZZ_FLAGS) -o $@ $(FUZZ_AUDIT_SRCS) $(PKG_LIBS)
+
+.PHONY: fuzz fuzz-build fuzz-audit
+fuzz-build: $(FUZZ_OUT)/fuzz_policy $(FUZZ_OUT)/fuzz_audit
+
+fuzz-audit: $(FUZZ_OUT)/fuzz_audit
+	$(Q)mkdir -p $(FUZZ_OUT)/corpus-audit $(FUZZ_OUT)/findings-audit
+	$(Q)cd $(FUZZ_OUT)/findings-audit && ../fuzz_audit -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=4200 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 ../corpus-audit
 
 fuzz: fuzz-build
 	$(Q)mkdir -p $(FUZZ_OUT)/corpus $(FUZZ_OUT)/findings

@@ -29,15 +29,11 @@ static size_t record(const char *path, char fill, size_t n)
 	size_t len = strlen(path);
 
 	memset(&u, 0, sizeof(u));
-	u.f.h.type = WD_EV_FILE;
-	u.f.h.pid = u.f.h.tid = 77;
-	memcpy(u.f.h.comm, "flood", 6);
-	u.f.op = WD_OP_OPEN;
-	u.f.verdict = WD_VERDICT_DENY;
-	u.f.source = WD_SRC_SYSCALL_EXIT;
-	u.f.rule = WD_RULE_DEFAULT;
-	u.f.err = 13;
-	u.f.dirfd = -100;
+	u.f = (struct wd_rec_file){ .h = { .type = WD_EV_FILE, .pid = 77, .tid = 77,
+					   .comm = "flood" },
+				    .op = WD_OP_OPEN, .verdict = WD_VERDICT_DENY,
+				    .source = WD_SRC_SYSCALL_EXIT, .rule = WD_RULE_DEFAULT,
+				    .err = 13, .dirfd = -100 };
 	memcpy(u.f.path, path, len);
 	memset(u.f.path + len, fill, n);
 	u.f.path_len = (__u16)(len + n + 1);
