@@ -27,7 +27,7 @@ for p in ${base:+warden audit_replay}; do
 	[ -x "$base/$p" ] || fail "BENCH_AUDIT_BASE has no $p"
 done
 if [ "${BENCH_QUICK:-0}" = 1 ]; then rounds=3; n=${AUDIT_N:-20000}; else
-	rounds=${BENCH_ROUNDS:-11}; n=${AUDIT_N:-100000}; fi
+	rounds=${BENCH_ROUNDS:-11}; n=${AUDIT_N:-40000}; fi
 procs=${AUDIT_PROCS:-2}
 tmp=$(cd "$BENCH_TMP" && pwd)
 export WARDEN_RUN_DIR=$tmp/run WARDEN_CGROUP_GROUP=${WARDEN_CGROUP_GROUP:-bench}
