@@ -48,7 +48,7 @@ LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(TEMPLATES_OBJ)
 UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabilities test_carve \
 	test_hold_rules test_units test_net test_json_locate test_effective test_explain test_templates \
 	test_policy_schema test_policy_corpus test_setup test_devid test_spawn_status test_fsutil test_path \
-	test_ipc test_probe_cache
+	test_ipc test_probe_cache test_records
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
@@ -229,8 +229,21 @@ $(FUZZ_OUT)/fuzz_policy: $(FUZZ_SRCS) $(wildcard policy/*.h)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -std=gnu11 $(CPPFLAGS) $(WARN) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS) $(PKG_LIBS)
 
-.PHONY: fuzz fuzz-build
-fuzz-build: $(FUZZ_OUT)/fuzz_policy
+# The audit formatter (fuzz/fuzz_audit.c): kernel records and strings from outside, as bytes.
+FUZZ_AUDIT_SRCS := fuzz/fuzz_audit.c $(AUDIT_SRCS) $(POLICY_SRCS) $(FUZZ_OUT)/templates_data.c
+
+$(FUZZ_OUT)/fuzz_audit: $(FUZZ_AUDIT_SRCS) $(wildcard audit/*.h policy/*.h)
+	$(call msg,FUZZ-LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -std=gnu11 $(CPPFLAGS) $(WARN) $(FUZZ_FLAGS) -o $@ $(FUZZ_AUDIT_SRCS) $(PKG_LIBS)
+
+.PHONY: fuzz fuzz-build fuzz-audit
+fuzz-build: $(FUZZ_OUT)/fuzz_policy $(FUZZ_OUT)/fuzz_audit
+
+fuzz-audit: $(FUZZ_OUT)/fuzz_audit
+	$(Q)mkdir -p $(FUZZ_OUT)/corpus-audit $(FUZZ_OUT)/findings-audit
+	$(Q)cd $(FUZZ_OUT)/findings-audit && ../fuzz_audit -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=4200 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 ../corpus-audit
 
 fuzz: fuzz-build
 	$(Q)mkdir -p $(FUZZ_OUT)/corpus $(FUZZ_OUT)/findings
@@ -243,6 +256,11 @@ fuzz: fuzz-build
 $(OUT)/bench/%: $(OUT)/bench/%.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^
+
+# The audit consumer's capacity drives the run's own record callback: warden's objects linked in.
+$(OUT)/bench/audit_replay: $(OUT)/bench/audit_replay.o $(LIB_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 .PHONY: bench
 bench: all $(OUT)/bench/unlink_lat $(OUT)/bench/notify_floor

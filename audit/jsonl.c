@@ -4,6 +4,7 @@
  * supervisor's own events as JSON lines of schema warden.audit/1 (docs/audit.md).
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,133 +139,75 @@ void wd_audit_format_ts(uint64_t real_ns, char *buf, size_t bufsz)
 }
 
 /*
- * Length of the well-formed UTF-8 sequence that starts @s (@n bytes left), or 0 when none does:
- * the ranges of Unicode's table 3-7, so overlong forms, surrogates (ED A0..BF), code points past
- * U+10FFFF and a sequence cut short are all refused, as strict JSON parsers refuse them.
+ * "ts" of @real_ns: the date part made once a second (records come thousands a second), the
+ * nanoseconds each time.
  */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+static void put_ts(struct wd_audit_ctx *ctx, struct wd_jbuf *b, uint64_t real_ns)
 {
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t len;
+	uint64_t secs = real_ns / 1000000000ull, ns = real_ns % 1000000000ull;
+	char ts[32];
 
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		lo = c == 0xe0 ? 0xa0 : 0x80;
-		hi = c == 0xed ? 0x9f : 0xbf;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		lo = c == 0xf0 ? 0x90 : 0x80;
-		hi = c == 0xf4 ? 0x8f : 0xbf;
-	} else {
-		return 0;
+	if (!ctx->ts_date[0] || ctx->ts_secs != secs) {
+		wd_audit_format_ts(secs * 1000000000ull, ts, sizeof(ts));
+		memcpy(ctx->ts_date, ts, 19);
+		ctx->ts_date[19] = 0;
+		ctx->ts_secs = secs;
 	}
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
+	memcpy(ts, ctx->ts_date, 19);
+	ts[19] = '.';
+	for (int i = 28; i >= 20; i--) {
+		ts[i] = (char)('0' + ns % 10);
+		ns /= 10;
+	}
+	ts[29] = 'Z';
+	wd_jb_key(b, "ts");
+	wd_jb_str(b, ts, 30);
 }
 
 bool wd_audit_utf8_valid(const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, len;
-
-	while (i < n) {
-		len = utf8_seq(p + i, n - i);
-		if (!len)
-			return false;
-		i += len;
-	}
-	return true;
+	return wd_utf8_valid(s, n);
 }
 
 char *wd_audit_utf8_readable(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), i = 0, o = 0, len;
-	char *out = malloc(3 * n + 1); /* each byte at worst becomes U+FFFD's three */
+	struct wd_jbuf b;
 
-	if (!out)
-		return NULL;
-	while (i < n) {
-		len = utf8_seq(p + i, n - i);
-		if (len) {
-			memcpy(out + o, s + i, len);
-			o += len;
-			i += len;
-		} else {
-			memcpy(out + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		}
-	}
-	out[o] = 0;
-	return out;
+	wd_jb_init_heap(&b);
+	wd_jb_readable_raw(&b, s, strlen(s));
+	return wd_jb_take(&b);
 }
 
 char *wd_audit_base64(const char *s, size_t n)
 {
-	static const char tab[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const unsigned char *p = (const unsigned char *)s;
-	char *out = malloc((n + 2) / 3 * 4 + 1), *q = out;
+	struct wd_jbuf b;
 
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned int v = (unsigned int)p[i] << 16;
-
-		if (i + 1 < n)
-			v |= (unsigned int)p[i + 1] << 8;
-		if (i + 2 < n)
-			v |= p[i + 2];
-		*q++ = tab[(v >> 18) & 63];
-		*q++ = tab[(v >> 12) & 63];
-		*q++ = i + 1 < n ? tab[(v >> 6) & 63] : '=';
-		*q++ = i + 2 < n ? tab[v & 63] : '=';
-	}
-	*q = 0;
-	return out;
+	wd_jb_init_heap(&b);
+	wd_jb_base64_raw(&b, s, n);
+	return wd_jb_take(&b);
 }
 
 /*
- * A string that came from outside warden (a path, a command name, an argv word): cJSON copies
- * bytes through, so one that is not UTF-8 is written readable, each invalid byte as U+FFFD, and
- * its exact bytes go beside it in "<key>_b64" (docs/audit.md). Control characters are escaped by
- * cJSON's printer. Returns the readable item, or NULL when out of memory.
+ * A string that came from outside warden, into a cJSON object (the holds socket's replies):
+ * cJSON copies bytes through, so one that is not UTF-8 is written readable, each invalid byte as
+ * U+FFFD, and its exact bytes go beside it in "<key>_b64" (docs/audit.md). Control characters
+ * are escaped by cJSON's printer.
  */
-static cJSON *str_item(const char *s, char **b64)
-{
-	cJSON *item;
-	char *fixed;
-
-	*b64 = NULL;
-	if (wd_audit_utf8_valid(s, strlen(s)))
-		return cJSON_CreateString(s);
-	fixed = wd_audit_utf8_readable(s);
-	item = fixed ? cJSON_CreateString(fixed) : NULL;
-	free(fixed);
-	*b64 = wd_audit_base64(s, strlen(s));
-	return item;
-}
-
 static void add_str(cJSON *o, const char *key, const char *s)
 {
-	char *b64, bkey[64];
-	cJSON *item;
+	char *fixed, *b64, bkey[64];
 
 	if (!s)
 		return; /* as cJSON_AddStringToObject left it out (a hold refused before it had a name) */
-	item = str_item(s, &b64);
-
-	if (item)
-		cJSON_AddItemToObject(o, key, item);
+	if (wd_audit_utf8_valid(s, strlen(s))) {
+		cJSON_AddStringToObject(o, key, s);
+		return;
+	}
+	fixed = wd_audit_utf8_readable(s);
+	if (fixed)
+		cJSON_AddStringToObject(o, key, fixed);
+	free(fixed);
+	b64 = wd_audit_base64(s, strlen(s));
 	if (b64) {
 		snprintf(bkey, sizeof(bkey), "%s_b64", key);
 		cJSON_AddStringToObject(o, bkey, b64);
@@ -272,70 +215,92 @@ static void add_str(cJSON *o, const char *key, const char *s)
 	}
 }
 
-/* An array of such strings; "<key>_b64" then holds each word's bytes, or null where it is UTF-8. */
-static void add_str_array(cJSON *o, const char *key, char *const v[])
+/* A string from outside warden into the line being written, and its "_b64" where needed. */
+static void put_str(struct wd_jbuf *b, const char *key, const char *s)
 {
-	cJSON *a = cJSON_AddArrayToObject(o, key), *b = NULL;
-	char bkey[64];
+	wd_jb_ext_field(b, key, s, strlen(s));
+}
+
+/* An array of such strings; "<key>_b64" then holds each word's bytes, or null where it is UTF-8. */
+static void put_str_array(struct wd_jbuf *b, const char *key, char *const v[])
+{
+	bool all_utf8 = true;
 	size_t n = 0;
+	char bkey[64];
 
 	while (v && v[n])
 		n++;
-	for (size_t i = 0; a && i < n; i++) {
-		char *b64;
-		cJSON *item = str_item(v[i], &b64);
-
-		if (item)
-			cJSON_AddItemToArray(a, item);
-		if (b64 && !b) {
-			snprintf(bkey, sizeof(bkey), "%s_b64", key);
-			b = cJSON_AddArrayToObject(o, bkey);
-			for (size_t j = 0; b && j < i; j++)
-				cJSON_AddItemToArray(b, cJSON_CreateNull());
-		}
-		if (b)
-			cJSON_AddItemToArray(b, b64 ? cJSON_CreateString(b64) : cJSON_CreateNull());
-		free(b64);
-	}
-}
-
-/* The fields every record carries, in schema order. */
-static cJSON *record_new(struct wd_audit_ctx *ctx, uint64_t real_ns, const char *type)
-{
-	cJSON *o = cJSON_CreateObject();
-	char ts[64];
-
-	if (!o)
-		return NULL;
-	wd_audit_format_ts(real_ns, ts, sizeof(ts));
-	cJSON_AddStringToObject(o, "schema", WD_AUDIT_SCHEMA);
-	cJSON_AddStringToObject(o, "ts", ts);
-	cJSON_AddNumberToObject(o, "seq", (double)ctx->seq++);
-	add_str(o, "sandbox", ctx->sandbox ? ctx->sandbox : "");
-	cJSON_AddStringToObject(o, "type", type);
-	return o;
-}
-
-static char *record_finish(cJSON *o)
-{
-	char *line = o ? cJSON_PrintUnformatted(o) : NULL;
-
-	cJSON_Delete(o);
-	return line;
-}
-
-static void add_access(cJSON *o, unsigned int acc)
-{
-	cJSON *a = cJSON_AddArrayToObject(o, "access");
-
-	if (!a)
+	wd_jb_key(b, key);
+	wd_jb_open(b, '[');
+	for (size_t i = 0; i < n; i++)
+		all_utf8 &= wd_jb_ext_str(b, v[i], strlen(v[i]));
+	wd_jb_close(b, ']');
+	if (all_utf8)
 		return;
+	snprintf(bkey, sizeof(bkey), "%s_b64", key);
+	wd_jb_key(b, bkey);
+	wd_jb_open(b, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (wd_audit_utf8_valid(v[i], strlen(v[i])))
+			wd_jb_null(b);
+		else
+			wd_jb_base64(b, v[i], strlen(v[i]));
+	}
+	wd_jb_close(b, ']');
+}
+
+/* The fields every record carries, in schema order: the line's opening. */
+static void record_head(struct wd_audit_ctx *ctx, struct wd_jbuf *b, uint64_t real_ns,
+			const char *type)
+{
+	wd_jb_open(b, '{');
+	wd_jb_key(b, "schema");
+	wd_jb_cstr(b, WD_AUDIT_SCHEMA);
+	put_ts(ctx, b, real_ns);
+	wd_jb_key(b, "seq");
+	wd_jb_uint(b, ctx->seq++);
+	put_str(b, "sandbox", ctx->sandbox ? ctx->sandbox : "");
+	wd_jb_key(b, "type");
+	wd_jb_cstr(b, type);
+}
+
+/* A supervisor record begun with record_head into @b: closed, and handed over as a string. */
+static char *record_take(struct wd_jbuf *b)
+{
+	wd_jb_close(b, '}');
+	return wd_jb_take(b);
+}
+
+/* "key":"value" of warden's own words. */
+static void put_word(struct wd_jbuf *b, const char *key, const char *value)
+{
+	wd_jb_key(b, key);
+	wd_jb_cstr(b, value);
+}
+
+static void put_int(struct wd_jbuf *b, const char *key, int64_t v)
+{
+	wd_jb_key(b, key);
+	wd_jb_int(b, v);
+}
+
+static void put_null(struct wd_jbuf *b, const char *key)
+{
+	wd_jb_key(b, key);
+	wd_jb_null(b);
+}
+
+static void put_access(struct wd_jbuf *b, unsigned int acc)
+{
+	wd_jb_key(b, "access");
+	wd_jb_open(b, '[');
 	if (acc & WD_ACC_READ)
-		cJSON_AddItemToArray(a, cJSON_CreateString("read"));
+		wd_jb_cstr(b, "read");
 	if (acc & WD_ACC_WRITE)
-		cJSON_AddItemToArray(a, cJSON_CreateString("write"));
+		wd_jb_cstr(b, "write");
 	if (acc & WD_ACC_EXEC)
-		cJSON_AddItemToArray(a, cJSON_CreateString("exec"));
+		wd_jb_cstr(b, "exec");
+	wd_jb_close(b, ']');
 }
 
 static const char *rule_name(const struct wd_audit_ctx *ctx, unsigned int rule)
@@ -347,56 +312,52 @@ static const char *rule_name(const struct wd_audit_ctx *ctx, unsigned int rule)
 	return rule == WD_RULE_DEFAULT ? "default" : "unknown";
 }
 
+/* An abstract unix socket name (@len bytes at @name, the first a NUL) as "@name", NULs as '@'. */
+static void put_abstract(struct wd_jbuf *b, const char *name, size_t len)
+{
+	char buf[WD_PATH_MAX];
+	bool nul = false;
+	size_t i;
+
+	for (i = 0; i < len && i < sizeof(buf) - 1; i++) {
+		buf[i] = name[i] ? name[i] : '@';
+		nul |= i > 0 && !name[i];
+	}
+	buf[i] = 0;
+	wd_jb_key(b, "target");
+	if (!wd_jb_ext_str(b, buf, i) || nul) {
+		/* readable, and the exact name (NULs and all) beside it */
+		wd_jb_key(b, "target_b64");
+		wd_jb_base64(b, name, len);
+	}
+}
+
 /*
  * A socket address as the task passed it (@n bytes), as "target": a unix path, "@name" for an
  * abstract name (each NUL in it shown as "@", as ss(8) does; the exact bytes then in target_b64),
  * "ADDR:PORT" or "[ADDR]:PORT"; and "family". Another family: its number, and a null target.
  */
-static void add_sockaddr(cJSON *o, const char *a, size_t n)
+static void put_sockaddr(struct wd_jbuf *b, const char *a, size_t n)
 {
-	char buf[WD_PATH_MAX], ip[INET6_ADDRSTRLEN];
+	char buf[INET6_ADDRSTRLEN + 16], ip[INET6_ADDRSTRLEN];
 	unsigned short family;
 
 	if (n < sizeof(family)) {
-		cJSON_AddNullToObject(o, "target");
+		put_null(b, "target");
 		return;
 	}
 	memcpy(&family, a, sizeof(family));
 	if (family == AF_UNIX) {
 		const char *name = a + offsetof(struct sockaddr_un, sun_path);
-		size_t len = n - offsetof(struct sockaddr_un, sun_path), b;
-		bool nul = false;
+		size_t len = n - offsetof(struct sockaddr_un, sun_path);
 
-		cJSON_AddStringToObject(o, "family", "unix");
-		if (len == 0 || (len == 1 && name[0] == 0)) {
-			cJSON_AddNullToObject(o, "target"); /* unnamed */
-			return;
-		}
-		if (name[0] != 0) { /* a path: up to its NUL, as the kernel reads it */
-			len = strnlen(name, len);
-			memcpy(buf, name, len);
-			buf[len] = 0;
-			add_str(o, "target", buf);
-			return;
-		}
-		for (b = 0; b < len && b < sizeof(buf) - 1; b++) {
-			buf[b] = name[b] ? name[b] : '@';
-			nul |= b > 0 && !name[b];
-		}
-		buf[b] = 0;
-		if (!nul && wd_audit_utf8_valid(buf, b)) {
-			cJSON_AddStringToObject(o, "target", buf);
-		} else {
-			/* readable, and the exact name (NULs and all) beside it */
-			char *fixed = wd_audit_utf8_readable(buf), *b64 = wd_audit_base64(name, len);
-
-			if (fixed)
-				cJSON_AddStringToObject(o, "target", fixed);
-			if (b64)
-				cJSON_AddStringToObject(o, "target_b64", b64);
-			free(fixed);
-			free(b64);
-		}
+		put_word(b, "family", "unix");
+		if (len == 0 || (len == 1 && name[0] == 0))
+			put_null(b, "target"); /* unnamed */
+		else if (name[0] != 0) /* a path: up to its NUL, as the kernel reads it */
+			wd_jb_ext_field(b, "target", name, strnlen(name, len));
+		else
+			put_abstract(b, name, len);
 		return;
 	}
 	if (family == AF_INET && n >= sizeof(struct sockaddr_in)) {
@@ -405,8 +366,8 @@ static void add_sockaddr(cJSON *o, const char *a, size_t n)
 		memcpy(&in, a, sizeof(in));
 		inet_ntop(AF_INET, &in.sin_addr, ip, sizeof(ip));
 		snprintf(buf, sizeof(buf), "%s:%u", ip, ntohs(in.sin_port));
-		cJSON_AddStringToObject(o, "family", "inet");
-		cJSON_AddStringToObject(o, "target", buf);
+		put_word(b, "family", "inet");
+		put_word(b, "target", buf);
 		return;
 	}
 	if (family == AF_INET6 && n >= sizeof(struct sockaddr_in6)) {
@@ -415,123 +376,146 @@ static void add_sockaddr(cJSON *o, const char *a, size_t n)
 		memcpy(&in6, a, sizeof(in6));
 		inet_ntop(AF_INET6, &in6.sin6_addr, ip, sizeof(ip));
 		snprintf(buf, sizeof(buf), "[%s]:%u", ip, ntohs(in6.sin6_port));
-		cJSON_AddStringToObject(o, "family", "inet6");
-		cJSON_AddStringToObject(o, "target", buf);
+		put_word(b, "family", "inet6");
+		put_word(b, "target", buf);
 		return;
 	}
-	cJSON_AddNumberToObject(o, "family", family);
-	cJSON_AddNullToObject(o, "target");
+	put_int(b, "family", family);
+	put_null(b, "target");
+}
+
+/* The fields of a kernel record after the header, in schema order. */
+static void put_event(struct wd_jbuf *b, const struct wd_audit_ctx *ctx,
+		      const struct wd_rec_view *ev, const struct wd_audit_extra *extra)
+{
+	const char *target = extra && extra->target ? extra->target : NULL;
+	bool changed, sockaddr;
+
+	/* a relative name whose base moved during the call names no file we could vouch for */
+	changed = ev->source != WD_SRC_LSM && (ev->flags & WD_EVF_BASE_CHANGED);
+	sockaddr = ev->source == WD_SRC_SYSCALL_EXIT && (ev->flags & WD_EVF_SOCKADDR);
+	if (!target && ev->path[0] && !changed && !sockaddr)
+		target = ev->path;
+	if (!target && ev->type == WD_EV_SYSCALL)
+		target = wd_audit_syscall_name(ev->sysno);
+	put_int(b, "pid", ev->h->pid);
+	put_int(b, "tid", ev->h->tid);
+	put_int(b, "ppid", ev->h->ppid);
+	put_int(b, "uid", ev->h->uid);
+	wd_jb_ext_field(b, "comm", ev->h->comm, strnlen(ev->h->comm, WD_COMM_LEN));
+	if (extra && extra->exe)
+		put_str(b, "exe", extra->exe);
+	else
+		put_null(b, "exe");
+	put_word(b, "op", wd_audit_op_name(ev->op));
+	if (sockaddr)
+		put_sockaddr(b, (const char *)ev->addr, ev->addr_len);
+	else if (target)
+		put_str(b, "target", target);
+	else
+		put_null(b, "target"); /* the kernel could not resolve it */
+	if (ev->op == WD_OP_IOCTL) {
+		char req[24];
+
+		snprintf(req, sizeof(req), "0x%llx", (unsigned long long)ev->arg);
+		put_word(b, "request", req);
+		put_int(b, "fd", ev->dirfd);
+	}
+	if (ev->type == WD_EV_NET)
+		put_int(b, "fd", ev->dirfd);
+	if (changed && ev->path[0]) {
+		put_str(b, "name", ev->path);
+		put_word(b, "base", ev->dirfd == -100 /* AT_FDCWD */ ? "cwd changed during the call" :
+								       "dirfd changed during the call");
+		put_int(b, "dirfd", ev->dirfd);
+	}
+	put_word(b, "verdict", wd_audit_verdict_name(ev->verdict));
+	put_str(b, "rule", extra && extra->rule ? extra->rule : rule_name(ctx, ev->rule));
+	put_access(b, ev->access);
+	if (ev->err > 0) {
+		const char *name = strerrorname_np(ev->err);
+
+		if (name)
+			put_word(b, "errno", name);
+		else
+			put_int(b, "errno", ev->err);
+	}
+	put_word(b, "source", ev->source == WD_SRC_SYSCALL_EXIT     ? "syscall-exit" :
+			      ev->source == WD_SRC_EXEC_TRACEPOINT ? "exec-tracepoint" :
+								     "lsm");
+}
+
+int wd_audit_event_put(struct wd_audit_ctx *ctx, struct wd_jbuf *b, const void *rec, size_t size,
+		       const struct wd_audit_extra *extra)
+{
+	size_t len = b->len;
+	uint64_t seq = ctx->seq;
+	struct wd_rec_view ev;
+
+	if (wd_rec_decode(rec, size, &ev))
+		return -EINVAL;
+	b->comma = false;
+	record_head(ctx, b, (uint64_t)((int64_t)ev.h->ts_ns + ctx->boot_to_real_ns),
+		    wd_audit_type_name(ev.type));
+	put_event(b, ctx, &ev, extra);
+	wd_jb_close(b, '}');
+	if (!b->full)
+		return 0;
+	/* no room: nothing of it stays, and it keeps its number for the next try */
+	b->len = len;
+	b->full = false;
+	ctx->seq = seq;
+	return -ENOSPC;
 }
 
 char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size,
 			  const struct wd_audit_extra *extra)
 {
-	const char *exe = extra ? extra->exe : NULL;
-	const char *target = extra && extra->target ? extra->target : NULL;
-	char comm[WD_COMM_LEN + 1];
-	struct wd_rec_view ev;
-	bool changed, sockaddr;
-	cJSON *o;
+	struct wd_jbuf b;
+	char *line;
 
-	if (wd_rec_decode(rec, size, &ev))
+	wd_jb_init_heap(&b);
+	if (wd_audit_event_put(ctx, &b, rec, size, extra)) {
+		wd_jb_free(&b);
 		return NULL;
-
-	memcpy(comm, ev.h->comm, WD_COMM_LEN);
-	comm[WD_COMM_LEN] = 0;
-	/* a relative name whose base moved during the call names no file we could vouch for */
-	changed = ev.source != WD_SRC_LSM && (ev.flags & WD_EVF_BASE_CHANGED);
-	sockaddr = ev.source == WD_SRC_SYSCALL_EXIT && (ev.flags & WD_EVF_SOCKADDR);
-	if (!target && ev.path[0] && !changed && !sockaddr)
-		target = ev.path;
-	if (!target && ev.type == WD_EV_SYSCALL)
-		target = wd_audit_syscall_name(ev.sysno);
-	o = record_new(ctx, (uint64_t)((int64_t)ev.h->ts_ns + ctx->boot_to_real_ns),
-		       wd_audit_type_name(ev.type));
-	if (!o)
-		return NULL;
-	cJSON_AddNumberToObject(o, "pid", ev.h->pid);
-	cJSON_AddNumberToObject(o, "tid", ev.h->tid);
-	cJSON_AddNumberToObject(o, "ppid", ev.h->ppid);
-	cJSON_AddNumberToObject(o, "uid", ev.h->uid);
-	add_str(o, "comm", comm);
-	if (exe)
-		add_str(o, "exe", exe);
-	else
-		cJSON_AddNullToObject(o, "exe");
-	cJSON_AddStringToObject(o, "op", wd_audit_op_name(ev.op));
-	if (sockaddr)
-		add_sockaddr(o, (const char *)ev.addr, ev.addr_len);
-	else if (target)
-		add_str(o, "target", target);
-	else
-		cJSON_AddNullToObject(o, "target"); /* the kernel could not resolve it */
-	if (ev.op == WD_OP_IOCTL) {
-		char req[24];
-
-		snprintf(req, sizeof(req), "0x%llx", (unsigned long long)ev.arg);
-		cJSON_AddStringToObject(o, "request", req);
-		cJSON_AddNumberToObject(o, "fd", ev.dirfd);
 	}
-	if (ev.type == WD_EV_NET)
-		cJSON_AddNumberToObject(o, "fd", ev.dirfd);
-	if (changed && ev.path[0]) {
-		add_str(o, "name", ev.path);
-		if (ev.dirfd == -100) /* AT_FDCWD */
-			cJSON_AddStringToObject(o, "base", "cwd changed during the call");
-		else
-			cJSON_AddStringToObject(o, "base", "dirfd changed during the call");
-		cJSON_AddNumberToObject(o, "dirfd", ev.dirfd);
-	}
-	cJSON_AddStringToObject(o, "verdict", wd_audit_verdict_name(ev.verdict));
-	add_str(o, "rule", extra && extra->rule ? extra->rule : rule_name(ctx, ev.rule));
-	add_access(o, ev.access);
-	if (ev.err > 0) {
-		const char *name = strerrorname_np(ev.err);
-
-		if (name)
-			cJSON_AddStringToObject(o, "errno", name);
-		else
-			cJSON_AddNumberToObject(o, "errno", ev.err);
-	}
-	cJSON_AddStringToObject(o, "source", ev.source == WD_SRC_SYSCALL_EXIT ? "syscall-exit" :
-					     ev.source == WD_SRC_EXEC_TRACEPOINT ? "exec-tracepoint" :
-										 "lsm");
-	return record_finish(o);
+	line = wd_jb_take(&b);
+	return line;
 }
 
 char *wd_audit_start_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid,
 			  char *const argv[])
 {
-	cJSON *o = record_new(ctx, ts_real_ns, "start");
+	struct wd_jbuf b;
 
-	if (!o)
-		return NULL;
-	cJSON_AddNumberToObject(o, "pid", pid);
-	cJSON_AddStringToObject(o, "backend", ctx->backend ? ctx->backend : "");
+	wd_jb_init_heap(&b);
+	record_head(ctx, &b, ts_real_ns, "start");
+	put_int(&b, "pid", pid);
+	put_word(&b, "backend", ctx->backend ? ctx->backend : "");
 	if (ctx->backend_detail)
-		add_str(o, "backend_detail", ctx->backend_detail);
-	add_str_array(o, "argv", argv);
-	return record_finish(o);
+		put_str(&b, "backend_detail", ctx->backend_detail);
+	put_str_array(&b, "argv", argv);
+	return record_take(&b);
 }
 
 char *wd_audit_exit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid,
 			 const char *status, int exit_code, int signo)
 {
-	cJSON *o = record_new(ctx, ts_real_ns, "exit");
+	struct wd_jbuf b;
 
-	if (!o)
-		return NULL;
-	cJSON_AddNumberToObject(o, "pid", pid);
-	cJSON_AddStringToObject(o, "status", status);
+	wd_jb_init_heap(&b);
+	record_head(ctx, &b, ts_real_ns, "exit");
+	put_int(&b, "pid", pid);
+	put_word(&b, "status", status);
 	if (exit_code >= 0)
-		cJSON_AddNumberToObject(o, "exit_code", exit_code);
+		put_int(&b, "exit_code", exit_code);
 	else
-		cJSON_AddNullToObject(o, "exit_code");
+		put_null(&b, "exit_code");
 	if (signo)
-		cJSON_AddNumberToObject(o, "signal", signo);
+		put_int(&b, "signal", signo);
 	else
-		cJSON_AddNullToObject(o, "signal");
-	return record_finish(o);
+		put_null(&b, "signal");
+	return record_take(&b);
 }
 
 uint64_t wd_audit_next_seq(FILE *f, const char *sandbox)
@@ -585,24 +569,26 @@ uint64_t wd_audit_next_seq(FILE *f, const char *sandbox)
 char *wd_audit_adopt_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, size_t held,
 			  bool kernel_records)
 {
-	cJSON *o = record_new(ctx, ts_real_ns, "adopt");
+	struct wd_jbuf b;
 
-	if (!o)
-		return NULL;
-	cJSON_AddStringToObject(o, "backend", ctx->backend ? ctx->backend : "");
-	cJSON_AddNumberToObject(o, "held", (double)held);
-	cJSON_AddBoolToObject(o, "kernel_records", kernel_records);
-	return record_finish(o);
+	wd_jb_init_heap(&b);
+	record_head(ctx, &b, ts_real_ns, "adopt");
+	put_word(&b, "backend", ctx->backend ? ctx->backend : "");
+	put_int(&b, "held", (int64_t)held);
+	wd_jb_key(&b, "kernel_records");
+	wd_jb_bool(&b, kernel_records);
+	return record_take(&b);
 }
 
 char *wd_audit_lost_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t count)
 {
-	cJSON *o = record_new(ctx, ts_real_ns, "lost");
+	struct wd_jbuf b;
 
-	if (!o)
-		return NULL;
-	cJSON_AddNumberToObject(o, "count", (double)count);
-	return record_finish(o);
+	wd_jb_init_heap(&b);
+	record_head(ctx, &b, ts_real_ns, "lost");
+	wd_jb_key(&b, "count");
+	wd_jb_uint(&b, count);
+	return record_take(&b);
 }
 
 void wd_hold_view_fields(cJSON *o, const struct wd_hold_view *v)
@@ -626,39 +612,66 @@ void wd_hold_view_fields(cJSON *o, const struct wd_hold_view *v)
 	add_str(o, "rule", v->rule ? v->rule : "");
 }
 
-/* The fields a hold and its decision share. */
-static void add_hold(cJSON *o, const struct wd_hold_view *v)
+/*
+ * A hold or its decision: the fields the holds socket shows too (wd_hold_view_fields, a cJSON
+ * object), after the line's opening. Holds come a few a second, never in floods.
+ */
+static cJSON *hold_body(const struct wd_hold_view *v)
 {
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		return NULL;
 	cJSON_AddNumberToObject(o, "hold", (double)v->id);
 	wd_hold_view_fields(o, v);
+	return o;
+}
+
+static char *hold_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, const char *type, cJSON *o)
+{
+	char *body = o ? cJSON_PrintUnformatted(o) : NULL;
+	struct wd_jbuf b;
+	size_t n;
+
+	cJSON_Delete(o);
+	if (!body)
+		return NULL;
+	wd_jb_init_heap(&b);
+	record_head(ctx, &b, ts_real_ns, type);
+	/* "{...}": its members go on after the opening's */
+	n = strlen(body);
+	if (n > 2) {
+		wd_jb_raw(&b, ",", 1);
+		wd_jb_raw(&b, body + 1, n - 2);
+	}
+	free(body);
+	return record_take(&b);
 }
 
 char *wd_audit_hold_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
 			 const struct wd_hold_view *v)
 {
-	cJSON *o = record_new(ctx, ts_real_ns, "hold");
+	cJSON *o = hold_body(v);
 
-	if (!o)
-		return NULL;
-	add_hold(o, v);
-	cJSON_AddStringToObject(o, "verdict", "hold");
-	cJSON_AddStringToObject(o, "token", v->token);
-	cJSON_AddNumberToObject(o, "timeout_ms", (double)v->timeout_ms);
-	return record_finish(o);
+	if (o) {
+		cJSON_AddStringToObject(o, "verdict", "hold");
+		cJSON_AddStringToObject(o, "token", v->token);
+		cJSON_AddNumberToObject(o, "timeout_ms", (double)v->timeout_ms);
+	}
+	return hold_line(ctx, ts_real_ns, "hold", o);
 }
 
 char *wd_audit_decision_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
 			     const struct wd_hold_view *v, bool allow, const char *who, int result)
 {
-	cJSON *o = record_new(ctx, ts_real_ns, "decision");
+	cJSON *o = hold_body(v);
 	const char *name;
 
-	if (!o)
-		return NULL;
-	add_hold(o, v);
-	cJSON_AddStringToObject(o, "verdict", allow ? "allow" : "deny");
-	add_str(o, "by", who);
-	name = result ? strerrorname_np(-result) : NULL;
-	cJSON_AddStringToObject(o, "result", result ? (name ? name : "error") : "ok");
-	return record_finish(o);
+	if (o) {
+		cJSON_AddStringToObject(o, "verdict", allow ? "allow" : "deny");
+		add_str(o, "by", who);
+		name = result ? strerrorname_np(-result) : NULL;
+		cJSON_AddStringToObject(o, "result", result ? (name ? name : "error") : "ok");
+	}
+	return hold_line(ctx, ts_real_ns, "decision", o);
 }

@@ -2,6 +2,8 @@
 /*
  * Audit records to JSON lines, schema warden.audit/1 (docs/audit.md). Pure C (cJSON only): the
  * supervisor hands in kernel records and its own events, and gets one line each, no newline.
+ * Kernel records, which come in floods, are written straight into the caller's buffer
+ * (wd_audit_event_put, audit/jbuf.h): no allocation and no JSON tree per record.
  */
 #ifndef WD_AUDIT_JSONL_H
 #define WD_AUDIT_JSONL_H
@@ -11,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "audit/jbuf.h"
 #include "bpf/wd_abi.h"
 #include "policy/compile.h"
 
@@ -23,6 +26,9 @@ struct wd_audit_ctx {
 	const struct wd_ruleset *rules; /* names rule ids; may be NULL */
 	int64_t boot_to_real_ns; /* CLOCK_REALTIME - CLOCK_BOOTTIME, to date kernel stamps */
 	uint64_t seq; /* of the next record */
+	/* the date part of the last "ts" written, and its second: made once a second */
+	uint64_t ts_secs;
+	char ts_date[20];
 };
 
 /* What the supervisor adds to a kernel record; each may be NULL. */
@@ -38,6 +44,13 @@ struct wd_audit_extra {
  */
 char *wd_audit_event_line(struct wd_audit_ctx *ctx, const void *rec, size_t size,
 			  const struct wd_audit_extra *extra);
+/*
+ * The same line, appended to @b. 0; -EINVAL when the record is malformed; -ENOSPC when a fixed
+ * @b has no room for it. On either error nothing is left in @b and no seq is used up, so the
+ * caller may make room and call again.
+ */
+int wd_audit_event_put(struct wd_audit_ctx *ctx, struct wd_jbuf *b, const void *rec, size_t size,
+		       const struct wd_audit_extra *extra);
 
 /* Supervisor records. @ts_real_ns is CLOCK_REALTIME. */
 char *wd_audit_start_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, int pid,

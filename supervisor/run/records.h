@@ -7,6 +7,7 @@
 #ifndef WD_RUN_RECORDS_H
 #define WD_RUN_RECORDS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,23 @@ struct refusal {
 	uint64_t ns;
 };
 
+/*
+ * Kernel records are formatted straight into one buffer and written out with one write(2) per
+ * ring-buffer drain, or as soon as the next record would take it past this: under a flood the
+ * writes are of 64 KiB, each ending on a line's end, and nothing waits past its drain.
+ */
+#define WD_AUDIT_BATCH (64 * 1024)
+
+/* What /proc/PID/exe said of a task that has not exec'd, and when: kept this long. */
+struct proc_exe {
+	uint32_t pid; /* 0: empty */
+	uint64_t ns; /* CLOCK_MONOTONIC_COARSE */
+	char exe[PATH_MAX];
+};
+
+#define WD_PROC_EXES 4
+#define WD_PROC_EXE_NS 10000000ull
+
 #define WD_REFUSALS 16
 #define WD_REFUSAL_NS 2000000000ull /* the record follows within milliseconds: be generous */
 
@@ -39,12 +57,22 @@ struct run_state {
 	struct refusal refused[WD_REFUSALS];
 	unsigned int next_refusal;
 	struct wd_pty *pty; /* the command's own terminal, relayed in the run loop; may be NULL */
+	struct proc_exe proc_exe[WD_PROC_EXES];
+	size_t batch_len; /* bytes of whole lines in batch, not yet written */
+	uint64_t batch_writes; /* write(2) calls that wrote batches, for tests and benchmarks */
+	bool write_failed; /* said once */
+	char batch[WD_AUDIT_BATCH];
 };
 
 uint64_t wd_clock_ns(clockid_t clk);
-/* Kernel records are written in batches (one flush per ring-buffer drain); ours at once. */
+/*
+ * A line of ours (malloc'd, freed here; NULL when it could not be made): after the records
+ * before it, into the batch; with @flush, the batch is written out at once.
+ */
 void wd_run_audit_put(struct run_state *st, char *line, bool flush);
 void wd_run_audit_write(struct run_state *st, char *line);
+/* The batch to the audit file: once after each ring-buffer drain (supervise.c). */
+void wd_run_audit_flush(struct run_state *st);
 /* The ring buffer's callback: one kernel record, @ctx the run_state. */
 int wd_run_on_record(void *ctx, void *rec, size_t size);
 

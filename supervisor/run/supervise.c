@@ -46,8 +46,7 @@ void wd_run_records_drain(struct run_state *st, const struct run_records *rec)
 		rec->ops->consume(rec->be);
 	else if (rec->ev)
 		wd_events_consume(rec->ev);
-	if (st->audit)
-		fflush(st->audit);
+	wd_run_audit_flush(st);
 }
 
 enum poll_kind { P_RECORDS, P_CHILD, P_EMPTIED, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL, P_PTY };

@@ -4,6 +4,7 @@
  * records of each type to schema warden.audit/1 lines, malformed ones refused, the supervisor's
  * own records, UTF-8 and base64 of bytes from outside.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -710,6 +711,180 @@ static void test_base_changed_record(void **state)
 	free(line);
 }
 
+/* The writer escapes each byte as cJSON's printer does: one line reads the same from either. */
+static void test_writer_escapes_as_cjson(void **state)
+{
+	char s[2], *want;
+	struct wd_jbuf b;
+	cJSON *item;
+
+	(void)state;
+	for (int c = 1; c < 256; c++) {
+		s[0] = (char)c;
+		s[1] = 0;
+		item = cJSON_CreateString(s);
+		want = cJSON_PrintUnformatted(item);
+		wd_jb_init_heap(&b);
+		wd_jb_str(&b, s, 1);
+		wd_jb_raw(&b, "", 1);
+		if (strcmp(b.p, want))
+			fail_msg("byte 0x%02x: writer %s, cJSON %s", c, b.p, want);
+		wd_jb_free(&b);
+		free(want);
+		cJSON_Delete(item);
+	}
+}
+
+/* Quotes, backslashes and every control character a task can put in its names come back exact. */
+static void test_hostile_names_round_trip(void **state)
+{
+	static const char comm[WD_COMM_LEN] = { '"', '\\', '\n', 0x1b, '[', '3', '1', 'm', '\\', 'u',
+						'0', '0', '0', '0', '\t', '\'' };
+	struct wd_audit_ctx ctx = { .sandbox = "sb-1" };
+	struct test_event ev;
+	char path[64], *line;
+	const char *p;
+	size_t n = 0;
+	cJSON *o;
+
+	(void)state;
+	n += (size_t)snprintf(path, sizeof(path), "/w/\"q\\\\b\"");
+	for (int c = 1; c < 0x20; c++)
+		path[n++] = (char)c;
+	path[n++] = 0x7f;
+	path[n] = 0;
+	fill_event(&ev, path);
+	memcpy(ev.comm, comm, WD_COMM_LEN); /* all 16 bytes, no NUL */
+	line = event_line(&ctx, &ev, TEST_HDR + ev.path_len, NULL);
+	o = parse_strict(line);
+	assert_string_equal(str(o, "target"), path);
+	assert_null(cJSON_GetObjectItemCaseSensitive(o, "target_b64"));
+	assert_memory_equal(str(o, "comm"), comm, WD_COMM_LEN);
+	assert_int_equal(strlen(str(o, "comm")), 16); /* nothing read past the comm */
+	for (p = line; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			fail_msg("raw control byte 0x%02x in the line", *p);
+	cJSON_Delete(o);
+	free(line);
+}
+
+/* The longest path of the worst bytes: every one escaped six-fold, or replaced, and still exact. */
+static void test_long_hostile_path(void **state)
+{
+	static const char bytes[] = { '\x01', '"', '\\', '\xff', '\xc3' };
+	struct wd_audit_ctx ctx = { .sandbox = "sb-1" };
+	static struct test_event ev;
+	static char back[WD_PATH_MAX];
+	char *line;
+	cJSON *o;
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(bytes); k++) {
+		fill_event(&ev, "");
+		memset(ev.path, bytes[k], WD_PATH_MAX - 1);
+		ev.path[WD_PATH_MAX - 1] = 0;
+		ev.path_len = WD_PATH_MAX;
+		line = event_line(&ctx, &ev, sizeof(ev), NULL);
+		o = parse_strict(line);
+		if ((unsigned char)bytes[k] < 0x80) {
+			assert_memory_equal(str(o, "target"), ev.path, WD_PATH_MAX);
+			assert_null(cJSON_GetObjectItemCaseSensitive(o, "target_b64"));
+		} else {
+			/* each byte its own U+FFFD: 0xc3 before 0xc3 starts no sequence */
+			assert_int_equal(strlen(str(o, "target")), 3 * (WD_PATH_MAX - 1));
+			assert_int_equal(unbase64(str(o, "target_b64"), back), WD_PATH_MAX - 1);
+			assert_memory_equal(back, ev.path, WD_PATH_MAX - 1);
+		}
+		cJSON_Delete(o);
+		free(line);
+	}
+}
+
+/*
+ * Into a fixed buffer: a record that does not fit leaves nothing behind, writes nothing past the
+ * buffer and uses up no seq; one that fits is the same line as on the heap.
+ */
+static void test_event_put_fixed(void **state)
+{
+	struct wd_audit_ctx ctx = { .sandbox = "sb-1", .seq = 3 };
+	struct test_event ev;
+	static char buf[4096 + 16];
+	struct wd_jbuf b;
+	char *line;
+	size_t n, cap;
+	union {
+		struct wd_rec_file f;
+		char raw[WD_REC_FILE_SIZE + 64];
+	} u;
+
+	(void)state;
+	fill_event(&ev, "/etc/\xff\"x");
+	line = event_line(&ctx, &ev, TEST_HDR + ev.path_len, NULL);
+	assert_non_null(line);
+	n = strlen(line);
+	ctx.seq = 3;
+	memset(&u, 0, sizeof(u));
+	u.f.h.type = WD_EV_FILE;
+	u.f.h.size = (__u16)(WD_REC_FILE_SIZE + ev.path_len);
+	u.f.h.ts_ns = ev.ts_ns;
+	u.f.h.pid = ev.pid;
+	u.f.h.tid = ev.tid;
+	u.f.h.ppid = ev.ppid;
+	memcpy(u.f.h.comm, ev.comm, WD_COMM_LEN);
+	u.f.op = ev.op;
+	u.f.verdict = ev.verdict;
+	u.f.rule = ev.rule;
+	u.f.access = ev.access;
+	u.f.path_len = (__u16)ev.path_len;
+	memcpy(u.f.path, ev.path, ev.path_len);
+	for (cap = 0; cap <= n; cap++) {
+		memset(buf, '#', sizeof(buf));
+		wd_jb_init_fixed(&b, buf + 2, cap);
+		b.len = 0;
+		if (cap < n) {
+			assert_int_equal(wd_audit_event_put(&ctx, &b, &u, u.f.h.size, NULL), -ENOSPC);
+			assert_int_equal(b.len, 0);
+			assert_false(b.full);
+			assert_int_equal(ctx.seq, 3);
+		} else {
+			assert_int_equal(wd_audit_event_put(&ctx, &b, &u, u.f.h.size, NULL), 0);
+			assert_int_equal(b.len, n);
+			assert_memory_equal(buf + 2, line, n);
+			assert_int_equal(ctx.seq, 4);
+		}
+		assert_int_equal(buf[1], '#');
+		assert_int_equal(buf[2 + cap], '#');
+	}
+	/* a malformed record leaves the buffer as it was */
+	wd_jb_init_fixed(&b, buf, sizeof(buf));
+	u.f.h.size = 3;
+	assert_int_equal(wd_audit_event_put(&ctx, &b, &u, 3, NULL), -EINVAL);
+	assert_int_equal(b.len, 0);
+	free(line);
+}
+
+/* Numbers print as integers across their whole range, as cJSON printed them. */
+static void test_numbers(void **state)
+{
+	struct wd_audit_ctx ctx = { .sandbox = "sb-1", .seq = 1ull << 40 };
+	struct test_event ev;
+	char *line;
+
+	(void)state;
+	fill_event(&ev, "x");
+	ev.uid = 4294967295u;
+	ev.pid = 4000000000u;
+	ev.op = WD_OP_IOCTL;
+	ev.dirfd = -2147483647 - 1;
+	ev.arg = ~0ull;
+	line = event_line(&ctx, &ev, TEST_HDR + ev.path_len, NULL);
+	assert_non_null(strstr(line, "\"seq\":1099511627776,"));
+	assert_non_null(strstr(line, "\"uid\":4294967295,"));
+	assert_non_null(strstr(line, "\"pid\":4000000000,"));
+	assert_non_null(strstr(line, "\"request\":\"0xffffffffffffffff\",\"fd\":-2147483648,"));
+	free(line);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -728,6 +903,11 @@ int main(void)
 		cmocka_unit_test(test_argv_and_hold_escaped),
 		cmocka_unit_test(test_sockaddr_records),
 		cmocka_unit_test(test_base_changed_record),
+		cmocka_unit_test(test_writer_escapes_as_cjson),
+		cmocka_unit_test(test_hostile_names_round_trip),
+		cmocka_unit_test(test_long_hostile_path),
+		cmocka_unit_test(test_event_put_fixed),
+		cmocka_unit_test(test_numbers),
 	};
 
 	return cmocka_run_group_tests_name("audit_jsonl", tests, NULL, NULL);
