@@ -58,10 +58,15 @@ static void __attribute__((noreturn)) exec_init(int init, int status, int ready,
 		cmd /= 10;
 	} while (cmd && i > 0);
 	memmove(pid, pid + i, sizeof(pid) - (size_t)i);
-	/* out of the way of 3 and 4 first, then there (dup2 leaves them open across exec) */
+	/*
+	 * Out of the way of 3 and 4 first (the program itself too: a daemon's opened it early, on
+	 * a low number), then there (dup2 leaves them open across exec).
+	 */
+	init = fcntl(init, F_DUPFD_CLOEXEC, 10);
 	s = fcntl(status, F_DUPFD_CLOEXEC, 10);
 	r = fcntl(ready, F_DUPFD_CLOEXEC, 10);
-	if (s < 0 || r < 0 || dup2(s, INIT_STATUS_FD) < 0 || dup2(r, INIT_READY_FD) < 0)
+	if (init < 0 || s < 0 || r < 0 || dup2(s, INIT_STATUS_FD) < 0 ||
+	    dup2(r, INIT_READY_FD) < 0)
 		goto fail;
 	/* Not even the caller's standard streams: everything else is close-on-exec already. */
 	if (syscall(SYS_close_range, 0, 2, 0))
