@@ -558,8 +558,16 @@ static int prepare_runs(int pool)
 /* The pool one cgroup fuller, while nothing else waits; a pool that cannot grow stops. */
 static void refill(void)
 {
+	static bool said;
 	int err = wd_cgroup_pool_fill_one(&d.pool);
 
+	if (err > 0)
+		log_debug("pool: %s made ahead (%d of %d)", d.pool.cg[d.pool.n - 1].name, d.pool.n,
+			  d.pool.want);
+	if (err > 0 && d.pool.n == d.pool.want && !said) {
+		log_info("pool: %d sandbox cgroups made ahead", d.pool.n);
+		said = true;
+	}
 	if (err < 0 && !d.pool_failed) {
 		log_warnx("cannot make a cgroup ahead (%s): each run makes its own",
 			  strerror(-err));
