@@ -49,8 +49,9 @@ run_cmd() {
 }
 
 # What the command sees first, with shell builtins only (no second process in the cgroup): its
-# own cgroup, then every pid in that cgroup's cgroup.procs.
-SELF='read -r l < /proc/self/cgroup; while read -r l; do c=$l; done < /proc/self/cgroup; echo "${c#0::}"; while read -r p; do echo "pid $p"; done < "$0${c#0::}/cgroup.procs"'
+# own cgroup, its own pid, then every pid in that cgroup's cgroup.procs (the shell's alone: its
+# init, where it has one, never joins).
+SELF='read -r l < /proc/self/cgroup; while read -r l; do c=$l; done < /proc/self/cgroup; echo "${c#0::}"; echo "pid $$"; while read -r p; do echo "pid $p"; done < "$0${c#0::}/cgroup.procs"'
 
 test_a_run_through_wardend_starts_in_a_fresh_cgroup_of_the_pool() {
 	cg2=$(cgroup2_mount)
@@ -66,8 +67,7 @@ test_a_run_through_wardend_starts_in_a_fresh_cgroup_of_the_pool() {
 	first=$sb
 	case " $(echo $before) " in *" $first "*) ;; *) fail "$first is not one of the pool's: $before" ;; esac
 	expect_eq "the command's cgroup" "$(head -n1 "$T/out")" "${WD_SANDBOX_GROUP#"$cg2"}/$first"
-	# the shell alone (pid 2 of its namespace; its init never joins)
-	expect_eq "tasks in the sandbox's cgroup" "$(sed -n '2,$p' "$T/out")" "pid 2"
+	expect_eq "tasks in the sandbox's cgroup" "$(sed -n '3,$p' "$T/out")" "$(sed -n 2p "$T/out")"
 	[ ! -e "$WARDEN_RUN_DIR/pool/$first" ] || fail "the taken cgroup is still marked as the pool's"
 	[ ! -d "$WD_SANDBOX_GROUP/$first" ] || fail "the sandbox's cgroup outlived its run"
 	# the pool grows back to 4, and the next run gets another cgroup, never the first again
@@ -75,7 +75,8 @@ test_a_run_through_wardend_starts_in_a_fresh_cgroup_of_the_pool() {
 		fail "the pool did not refill"
 	run_cmd "[\"sh\",\"-c\",$(printf '%s' "$SELF" | sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$/"/'),\"$cg2\"]"
 	[ "$sb" != "$first" ] || fail "a pool cgroup was used twice"
-	expect_eq "tasks in the second sandbox's cgroup" "$(sed -n '2,$p' "$T/out")" "pid 2"
+	expect_eq "tasks in the second sandbox's cgroup" "$(sed -n '3,$p' "$T/out")" \
+		"$(sed -n 2p "$T/out")"
 	pool_stop
 }
 
@@ -143,5 +144,5 @@ test_the_command_runs_in_its_cgroup_from_its_first_instruction() {
 		sh -c "$SELF" "$cg2" > "$T/out" 2> "$T/err" || fail "run failed: $(cat "$T/err")"
 	sb=$(report_field "$WD_OUT/report" sandbox)
 	expect_eq "the command's cgroup" "$(head -n1 "$T/out")" "${WD_SANDBOX_GROUP#"$cg2"}/$sb"
-	expect_eq "tasks in the sandbox's cgroup" "$(sed -n '2,$p' "$T/out")" "pid 2"
+	expect_eq "tasks in the sandbox's cgroup" "$(sed -n '3,$p' "$T/out")" "$(sed -n 2p "$T/out")"
 }
