@@ -12,7 +12,9 @@
 #include <malloc.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,8 +33,10 @@
 #include "supervisor/ipc/line.h"
 #include "supervisor/ipc/rundir.h"
 #include "supervisor/ipc/sock.h"
+#include "supervisor/sandbox/cgroup.h"
 #include "supervisor/sandbox/exit_status.h"
 #include "supervisor/run/run.h"
+#include "supervisor/sandbox/spawn.h"
 #include "supervisor/util/log.h"
 #include "tools/cmds.h"
 
@@ -40,6 +44,7 @@
 #define MAX_CLIENTS 16
 #define MAX_SANDBOXES 256
 #define REQ_MAX 65536
+#define POOL_DEFAULT 4
 
 struct client {
 	int fd;
@@ -54,6 +59,7 @@ struct sup {
 	int ready; /* a run's pipe: its supervisor writes the sandbox's name there */
 	int client; /* the client waiting for the run's reply, or -1 */
 	char *argv0;
+	char *cgroup; /* a run's cgroup from the pool: removed if its supervisor left it empty */
 };
 
 static struct {
@@ -61,12 +67,14 @@ static struct {
 	char path[108];
 	unsigned int survive_s;
 	int listen_fd;
+	struct wd_cgroup_pool pool; /* sandbox cgroups made ahead */
+	bool pool_failed; /* said once: runs make their own */
 	struct client clients[MAX_CLIENTS];
 	struct sup sups[MAX_SANDBOXES];
 } d;
 
 static const char usage[] =
-	"usage: wardend [--survive SECS] [-v...]\n"
+	"usage: wardend [--survive SECS] [--pool N] [-v...]\n"
 	"\n"
 	"The warden daemon: runs sandboxes asked for on its control socket, <run dir>/control.sock\n"
 	"(run dir: $WARDEN_RUN_DIR, else /run/warden; JSON lines, see docs/control.md), each under\n"
@@ -76,6 +84,7 @@ static const char usage[] =
 	"\n"
 	"  --survive SECS  how long a sandbox of this daemon waits for the next one when this one\n"
 	"                  dies (default 300); then its keeper kills it\n"
+	"  --pool N        sandbox cgroups kept made ahead, 0 to 8 (default 4)\n"
 	"  -v              say more (twice: debug)\n"
 	"  -h, --help      this text\n";
 
@@ -140,6 +149,11 @@ static void child_common(void)
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		if (d.clients[i].fd >= 0)
 			close(d.clients[i].fd);
+	/* the pool is the daemon's: a supervisor holds only the cgroup it was given */
+	for (int i = 0; i < d.pool.n; i++)
+		close(d.pool.cg[i].fd);
+	if (d.pool.marks >= 0)
+		close(d.pool.marks);
 }
 
 /* Take over @name (a keeper waits for a successor); @wait_ms for a supervisor still ending. */
@@ -213,6 +227,7 @@ static cJSON *op_run(const cJSON *req, int client, bool *deferred)
 	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(req, "argv"), *a;
 	const char *backend = str_field(req, "backend");
 	int pfd[2], n = 0, out, err;
+	struct wd_cgroup cg = { .fd = -1 };
 	struct sup *s;
 	char **args;
 	pid_t pid;
@@ -244,11 +259,14 @@ static cJSON *op_run(const cJSON *req, int client, bool *deferred)
 		return error_reply("run: this daemon supervises as many sandboxes as it may%s", "");
 	if (pipe2(pfd, O_CLOEXEC))
 		return error_reply("run: pipe: %s", strerror(errno));
+	/* an empty pool is no error: the run makes its own cgroup */
+	wd_cgroup_pool_take(&d.pool, &cg);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
+		wd_cgroup_destroy(&cg);
 		return error_reply("run: fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
@@ -264,6 +282,8 @@ static cJSON *op_run(const cJSON *req, int client, bool *deferred)
 		child_common();
 		prctl(PR_SET_NAME, "wardend-sup");
 		close(pfd[0]);
+		if (cg.fd >= 0)
+			wd_cgroup_use_next(&cg);
 		/* the command's output and the supervisor's messages: where the request says */
 		args = calloc((size_t)cJSON_GetArraySize(argv) + 1, sizeof(*args));
 		out = output_fd(str_field(req, "stdout"));
@@ -281,6 +301,11 @@ static cJSON *op_run(const cJSON *req, int client, bool *deferred)
 	close(pfd[1]);
 	*s = (struct sup){ .pid = pid, .ready = pfd[0], .client = client };
 	s->argv0 = strdup(cJSON_GetArrayItem(argv, 0)->valuestring);
+	if (cg.fd >= 0) {
+		/* the supervisor has it now: its own fd, its own removal */
+		close(cg.fd);
+		s->cgroup = strdup(cg.path);
+	}
 	*deferred = true;
 	return NULL;
 }
@@ -461,6 +486,14 @@ static void on_exit_status(struct sup *s, int status)
 	}
 	log_info("supervisor %d of %s ended (status %d)", (int)s->pid,
 		 s->name[0] ? s->name : "(no sandbox)", status);
+	/*
+	 * A supervisor that ended before it used the cgroup it was given leaves it empty: it
+	 * goes. One a sandbox still holds (its keeper kept it) is busy, and stays.
+	 */
+	if (s->cgroup)
+		rmdir(s->cgroup);
+	free(s->cgroup);
+	s->cgroup = NULL;
 	/* a supervisor of ours that crashed leaves its sandbox to its keeper: take it back */
 	if (crashed && s->name[0]) {
 		char name[32];
@@ -488,6 +521,61 @@ static void reap(void)
 			}
 }
 
+/*
+ * What every run would otherwise redo, done once here and inherited by each supervisor forked:
+ * warden-init opened, the user database's modules loaded, the pool's markers opened and what a
+ * daemon killed before us left of its pool removed. 0, or -1 (said why).
+ */
+static int prepare_runs(int pool)
+{
+	char path[PATH_MAX];
+	int n;
+
+	if (wd_spawn_preload())
+		return -1;
+	/* a lookup loads the name service's modules (the runs' lookups are their own, fresh) */
+	getpwuid(0);
+	getgrgid(0);
+	endpwent();
+	endgrent();
+	snprintf(path, sizeof(path), "%s/pool", d.dir);
+	if (mkdir(path, 0700) && errno != EEXIST) {
+		log_warn("cannot make %s", path);
+		return -1;
+	}
+	d.pool.marks = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (d.pool.marks < 0) {
+		log_warn("cannot open %s", path);
+		return -1;
+	}
+	n = wd_cgroup_pool_reap(d.pool.marks);
+	if (n)
+		log_info("removed %d cgroup%s a wardend before this one left in its pool", n,
+			 n == 1 ? "" : "s");
+	wd_cgroup_pool_init(&d.pool, d.pool.marks, pool);
+	return 0;
+}
+
+/* The pool one cgroup fuller, while nothing else waits; a pool that cannot grow stops. */
+static void refill(void)
+{
+	static bool said;
+	int err = wd_cgroup_pool_fill_one(&d.pool);
+
+	if (err > 0)
+		log_debug("pool: %s made ahead (%d of %d)", d.pool.cg[d.pool.n - 1].name, d.pool.n,
+			  d.pool.want);
+	if (err > 0 && d.pool.n == d.pool.want && !said) {
+		log_info("pool: %d sandbox cgroups made ahead", d.pool.n);
+		said = true;
+	}
+	if (err < 0 && !d.pool_failed) {
+		log_warnx("cannot make a cgroup ahead (%s): each run makes its own",
+			  strerror(-err));
+		d.pool_failed = true;
+	}
+}
+
 static int listen_on(void)
 {
 	int fd, probe;
@@ -513,10 +601,11 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "survive", required_argument, NULL, 's' },
+		{ "pool", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int verbosity = WD_LOG_INFO, c, sigfd;
+	int verbosity = WD_LOG_INFO, c, sigfd, pool = POOL_DEFAULT;
 	sigset_t sigs;
 	char *end;
 
@@ -530,6 +619,15 @@ int main(int argc, char **argv)
 			    d.survive_s > 86400) {
 				fprintf(stderr, "wardend: --survive wants 1 to 86400 seconds, not '%s'\n",
 					optarg);
+				return 2;
+			}
+			break;
+		case 'p':
+			errno = 0;
+			pool = (int)strtol(optarg, &end, 10);
+			if (errno || *end || !*optarg || pool < 0 || pool > WD_CGROUP_POOL_MAX) {
+				fprintf(stderr, "wardend: --pool wants 0 to %d, not '%s'\n",
+					WD_CGROUP_POOL_MAX, optarg);
 				return 2;
 			}
 			break;
@@ -549,10 +647,15 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		d.clients[i].fd = -1;
+	d.pool.marks = -1;
 	d.dir = wd_run_dir();
 	d.listen_fd = listen_on();
 	if (d.listen_fd < 0)
 		return 1;
+	if (prepare_runs(pool)) {
+		unlink(d.path);
+		return 1;
+	}
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGCHLD);
 	sigaddset(&sigs, SIGINT);
@@ -588,11 +691,17 @@ int main(int argc, char **argv)
 				pfd[n] = (struct pollfd){ .fd = d.sups[i].ready, .events = POLLIN };
 				who[n++] = &d.sups[i];
 			}
-		if (poll(pfd, (nfds_t)n, -1) < 0) {
+		/* the pool fills while nothing is asked, never in a request's way */
+		c = poll(pfd, (nfds_t)n, d.pool.n < d.pool.want && !d.pool_failed ? 0 : -1);
+		if (c < 0) {
 			if (errno == EINTR)
 				continue;
 			log_warn("poll");
 			break;
+		}
+		if (c == 0) {
+			refill();
+			continue;
 		}
 		for (int i = 0; i < n; i++) {
 			struct signalfd_siginfo si;
@@ -612,6 +721,7 @@ int main(int argc, char **argv)
 				log_info("got signal %u; ending (sandboxes wait up to %u s "
 					 "for the next wardend)",
 					 si.ssi_signo, d.survive_s);
+				wd_cgroup_pool_empty(&d.pool);
 				unlink(d.path);
 				return 0;
 			} else if ((char *)who[i] >= (char *)d.clients &&
@@ -625,6 +735,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	wd_cgroup_pool_empty(&d.pool);
 	unlink(d.path);
 	return 1;
 }

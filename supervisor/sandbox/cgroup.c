@@ -113,12 +113,25 @@ int wd_cgroup_id(const char *path, uint64_t *id)
 	return 0;
 }
 
+/* A cgroup handed down by a daemon (wd_cgroup_use_next), for this process's next sandbox. */
+static struct wd_cgroup next_cg = { .fd = -1 };
+
+void wd_cgroup_use_next(const struct wd_cgroup *cg)
+{
+	next_cg = *cg;
+}
+
 int wd_cgroup_create(struct wd_cgroup *cg)
 {
 	char root[PATH_MAX];
 	uint32_t rnd;
 	int err;
 
+	if (next_cg.fd >= 0) {
+		*cg = next_cg;
+		next_cg = (struct wd_cgroup){ .fd = -1 };
+		return 0;
+	}
 	memset(cg, 0, sizeof(*cg));
 	cg->fd = -1;
 	err = wd_cgroup_root(root, sizeof(root));

@@ -23,6 +23,38 @@ int wd_cgroup2_mount(char *buf, size_t bufsz);
 int wd_cgroup_root(char *buf, size_t bufsz);
 /* A fresh, empty sandbox cgroup. */
 int wd_cgroup_create(struct wd_cgroup *cg);
+/*
+ * The cgroup the next wd_cgroup_create of this process returns instead of making one: a
+ * daemon's supervisor, forked with a cgroup taken from the daemon's pool, passes it on so.
+ * Once only; @cg is copied (its fd becomes the caller's).
+ */
+void wd_cgroup_use_next(const struct wd_cgroup *cg);
+
+/*
+ * A few empty sandbox cgroups made ahead by a daemon, off the request path, so a run starts in
+ * one at once. Each is taken once and never comes back: a sandbox ran there, it is destroyed
+ * with the sandbox. Each has a marker (its path) in @marks, a directory of the daemon's own, so
+ * that a daemon killed before it emptied its pool leaves the next one (wd_cgroup_pool_reap) the
+ * list of what to remove, which is never a sandbox's.
+ */
+#define WD_CGROUP_POOL_MAX 8
+struct wd_cgroup_pool {
+	struct wd_cgroup cg[WD_CGROUP_POOL_MAX];
+	int n, want;
+	int marks; /* O_DIRECTORY: one file per pool cgroup, named as it */
+};
+
+/* An empty pool of @want (at most WD_CGROUP_POOL_MAX) cgroups, its markers in @marks. */
+void wd_cgroup_pool_init(struct wd_cgroup_pool *p, int marks, int want);
+/* One more cgroup made (when fewer than wanted): 1 made, 0 full, or -errno. */
+int wd_cgroup_pool_fill_one(struct wd_cgroup_pool *p);
+/* A cgroup out of the pool into @cg, its marker removed: 0, or -ENOENT when empty. */
+int wd_cgroup_pool_take(struct wd_cgroup_pool *p, struct wd_cgroup *cg);
+/* Every cgroup of the pool removed, and its marker. */
+void wd_cgroup_pool_empty(struct wd_cgroup_pool *p);
+/* Remove what the markers in @marks name (a daemon before this one left them): how many. */
+int wd_cgroup_pool_reap(int marks);
+
 /* Kill every task in it, wait until it is empty (bounded), remove it. Safe to call twice. */
 int wd_cgroup_destroy(struct wd_cgroup *cg);
 /* Ask the kernel to kill every task in it (cgroup.kill), without waiting. */

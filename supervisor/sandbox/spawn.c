@@ -58,10 +58,15 @@ static void __attribute__((noreturn)) exec_init(int init, int status, int ready,
 		cmd /= 10;
 	} while (cmd && i > 0);
 	memmove(pid, pid + i, sizeof(pid) - (size_t)i);
-	/* out of the way of 3 and 4 first, then there (dup2 leaves them open across exec) */
+	/*
+	 * Out of the way of 3 and 4 first (the program itself too: a daemon's opened it early, on
+	 * a low number), then there (dup2 leaves them open across exec).
+	 */
+	init = fcntl(init, F_DUPFD_CLOEXEC, 10);
 	s = fcntl(status, F_DUPFD_CLOEXEC, 10);
 	r = fcntl(ready, F_DUPFD_CLOEXEC, 10);
-	if (s < 0 || r < 0 || dup2(s, INIT_STATUS_FD) < 0 || dup2(r, INIT_READY_FD) < 0)
+	if (init < 0 || s < 0 || r < 0 || dup2(s, INIT_STATUS_FD) < 0 ||
+	    dup2(r, INIT_READY_FD) < 0)
 		goto fail;
 	/* Not even the caller's standard streams: everything else is close-on-exec already. */
 	if (syscall(SYS_close_range, 0, 2, 0))
@@ -107,6 +112,20 @@ static int child_confine(const struct wd_spawn_opts *o, const struct child_fds *
 	if (!r)
 		r = wd_caps_drop(caps);
 	return r;
+}
+
+/*
+ * A fork of this process that starts in the cgroup @cgroup_fd (clone3 with CLONE_INTO_CGROUP,
+ * 5.7+, older than any kernel with Landlock): it never runs a single instruction outside it,
+ * and no cgroup.procs write (a migration, with its lock) is needed. 0 in the child, its pid in
+ * the parent, -1 (errno set) on failure.
+ */
+static pid_t fork_into_cgroup(int cgroup_fd)
+{
+	struct clone_args args = { .flags = CLONE_INTO_CGROUP, .cgroup = (uint64_t)cgroup_fd,
+				   .exit_signal = SIGCHLD };
+
+	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 }
 
 /* In the child, between clone3 and execve: async-signal-safe calls only. */
@@ -166,15 +185,29 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 	if (o->clone_flags & CLONE_NEWPID) {
 		/*
 		 * Here, before the cgroup and the backend: this process stays pid 1 and becomes
-		 * the init (exec_init), its child goes on to be the command once the init says
-		 * it is ready (not dumpable, no capabilities).
+		 * the init (exec_init); its child, born in the cgroup (so the init never is),
+		 * goes on to be the command.
 		 */
-		cmd = fork();
+		cmd = fork_into_cgroup(o->cgroup_fd);
 		if (cmd < 0)
 			goto fail;
 		if (cmd > 0)
 			exec_init(fds->init, fds->status, fds->ready[1], errfd, cmd);
 		close(fds->ready[1]);
+	} else if (fds->procs >= 0 && write(fds->procs, "0", 1) != 1) {
+		goto fail;
+	}
+	r = child_confine(o, fds);
+	if (r) {
+		errno = -r;
+		goto fail;
+	}
+	/*
+	 * The command runs only once the init says it is out of its reach (not dumpable, no
+	 * capabilities). Until then this process is warden's code alone, so it confines itself
+	 * while the init execs, on the other CPU where there is one.
+	 */
+	if (o->clone_flags & CLONE_NEWPID) {
 		do {
 			r = (int)read(fds->ready[0], &ready, 1);
 		} while (r < 0 && errno == EINTR);
@@ -183,13 +216,6 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 			errno = ESRCH;
 			goto fail;
 		}
-	}
-	if (fds->procs >= 0 && write(fds->procs, "0", 1) != 1)
-		goto fail;
-	r = child_confine(o, fds);
-	if (r) {
-		errno = -r;
-		goto fail;
 	}
 	f.stage = 1;
 	execvp(argv[0], argv);
@@ -200,6 +226,9 @@ fail:
 	}
 	_exit(127);
 }
+
+/* warden-init opened once by a daemon (wd_spawn_preload), for it and the supervisors it forks. */
+static int init_preloaded = -1;
 
 /* The init program, warden-init beside warden's own binary: O_PATH, or -errno. */
 static int open_init(void)
@@ -222,6 +251,15 @@ static int open_init(void)
 		log_warn("spawn: the sandbox's init program %s", path);
 	}
 	return fd;
+}
+
+int wd_spawn_preload(void)
+{
+	int fd = init_preloaded >= 0 ? init_preloaded : open_init();
+
+	if (fd >= 0)
+		init_preloaded = fd;
+	return fd < 0 ? fd : 0;
 }
 
 int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child)
@@ -258,15 +296,19 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 		goto out_close;
 	}
 	if (newpid) {
-		init = open_init();
+		init = init_preloaded >= 0 ? init_preloaded : open_init();
 		if (init < 0) {
 			err = init;
 			goto out_close;
 		}
 	}
 
-	/* With an init, only the command joins the cgroup: the init stays out of its reach. */
-	if (o->join_after_setup || newpid) {
+	/*
+	 * Without an init, a backend that refuses mounts to the sandbox's tasks has the child join
+	 * once its mounts are made; otherwise the command is born in the cgroup (with an init,
+	 * the init's child: the init stays out of its reach).
+	 */
+	if (o->join_after_setup && !newpid) {
 		procs = openat(o->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
 		if (procs < 0) {
 			err = -errno;
@@ -277,7 +319,7 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 
 	memset(&args, 0, sizeof(args));
 	args.flags = CLONE_PIDFD | o->clone_flags;
-	if (procs < 0) {
+	if (procs < 0 && !newpid) {
 		args.flags |= CLONE_INTO_CGROUP;
 		args.cgroup = (uint64_t)o->cgroup_fd;
 	}
@@ -350,7 +392,7 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 out_close:
 	if (procs >= 0)
 		close(procs);
-	if (init >= 0)
+	if (init >= 0 && init != init_preloaded)
 		close(init);
 	for (int i = 0; i < 2; i++) {
 		if (readyfd[i] >= 0)

@@ -73,6 +73,13 @@ struct wd_spawn_opts {
 int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child);
 
 /*
+ * Open the sandbox's init program (warden-init beside this binary) once, for every later
+ * wd_spawn of this process and of the supervisors it forks (wardend): O_PATH and close-on-exec,
+ * so no command ever holds it. 0 or -errno.
+ */
+int wd_spawn_preload(void);
+
+/*
  * Wait for the child to end and say how the command ended. In a new pid namespace the child is
  * warden-init (pid 1 there, since init cannot be killed from inside and a command that signals
  * itself must see normal signal rules), which runs the command as pid 2 and reports its status

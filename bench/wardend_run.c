@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wardend_run SOCKET POLICY CMD...: one run through wardend, start to end, for the bench's
+ * timer (bench/spawn_time): asks the wardend on SOCKET to run CMD under POLICY, its output
+ * into a pipe of this process's (named by /proc/self/fd, which the daemon opens), and returns
+ * once every end of that pipe has closed: the command, its init and its supervisor have all
+ * ended. Exits 0 when wardend ran it, 1 otherwise (its reply on stderr).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* Append @s to @buf as a JSON string; the bench's arguments are plain (no control characters). */
+static size_t json_str(char *buf, size_t len, size_t cap, const char *s)
+{
+	len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "\"");
+	for (; *s && len + 3 < cap; s++) {
+		if (*s == '"' || *s == '\\')
+			buf[len++] = '\\';
+		buf[len++] = *s;
+	}
+	return len + (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "\"");
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char req[8192], reply[4096], out[64], sink[4096];
+	int pfd[2], fd, rc = 1;
+	size_t len;
+	ssize_t n;
+
+	if (argc < 4 || strlen(argv[1]) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "usage: wardend_run SOCKET POLICY CMD...\n");
+		return 2;
+	}
+	if (pipe(pfd)) {
+		perror("wardend_run: pipe");
+		return 1;
+	}
+	snprintf(out, sizeof(out), "/proc/%d/fd/%d", (int)getpid(), pfd[1]);
+	len = (size_t)snprintf(req, sizeof(req), "{\"op\":\"run\",\"policy\":");
+	len = json_str(req, len, sizeof(req), argv[2]);
+	len += (size_t)snprintf(req + len, sizeof(req) - len, ",\"stdout\":");
+	len = json_str(req, len, sizeof(req), out);
+	len += (size_t)snprintf(req + len, sizeof(req) - len, ",\"argv\":[");
+	for (int i = 3; i < argc; i++) {
+		if (i > 3)
+			req[len++] = ',';
+		len = json_str(req, len, sizeof(req), argv[i]);
+	}
+	len += (size_t)snprintf(req + len, sizeof(req) - len, "]}\n");
+	if (len >= sizeof(req)) {
+		fprintf(stderr, "wardend_run: the request is too long\n");
+		return 2;
+	}
+	strcpy(sa.sun_path, argv[1]);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    write(fd, req, len) != (ssize_t)len) {
+		perror("wardend_run: the control socket");
+		return 1;
+	}
+	/* the reply comes once the command runs (the daemon has opened the pipe by then) */
+	n = read(fd, reply, sizeof(reply) - 1);
+	close(pfd[1]);
+	if (n > 0) {
+		reply[n] = 0;
+		if (strstr(reply, "\"ok\":true"))
+			rc = 0;
+		else
+			fprintf(stderr, "wardend_run: %s", reply);
+	}
+	/* EOF once the last of the run's processes is gone */
+	while ((n = read(pfd[0], sink, sizeof(sink))) > 0)
+		;
+	close(fd);
+	return rc;
+}
