@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -333,6 +334,19 @@ int hold_receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t n
 	return hold_take(e, &c, out);
 }
 
+/*
+ * Has every task of the waiting room gone? Then RECV fails with ENOENT at once, again and again
+ * (nothing can join a filter no task holds), and the receiver would spin until it is stopped. A
+ * call whose task was killed between the kernel's count and this RECV fails the same way once,
+ * with tasks left: the listener does not hang up then.
+ */
+static bool orphaned(int listener)
+{
+	struct pollfd p = { .fd = listener, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP) && !(p.revents & POLLIN);
+}
+
 static void *receive_loop(void *arg)
 {
 	struct wd_hold_engine *e = arg;
@@ -348,6 +362,10 @@ static void *receive_loop(void *arg)
 		struct hold *h;
 		int err = hold_receive_one(e, n, nsz, &h);
 
+		if (err == -ENOENT && orphaned(e->listener)) {
+			log_debug("holds: the waiting room is empty for good; the receiver ends");
+			break;
+		}
 		if (err == -EINTR || err == -ENOENT || err == -ENOMEM)
 			continue;
 		if (err) {
