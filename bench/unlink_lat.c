@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * unlink_lat DIR N [at]: make N files in DIR, then unlink them one by one, timing each call; print
- * the median and the 90th percentile in nanoseconds ("median_ns p90_ns"). Each call names its
- * file by absolute path (unlink), or with "at" by bare name in an open DIR, as rm -r does
- * (unlinkat).
+ * unlink_lat [--go FIFO] DIR N [at]: make N files in DIR, then unlink them one by one, timing each
+ * call; print the median and the 90th percentile in nanoseconds ("median_ns p90_ns"). Each call
+ * names its file by absolute path (unlink), or with "at" by bare name in an open DIR, as rm -r
+ * does (unlinkat). With --go, the unlinks start only once a byte can be read from FIFO (so a
+ * tracer counting the supervisor's syscalls can attach first).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,11 +24,17 @@ int main(int argc, char **argv)
 {
 	char path[4096];
 	long n, *ns;
+	const char *go = NULL;
 	int dfd = -1;
 
+	if (argc > 2 && strcmp(argv[1], "--go") == 0) {
+		go = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 3 || argc > 4 || (n = atol(argv[2])) <= 0 ||
 	    (argc == 4 && strcmp(argv[3], "at") != 0)) {
-		fprintf(stderr, "usage: unlink_lat DIR N [at]\n");
+		fprintf(stderr, "usage: unlink_lat [--go FIFO] DIR N [at]\n");
 		return 2;
 	}
 	if (argc == 4) {
@@ -50,6 +57,16 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		close(fd);
+	}
+	if (go) {
+		char byte;
+		int gfd = open(go, O_RDONLY | O_CLOEXEC);
+
+		if (gfd < 0 || read(gfd, &byte, 1) != 1) {
+			perror(go);
+			return 1;
+		}
+		close(gfd);
 	}
 	for (long i = 0; i < n; i++) {
 		struct timespec a, b;

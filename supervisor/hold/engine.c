@@ -75,7 +75,7 @@ out_free:
 	return err;
 }
 
-void hold_free(struct hold *h)
+void hold_clear(struct hold *h)
 {
 	hold_undecode(h);
 	for (size_t i = 0; i < h->argc; i++)
@@ -84,6 +84,11 @@ void hold_free(struct hold *h)
 	free(h->argv_line);
 	free(h->cmdline);
 	free(h->exe);
+}
+
+void hold_free(struct hold *h)
+{
+	hold_clear(h);
 	free(h);
 }
 

@@ -105,6 +105,8 @@ struct wd_hold_engine {
 
 /* CLOCK_MONOTONIC in ms. */
 uint64_t hold_now_ms(void);
+/* Free what @h holds but not @h itself (a hold decided on the receiver's stack). */
+void hold_clear(struct hold *h);
 void hold_free(struct hold *h);
 /* Answer notification @notif_id: @error and @val, or let it go on (@cont). 0 or -errno. */
 int hold_respond(struct wd_hold_engine *e, uint64_t notif_id, int error, int64_t val, bool cont);

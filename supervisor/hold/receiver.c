@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,25 +208,21 @@ int hold_take(struct wd_hold_engine *e, const struct wd_hold_call *c, struct hol
 {
 	struct resolver r = { .dirs = &e->dirs, .by_inode = e->rules->n_linked > 0 };
 	enum wd_hold_action act;
-	struct hold *h;
+	/*
+	 * Decided on the stack: most calls are answered here and gone, and only one that is held
+	 * is copied to the heap for the main loop (nothing points into a hold, so it moves).
+	 */
+	struct hold s = { .notif_id = c->notif_id, .pid = c->pid, .nr = c->nr };
+	struct hold *h = &s;
 	uint64_t now = hold_now_ms();
-	int answer;
+	int answer, err = 0;
 
 	*out = NULL;
-	h = calloc(1, sizeof(*h));
-	if (!h) {
-		hold_respond(e, c->notif_id, -ENOMEM, 0, false);
-		return -ENOMEM;
-	}
-	h->notif_id = c->notif_id;
-	h->pid = c->pid;
-	h->nr = c->nr;
 	h->dirfd = h->dirfd2 = -1;
 	memcpy(h->args, c->args, sizeof(h->args));
 	if (dir_changes(e, h)) {
 		hold_respond(e, h->notif_id, 0, 0, true);
-		hold_free(h);
-		return 0;
+		goto out_clear;
 	}
 	e->dirs.now = now;
 	/* The sandbox's root, from the first task that asks (see hold_resolve()). */
@@ -263,14 +260,20 @@ int hold_take(struct wd_hold_engine *e, const struct wd_hold_call *c, struct hol
 		 * decides nothing the kernel does not decide again itself.
 		 */
 		hold_respond(e, h->notif_id, answer, 0, !answer);
-		hold_free(h);
-		return 0;
+		goto out_clear;
 	}
 	/* What was read is only good if the task is still the one that asked. */
-	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->notif_id)) {
-		hold_free(h);
-		return 0;
+	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->notif_id))
+		goto out_clear;
+	h = malloc(sizeof(*h));
+	if (!h) {
+		/* fail closed: the call is refused, never let through for want of memory */
+		hold_respond(e, s.notif_id, -ENOMEM, 0, false);
+		err = -ENOMEM;
+		h = &s;
+		goto out_clear;
 	}
+	*h = s;
 	h->m = (struct matched){ .act = act, .now = now };
 	/*
 	 * Journaled here, before the hop to the main loop: a supervisor that dies after this
@@ -281,6 +284,9 @@ int hold_take(struct wd_hold_engine *e, const struct wd_hold_call *c, struct hol
 	hold_journal(e, h, true);
 	*out = h;
 	return 0;
+out_clear:
+	hold_clear(h);
+	return err;
 }
 
 size_t hold_notif_size(const struct wd_hold_engine *e)
@@ -328,6 +334,19 @@ int hold_receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t n
 	return hold_take(e, &c, out);
 }
 
+/*
+ * Has every task of the waiting room gone? Then RECV fails with ENOENT at once, again and again
+ * (nothing can join a filter no task holds), and the receiver would spin until it is stopped. A
+ * call whose task was killed between the kernel's count and this RECV fails the same way once,
+ * with tasks left: the listener does not hang up then.
+ */
+static bool orphaned(int listener)
+{
+	struct pollfd p = { .fd = listener, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP) && !(p.revents & POLLIN);
+}
+
 static void *receive_loop(void *arg)
 {
 	struct wd_hold_engine *e = arg;
@@ -343,6 +362,10 @@ static void *receive_loop(void *arg)
 		struct hold *h;
 		int err = hold_receive_one(e, n, nsz, &h);
 
+		if (err == -ENOENT && orphaned(e->listener)) {
+			log_debug("holds: the waiting room is empty for good; the receiver ends");
+			break;
+		}
 		if (err == -EINTR || err == -ENOENT || err == -ENOMEM)
 			continue;
 		if (err) {

@@ -190,13 +190,25 @@ static int open_plain(int base, const char *dir, char *canon, size_t canonsz)
 	return fd;
 }
 
-/* *name and *full for @last under canonical directory @canon. */
+/*
+ * *name and *full for @last under canonical directory @canon. Both from one copy of the joined
+ * path (no printf: this runs for every call the receiver answers at once).
+ */
 static int name_under(const char *canon, const char *last, char **name, char **full)
 {
-	*name = strdup(last);
-	if (*name && asprintf(full, "%s/%s", strcmp(canon, "/") ? canon : "", last) < 0)
-		*full = NULL;
+	size_t dlen = strcmp(canon, "/") ? strlen(canon) : 0, llen = strlen(last);
+
+	*full = malloc(dlen + 1 + llen + 1);
+	*name = NULL;
+	if (*full) {
+		memcpy(*full, canon, dlen);
+		(*full)[dlen] = '/';
+		memcpy(*full + dlen + 1, last, llen + 1);
+		*name = strdup(last);
+	}
 	if (!*name || !*full) {
+		free(*full);
+		*full = NULL;
 		free(*name);
 		*name = NULL;
 		return -ENOMEM;
@@ -212,16 +224,27 @@ bool hold_has_dotdot(const char *path)
 	return false;
 }
 
+/* Where task @pid's walk of @path from @dirfd starts, in warden's /proc. */
+static void task_base(char *base, size_t basesz, uint32_t pid, int dirfd, const char *path)
+{
+	if (path[0] == '/')
+		snprintf(base, basesz, "/proc/%u/root", pid);
+	else if (dirfd == AT_FDCWD)
+		snprintf(base, basesz, "/proc/%u/cwd", pid);
+	else
+		snprintf(base, basesz, "/proc/%u/fd/%d", pid, dirfd);
+}
+
 /*
  * Where @path names, decided without opening anything: an absolute path whose directory the
- * cache knows, a file in "/", or a bare name in the task's directory @base (/proc/PID/fd/N or
+ * cache knows, a file in "/", or a bare name in the task's directory (/proc/PID/fd/N or
  * /proc/PID/cwd, whose link text is its canonical path). @dir is @path's copy, @slash its last
  * '/' (or NULL), @last its last component. 1 when done, 0 when the caller must walk, or -errno.
  */
-static int resolve_unpinned(const struct resolver *r, const char *base, const char *path,
+static int resolve_unpinned(const struct resolver *r, uint32_t pid, int dirfd, const char *path,
 			    char *dir, char *slash, const char *last, char **name, char **full)
 {
-	char canon[PATH_MAX];
+	char canon[PATH_MAX], base[64];
 	ssize_t n;
 
 	if (path[0] == '/' && r->root >= 0) {
@@ -241,6 +264,7 @@ static int resolve_unpinned(const struct resolver *r, const char *base, const ch
 	}
 	if (slash || path[0] == '/')
 		return 0;
+	task_base(base, sizeof(base), pid, dirfd, path);
 	n = readlink(base, canon, sizeof(canon) - 1);
 	if (n <= 0 || canon[0] != '/')
 		return 0; /* not a directory's path (a pipe, a socket): the walk says why */
@@ -280,17 +304,12 @@ int hold_resolve(const struct resolver *r, uint32_t pid, int dirfd, const char *
 	last = slash ? slash + 1 : dir;
 	if (!*last || strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
 		return -EINVAL;
-	if (path[0] == '/')
-		snprintf(base, sizeof(base), "/proc/%u/root", pid);
-	else if (dirfd == AT_FDCWD)
-		snprintf(base, sizeof(base), "/proc/%u/cwd", pid);
-	else
-		snprintf(base, sizeof(base), "/proc/%u/fd/%d", pid, dirfd);
 	if (!r->pin) {
-		err = resolve_unpinned(r, base, path, dir, slash, last, name, full);
+		err = resolve_unpinned(r, pid, dirfd, path, dir, slash, last, name, full);
 		if (err)
 			return err < 0 ? err : 0;
 	}
+	task_base(base, sizeof(base), pid, dirfd, path);
 	if (path[0] == '/' && root >= 0) {
 		bfd = root;
 	} else {
