@@ -27,6 +27,7 @@
 
 #include <cJSON.h>
 
+#include "supervisor/backend/backend.h"
 #include "supervisor/ipc/line.h"
 #include "supervisor/ipc/rundir.h"
 #include "supervisor/ipc/sock.h"
@@ -62,6 +63,7 @@ static struct {
 	int listen_fd;
 	struct client clients[MAX_CLIENTS];
 	struct sup sups[MAX_SANDBOXES];
+	struct wd_progs *progs; /* the host's program set, held (pinset) */
 } d;
 
 static const char usage[] =
@@ -487,6 +489,22 @@ static void reap(void)
 			}
 }
 
+/*
+ * The host's program set for the backend runs get by default, held while wardend lives: loaded
+ * and pinned if need be, so no run through wardend loads it (docs/design.md).
+ */
+static struct wd_progs *hold_programs(void)
+{
+	const struct wd_backend_ops *ops;
+	struct wd_progs *progs = NULL;
+	char why[1024];
+
+	ops = wd_backend_choose("auto", why, sizeof(why));
+	if (ops && wd_progs_hold(&progs, wd_progs_set_of(ops->name)))
+		log_warnx("cannot hold the host's program set: each run finds or loads it");
+	return progs;
+}
+
 static int listen_on(void)
 {
 	int fd, probe;
@@ -552,6 +570,7 @@ int main(int argc, char **argv)
 	d.listen_fd = listen_on();
 	if (d.listen_fd < 0)
 		return 1;
+	d.progs = hold_programs();
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGCHLD);
 	sigaddset(&sigs, SIGINT);
@@ -610,6 +629,7 @@ int main(int argc, char **argv)
 					 "for the next wardend)",
 					 si.ssi_signo, d.survive_s);
 				unlink(d.path);
+				wd_progs_stop(d.progs);
 				return 0;
 			} else if ((char *)who[i] >= (char *)d.clients &&
 				   (char *)who[i] < (char *)(d.clients + MAX_CLIENTS)) {
@@ -623,5 +643,6 @@ int main(int argc, char **argv)
 		}
 	}
 	unlink(d.path);
+	wd_progs_stop(d.progs);
 	return 1;
 }

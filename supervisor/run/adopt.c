@@ -462,6 +462,8 @@ out_sigs:
 	if (ended) {
 		wd_cgroup_destroy(&d.cg);
 		wd_keeper_stop(&d.keeper);
+		/* its entries leave the host's pinned set; the last one out unpins it */
+		wd_progs_forget(wd_progs_set_of(d.k.backend), d.cg.id);
 	}
 	wd_run_holds_close(&d.holds);
 	wd_events_free(d.ev);
