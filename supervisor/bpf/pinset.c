@@ -512,3 +512,31 @@ int wd_progs_forget(enum wd_progs_set set, uint64_t sandbox)
 	release_links(set, links, n);
 	return err;
 }
+
+int wd_progs_find_maps(enum wd_progs_set set, uint64_t sandbox, int *ring, int *counts)
+{
+	int maps[WD_MAP_NR], err;
+	char name[32];
+	__u32 id;
+
+	*ring = -1;
+	*counts = -1;
+	for (int i = 0; i < WD_MAP_NR; i++)
+		maps[i] = -1;
+	set_name(name, sizeof(name), set);
+	err = open_pins(maps, set, name);
+	/* a user-space lookup of a map in a map gives the inner map's id */
+	if (!err && bpf_map_lookup_elem(maps[WD_MAP_RINGS], &sandbox, &id) == 0) {
+		*ring = bpf_map_get_fd_by_id(id);
+		if (*ring < 0)
+			err = *ring;
+	}
+	if (!err) {
+		*counts = maps[WD_MAP_SANDBOXES];
+		maps[WD_MAP_SANDBOXES] = -1;
+	}
+	for (int i = 0; i < WD_MAP_NR; i++)
+		if (maps[i] >= 0)
+			close(maps[i]);
+	return err;
+}

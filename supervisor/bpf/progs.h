@@ -53,6 +53,11 @@ int wd_progs_hold(struct wd_progs **out, enum wd_progs_set set);
  */
 int wd_progs_forget(enum wd_progs_set set, uint64_t sandbox);
 /*
+ * The maps of @sandbox in @set's pinned set, for a successor that the keeper gave none: its ring
+ * through wd_rings (-1 if it has none) and the counters (wd_sandboxes). 0, or -errno.
+ */
+int wd_progs_find_maps(enum wd_progs_set set, uint64_t sandbox, int *ring, int *counts);
+/*
  * wd_progs_start's first half, loading nothing: open the object and choose @set's programs for
  * this kernel (each program's autoload flag, and for LSM lsm/bpf's wd_bpf_ret_arg in .rodata).
  * For checking that choice against the kernel's BTF where LSM programs cannot be loaded
