@@ -141,6 +141,9 @@ static void child_common(void)
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		if (d.clients[i].fd >= 0)
 			close(d.clients[i].fd);
+	/* the hold is wardend's: a supervisor (and its keeper) must not keep the set pinned */
+	wd_progs_forsake(d.progs);
+	d.progs = NULL;
 }
 
 /* Take over @name (a keeper waits for a successor); @wait_ms for a supervisor still ending. */

@@ -425,6 +425,18 @@ void wd_progs_stop(struct wd_progs *progs)
 	free(progs);
 }
 
+void wd_progs_forsake(struct wd_progs *progs)
+{
+	if (!progs)
+		return;
+	/* closing a copy of the directory's fd leaves the parent's flock in place */
+	if (progs->set_dir >= 0)
+		close(progs->set_dir);
+	progs->set_dir = -1;
+	progs->pinned = false;
+	wd_progs_stop(progs);
+}
+
 int wd_progs_event_fd(const struct wd_progs *progs)
 {
 	return progs->rb ? ring_buffer__epoll_fd(progs->rb) : -1;

@@ -48,6 +48,11 @@ int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn
  */
 int wd_progs_hold(struct wd_progs **out, enum wd_progs_set set);
 /*
+ * In a child forked after wd_progs_hold: close the fds it inherited of @progs (may be NULL),
+ * leaving the hold to the parent, and free it. Takes no lock and unpins nothing.
+ */
+void wd_progs_forsake(struct wd_progs *progs);
+/*
  * The end of a sandbox whose supervisor is gone (`warden adopt`): its entries leave @set's
  * pinned maps, and the set is unpinned if nobody else uses it. 0, or -errno.
  */
