@@ -91,12 +91,22 @@ enum wd_sandbox_flags {
 	WD_SB_AUDIT_MODE = 1 << 0, /* log would-deny, allow */
 };
 
+/*
+ * Capacities of the maps, fixed host-wide when the one program set is loaded (docs/design.md,
+ * "One program set per host"): a full map refuses the sandbox that would overflow it, by name.
+ * Part of the set's version hash, so a build that changes one loads a set of its own.
+ */
+#define WD_MAX_SANDBOXES 16384
+#define WD_MAX_PATHS (1 << 20) /* compiled path rules, all sandboxes together */
+#define WD_MAX_INODES (1 << 18)
+#define WD_MAX_PROTECTS (1 << 18)
+
 /* Value of wd_sandboxes, keyed by the sandbox's cgroup id. Counters are updated atomically. */
 struct wd_sandbox {
 	__u32 flags;
 	__u32 __pad0;
 	__u64 denials;
-	__u64 lost; /* records of this sandbox that found the ring buffer full */
+	__u64 lost; /* records of this sandbox that found no ring, or its ring full */
 };
 
 /* Key of wd_paths: an LPM trie keyed {prefix bits, sandbox id, path bytes}. */

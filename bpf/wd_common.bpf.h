@@ -103,18 +103,22 @@ static __always_inline void fill_task(struct wd_file_buf *ev, __u64 sandbox)
 }
 
 /*
- * Send the first @size bytes of @rec (at most @max, the buffer it was built in) and count a
- * record that found the ring buffer full, for the sandbox and in total.
+ * Send the first @size bytes of @rec (at most @max, the buffer it was built in) to its sandbox's
+ * ring (wd_rings) and count a record that found no ring or a full one, for the sandbox and in
+ * total.
  */
 static __always_inline void emit_rec(void *rec, __u64 size, __u64 max, struct wd_sandbox *sb)
 {
+	struct wd_rec_hdr *h = rec;
 	__u32 zero = 0;
 	__u64 *lost;
+	void *ring;
 
 	if (size > max)
 		size = max;
-	((struct wd_rec_hdr *)rec)->size = (__u16)size;
-	if (bpf_ringbuf_output(&wd_events, rec, size, 0) == 0)
+	h->size = (__u16)size;
+	ring = bpf_map_lookup_elem(&wd_rings, &h->sandbox);
+	if (ring && bpf_ringbuf_output(ring, rec, size, 0) == 0)
 		return;
 	lost = bpf_map_lookup_elem(&wd_lost, &zero);
 	if (lost)

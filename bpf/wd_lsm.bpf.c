@@ -23,7 +23,7 @@ const volatile __u32 wd_bpf_ret_arg = 3;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, 65536);
+	__uint(max_entries, WD_MAX_PATHS);
 	__type(key, struct wd_path_key);
 	__type(value, struct wd_path_rule);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -32,7 +32,7 @@ struct {
 /* Protected existing objects by (dev, ino); filled by the loader (wd_progs_protect_inode). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, WD_MAX_INODES);
 	__type(key, struct wd_inode_key);
 	__type(value, struct wd_inode_rule);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -46,7 +46,7 @@ struct {
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, 16384);
+	__uint(max_entries, WD_MAX_PROTECTS);
 	__type(key, struct wd_path_key);
 	__type(value, struct wd_protect_val);
 	__uint(map_flags, BPF_F_NO_PREALLOC);

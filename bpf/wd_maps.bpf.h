@@ -3,26 +3,45 @@
  * The maps both BPF objects use (bpf/wd_lsm.bpf.c, bpf/wd_recorder.bpf.c), and the per-CPU
  * scratch each builds its records in. The loader (supervisor/bpf/progs.c) creates the shared ones
  * once, with the first object it loads, and hands their fds to the second (bpf_map__reuse_fd):
- * one sandbox table, one ring buffer and one lost counter, whichever program writes.
+ * one sandbox table, one table of rings and one lost counter, whichever program writes. One set
+ * of these serves every sandbox on the host (supervisor/bpf/pinset.c): capacities are host-wide.
  */
 #ifndef WD_MAPS_BPF_H
 #define WD_MAPS_BPF_H
 
 #include "wd_abi.h"
 
-/* Sized by the loader (bpf_map__set_max_entries) before load. Shared. */
+/*
+ * The live sandboxes by cgroup id, host-wide. Looked up on every syscall of every task, so kept
+ * preallocated (a lookup never allocates). Shared.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
+	__uint(max_entries, WD_MAX_SANDBOXES);
 	__type(key, __u64);
 	__type(value, struct wd_sandbox);
 } wd_sandboxes SEC(".maps");
 
-/* The audit records (bpf/wd_abi.h, struct wd_rec_*). Shared. */
-struct {
+/*
+ * The inner map of wd_rings: only its type counts (a ring buffer's size is not part of the
+ * kernel's check of an inner map), so each consumer makes its ring the size it wants.
+ */
+struct wd_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);
-} wd_events SEC(".maps");
+	__uint(max_entries, 4096);
+};
+
+/*
+ * The audit records (bpf/wd_abi.h, struct wd_rec_*) go to the ring of their sandbox's consumer:
+ * one ring per consumer (an embedded run, or wardend for many sandboxes), not per loaded set.
+ * No ring for a sandbox: the record is counted lost. Shared.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__uint(max_entries, WD_MAX_SANDBOXES);
+	__type(key, __u64);
+	__array(values, struct wd_ring);
+} wd_rings SEC(".maps");
 
 /* Records that found the ring buffer full, per CPU: turned into "lost" records, never silent. */
 struct {

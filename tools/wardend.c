@@ -30,6 +30,7 @@
 
 #include <cJSON.h>
 
+#include "supervisor/backend/backend.h"
 #include "supervisor/ipc/line.h"
 #include "supervisor/ipc/rundir.h"
 #include "supervisor/ipc/sock.h"
@@ -71,6 +72,7 @@ static struct {
 	bool pool_failed; /* said once: runs make their own */
 	struct client clients[MAX_CLIENTS];
 	struct sup sups[MAX_SANDBOXES];
+	struct wd_progs *progs; /* the host's program set, held (pinset) */
 } d;
 
 static const char usage[] =
@@ -154,6 +156,9 @@ static void child_common(void)
 		close(d.pool.cg[i].fd);
 	if (d.pool.marks >= 0)
 		close(d.pool.marks);
+	/* the hold is wardend's: a supervisor (and its keeper) must not keep the set pinned */
+	wd_progs_forsake(d.progs);
+	d.progs = NULL;
 }
 
 /* Take over @name (a keeper waits for a successor); @wait_ms for a supervisor still ending. */
@@ -576,6 +581,22 @@ static void refill(void)
 	}
 }
 
+/*
+ * The host's program set for the backend runs get by default, held while wardend lives: loaded
+ * and pinned if need be, so no run through wardend loads it (docs/design.md).
+ */
+static struct wd_progs *hold_programs(void)
+{
+	const struct wd_backend_ops *ops;
+	struct wd_progs *progs = NULL;
+	char why[1024];
+
+	ops = wd_backend_choose("auto", why, sizeof(why));
+	if (ops && wd_progs_hold(&progs, wd_progs_set_of(ops->name)))
+		log_warnx("cannot hold the host's program set: each run finds or loads it");
+	return progs;
+}
+
 static int listen_on(void)
 {
 	int fd, probe;
@@ -652,8 +673,10 @@ int main(int argc, char **argv)
 	d.listen_fd = listen_on();
 	if (d.listen_fd < 0)
 		return 1;
+	d.progs = hold_programs();
 	if (prepare_runs(pool)) {
 		unlink(d.path);
+		wd_progs_stop(d.progs);
 		return 1;
 	}
 	sigemptyset(&sigs);
@@ -723,6 +746,7 @@ int main(int argc, char **argv)
 					 si.ssi_signo, d.survive_s);
 				wd_cgroup_pool_empty(&d.pool);
 				unlink(d.path);
+				wd_progs_stop(d.progs);
 				return 0;
 			} else if ((char *)who[i] >= (char *)d.clients &&
 				   (char *)who[i] < (char *)(d.clients + MAX_CLIENTS)) {
@@ -737,5 +761,6 @@ int main(int argc, char **argv)
 	}
 	wd_cgroup_pool_empty(&d.pool);
 	unlink(d.path);
+	wd_progs_stop(d.progs);
 	return 1;
 }

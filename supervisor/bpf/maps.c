@@ -28,13 +28,25 @@ _Static_assert((int)WD_PROT_DELETE == (int)WD_PROTECT_DELETE &&
 	       "fs.protect ops are the kernel's bits");
 
 /*
+ * A map of the one set per host (bpf/wd_abi.h, WD_MAX_*) is full: a clear refusal naming it,
+ * never a sandbox started with part of its rules. @err as bpf_map_update_elem gave it.
+ */
+static int say_full(const char *map, unsigned int max, int err)
+{
+	if (err == -E2BIG || err == -ENOSPC)
+		log_warnx("bpf: the map %s is full (%u entries for all sandboxes on this host)", map,
+			  max);
+	return err;
+}
+
+/*
  * Put @add into the wd_inodes entry of the object at @path, keeping what an earlier rule put
  * there (an fs.deny and an fs.protect can name the same object).
  */
 static int inode_put(struct wd_progs *progs, uint64_t sandbox, const char *path,
 		     const struct wd_inode_rule *add)
 {
-	int fd = bpf_map__fd(progs->lsm->maps.wd_inodes);
+	int fd = progs->maps[WD_MAP_INODES];
 	struct wd_inode_key key = { .sandbox = sandbox };
 	struct wd_devid id;
 	int err;
@@ -65,6 +77,7 @@ static int inode_put(struct wd_progs *progs, uint64_t sandbox, const char *path,
 		}
 		err = bpf_map_update_elem(fd, &key, &val, BPF_ANY);
 		if (err) {
+			say_full("wd_inodes", WD_MAX_INODES, err);
 			log_warnx("bpf: cannot protect %s: %s", path, strerror(-err));
 			return err;
 		}
@@ -79,14 +92,14 @@ int wd_progs_protect_inode(struct wd_progs *progs, uint64_t sandbox, const char 
 	struct wd_inode_rule val = { .deny = deny, .rule = rule };
 
 	/* the recorders decide nothing: there is no inode map to fill */
-	if (!progs->lsm)
+	if (progs->set != WD_PROGS_LSM)
 		return 0;
 	return inode_put(progs, sandbox, path, &val);
 }
 
 static void inodes_remove(struct wd_progs *progs, uint64_t sandbox)
 {
-	int fd = bpf_map__fd(progs->lsm->maps.wd_inodes);
+	int fd = progs->maps[WD_MAP_INODES];
 	size_t kept = 0;
 
 	for (size_t i = 0; i < progs->n_inodes; i++) {
@@ -153,7 +166,7 @@ static int denies_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_
 		      char **deny)
 {
 	size_t n = rs->n_fs_deny;
-	int fd = bpf_map__fd(progs->lsm->maps.wd_paths);
+	int fd = progs->maps[WD_MAP_PATHS];
 	int err = 0;
 
 	for (size_t i = 0; i < n && !err; i++) {
@@ -174,6 +187,8 @@ static int denies_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_
 			deny_rule(&e.val, rs->fs_deny[i].id);
 			wd_rule_entry_key(&e, sandbox, key);
 			err = bpf_map_update_elem(fd, key, &e.val, BPF_ANY);
+			if (err)
+				say_full("wd_paths", WD_MAX_PATHS, err);
 			if (err)
 				log_warnx("bpf: cannot add the fs.deny rule for %s: %s", deny[i],
 					  strerror(-err));
@@ -202,7 +217,7 @@ static void keys_remove(int fd, struct wd_path_key *keys, size_t *n, uint64_t sa
 
 static void denies_remove(struct wd_progs *progs, uint64_t sandbox)
 {
-	keys_remove(bpf_map__fd(progs->lsm->maps.wd_paths), progs->denies, &progs->n_denies,
+	keys_remove(progs->maps[WD_MAP_PATHS], progs->denies, &progs->n_denies,
 		    sandbox);
 }
 
@@ -337,8 +352,9 @@ static int protect_put(struct wd_progs *progs, uint64_t sandbox, const struct wd
 		return 0;
 	if (WD_GROW(progs->protects, progs->n_protects))
 		return -ENOMEM;
-	err = bpf_map_update_elem(bpf_map__fd(progs->lsm->maps.wd_protect), &key, &val, BPF_ANY);
+	err = bpf_map_update_elem(progs->maps[WD_MAP_PROTECT], &key, &val, BPF_ANY);
 	if (err) {
+		say_full("wd_protect", WD_MAX_PROTECTS, err);
 		log_warnx("bpf: cannot add the fs.protect rule for %.*s: %s", (int)clen, c,
 			  strerror(-err));
 		return err;
@@ -398,7 +414,7 @@ static int protects_add(struct wd_progs *progs, uint64_t sandbox, const struct w
 
 static void protects_remove(struct wd_progs *progs, uint64_t sandbox)
 {
-	keys_remove(bpf_map__fd(progs->lsm->maps.wd_protect), progs->protects,
+	keys_remove(progs->maps[WD_MAP_PROTECT], progs->protects,
 		    &progs->n_protects, sandbox);
 }
 
@@ -416,7 +432,7 @@ static char **protect_paths(const struct wd_ruleset *rs)
 static int paths_update(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
 			char **deny, bool add)
 {
-	int fd = bpf_map__fd(progs->lsm->maps.wd_paths);
+	int fd = progs->maps[WD_MAP_PATHS];
 	int err = 0;
 
 	for (size_t i = 0; i < rs->n_entries; i++) {
@@ -433,7 +449,7 @@ static int paths_update(struct wd_progs *progs, uint64_t sandbox, const struct w
 		else
 			r = bpf_map_delete_elem(fd, &key);
 		if (r && !(r == -ENOENT && !add)) {
-			err = r;
+			err = say_full("wd_paths", WD_MAX_PATHS, r);
 			log_warnx("bpf: cannot %s the path rule for %.*s: %s",
 				  add ? "add" : "remove", (int)rs->entries[i].len,
 				  rs->entries[i].path, strerror(-r));
@@ -449,13 +465,47 @@ static int lsm_entries_remove(struct wd_progs *progs, uint64_t sandbox, const st
 {
 	int err;
 
-	if (!progs->lsm)
+	if (progs->set != WD_PROGS_LSM)
 		return 0;
 	err = paths_update(progs, sandbox, rs, NULL, false) ? -EIO : 0;
 	denies_remove(progs, sandbox);
 	protects_remove(progs, sandbox);
 	inodes_remove(progs, sandbox);
 	return err;
+}
+
+/* @sandbox's records to this run's ring (wd_rings), before its entry turns the programs on. */
+static int ring_add(struct wd_progs *progs, uint64_t sandbox)
+{
+	__u32 ring = (__u32)progs->ring;
+	int err;
+
+	if (progs->ring < 0)
+		return 0;
+	if (WD_GROW(progs->ring_ids, progs->n_ring_ids))
+		return -ENOMEM;
+	err = bpf_map_update_elem(progs->maps[WD_MAP_RINGS], &sandbox, &ring, BPF_ANY);
+	if (err) {
+		say_full("wd_rings", WD_MAX_SANDBOXES, err);
+		log_warnx("bpf: cannot give sandbox %llu its ring: %s", (unsigned long long)sandbox,
+			  strerror(-err));
+		return err;
+	}
+	progs->ring_ids[progs->n_ring_ids++] = sandbox;
+	return 0;
+}
+
+static void ring_remove(struct wd_progs *progs, uint64_t sandbox)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < progs->n_ring_ids; i++) {
+		if (progs->ring_ids[i] == sandbox)
+			bpf_map_delete_elem(progs->maps[WD_MAP_RINGS], &sandbox);
+		else
+			progs->ring_ids[kept++] = progs->ring_ids[i];
+	}
+	progs->n_ring_ids = kept;
 }
 
 int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs)
@@ -468,7 +518,7 @@ int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct 
 	 * Rules, fs.deny and fs.protect are the LSM programs' to enforce; the recorders read only
 	 * the sandbox entry (the supervisor names a Landlock verdict's rule itself).
 	 */
-	if (!progs->lsm)
+	if (progs->set != WD_PROGS_LSM)
 		goto out_add_sandbox;
 	if (rs->n_fs_deny) {
 		deny = deny_paths(rs);
@@ -494,16 +544,21 @@ int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct 
 	if (err)
 		goto out_remove_paths;
 out_add_sandbox:
-	err = bpf_map_update_elem(bpf_map__fd(progs->rec->maps.wd_sandboxes), &sandbox, &sb,
-				  BPF_NOEXIST);
+	err = ring_add(progs, sandbox);
+	if (err)
+		goto out_remove_paths;
+	err = bpf_map_update_elem(progs->maps[WD_MAP_SANDBOXES], &sandbox, &sb, BPF_NOEXIST);
 	if (err) {
+		say_full("wd_sandboxes", WD_MAX_SANDBOXES, err);
 		log_warnx("bpf: cannot add sandbox %llu: %s", (unsigned long long)sandbox,
 			  strerror(-err));
 		goto out_remove_paths;
 	}
+	wd_pinset_drop_hold(progs);
 	return 0;
 
 out_remove_paths:
+	ring_remove(progs, sandbox);
 	lsm_entries_remove(progs, sandbox, rs);
 	return err;
 }
@@ -511,7 +566,7 @@ out_remove_paths:
 int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
 			  struct wd_sandbox *final)
 {
-	int fd = bpf_map__fd(progs->rec->maps.wd_sandboxes);
+	int fd = progs->maps[WD_MAP_SANDBOXES];
 	int err = 0;
 
 	if (final && bpf_map_lookup_elem(fd, &sandbox, final))
@@ -520,6 +575,7 @@ int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const stru
 		err = -errno;
 		log_warn("bpf: cannot remove sandbox %llu", (unsigned long long)sandbox);
 	}
+	ring_remove(progs, sandbox);
 	if (lsm_entries_remove(progs, sandbox, rs) && !err)
 		err = -EIO;
 	return err;

@@ -2,8 +2,9 @@
 /*
  * The loader of warden's BPF objects (supervisor/bpf/progs.h): the LSM object (bpf/wd_lsm.bpf.c)
  * for the bpf-lsm backend and the recorder object (bpf/wd_recorder.bpf.c) for both, each with
- * the programs its backend runs on this kernel; the maps they share created once; the audit ring
- * buffer. The per-sandbox map entries are supervisor/bpf/maps.c's.
+ * the programs its backend runs on this kernel; the maps they share created once; this run's
+ * audit ring. Loaded once per host and pinned (supervisor/bpf/pinset.c); the per-sandbox map
+ * entries are supervisor/bpf/maps.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +51,19 @@ static const struct {
 	{ "wd_inode_setattr", "inode_setattr", 3 },
 	{ "wd_inode_setattr_61", "inode_setattr", 2 },
 };
+
+uint64_t wd_progs_choice_hash(uint64_t h)
+{
+	for (size_t i = 0; i < sizeof(wd_hook_variants) / sizeof(wd_hook_variants[0]); i++) {
+		const char *s[2] = { wd_hook_variants[i].prog, wd_hook_variants[i].hook };
+
+		for (int k = 0; k < 2; k++)
+			for (const char *c = s[k]; *c; c++)
+				h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+		h = (h ^ (uint64_t)wd_hook_variants[i].args) * 0x100000001b3ull;
+	}
+	return h;
+}
 
 /*
  * The recorder object's programs for @set: all of them for the landlock backend; beside the LSM
@@ -124,17 +138,11 @@ static int open_lsm(struct wd_progs *progs)
 	return err;
 }
 
-int wd_progs_open(struct wd_progs **out, enum wd_progs_set set)
+int wd_progs_open_objects(struct wd_progs *progs)
 {
-	struct wd_progs *progs;
 	int err = 0;
 
-	*out = NULL;
-	progs = calloc(1, sizeof(*progs));
-	if (!progs)
-		return -ENOMEM;
-	progs->set = set;
-	if (set == WD_PROGS_LSM)
+	if (progs->set == WD_PROGS_LSM)
 		err = open_lsm(progs);
 	if (!err) {
 		progs->rec = wd_recorder_bpf__open();
@@ -143,11 +151,38 @@ int wd_progs_open(struct wd_progs **out, enum wd_progs_set set)
 			log_warnx("bpf: cannot open the recorder object: %s", strerror(-err));
 		}
 	}
+	if (!err)
+		choose_recorders(progs->rec, progs->set);
+	return err;
+}
+
+static struct wd_progs *progs_new(enum wd_progs_set set)
+{
+	struct wd_progs *progs = calloc(1, sizeof(*progs));
+
+	if (!progs)
+		return NULL;
+	progs->set = set;
+	progs->set_dir = -1;
+	progs->ring = -1;
+	for (int i = 0; i < WD_MAP_NR; i++)
+		progs->maps[i] = -1;
+	return progs;
+}
+
+int wd_progs_open(struct wd_progs **out, enum wd_progs_set set)
+{
+	struct wd_progs *progs = progs_new(set);
+	int err;
+
+	*out = NULL;
+	if (!progs)
+		return -ENOMEM;
+	err = wd_progs_open_objects(progs);
 	if (err) {
 		wd_progs_stop(progs);
 		return err;
 	}
-	choose_recorders(progs->rec, set);
 	*out = progs;
 	return 0;
 }
@@ -159,8 +194,8 @@ struct bpf_object *wd_progs_object(const struct wd_progs *progs)
 
 /*
  * The maps both objects declare (bpf/wd_maps.bpf.h) are the LSM object's, created when it
- * loaded: the recorder object takes their fds before it loads, so one sandbox table, one ring
- * buffer and one lost counter serve both.
+ * loaded: the recorder object takes their fds before it loads, so one sandbox table, one table
+ * of rings and one lost counter serve both.
  */
 static int share_maps(struct wd_progs *progs)
 {
@@ -168,7 +203,7 @@ static int share_maps(struct wd_progs *progs)
 		struct bpf_map *from, *to;
 	} shared[] = {
 		{ progs->lsm->maps.wd_sandboxes, progs->rec->maps.wd_sandboxes },
-		{ progs->lsm->maps.wd_events, progs->rec->maps.wd_events },
+		{ progs->lsm->maps.wd_rings, progs->rec->maps.wd_rings },
 		{ progs->lsm->maps.wd_lost, progs->rec->maps.wd_lost },
 	};
 	int err = 0;
@@ -182,8 +217,7 @@ static int share_maps(struct wd_progs *progs)
 	return err;
 }
 
-/* Load and attach the LSM object (if any), then the recorder object on its maps. */
-static int load_attach(struct wd_progs *progs)
+int wd_progs_load_attach(struct wd_progs *progs)
 {
 	int err = 0;
 
@@ -211,41 +245,118 @@ static int load_attach(struct wd_progs *progs)
 	return err;
 }
 
-int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn, void *ctx)
+int wd_progs_take_maps(struct wd_progs *progs)
 {
-	struct wd_progs *progs;
+	struct bpf_map *m[WD_MAP_NR] = {
+		[WD_MAP_SANDBOXES] = progs->rec->maps.wd_sandboxes,
+		[WD_MAP_RINGS] = progs->rec->maps.wd_rings,
+	};
+	int err = 0;
+
+	if (progs->lsm) {
+		m[WD_MAP_PATHS] = progs->lsm->maps.wd_paths;
+		m[WD_MAP_INODES] = progs->lsm->maps.wd_inodes;
+		m[WD_MAP_PROTECT] = progs->lsm->maps.wd_protect;
+	}
+	for (int i = 0; i < WD_MAP_NR && !err; i++) {
+		if (!m[i])
+			continue;
+		progs->maps[i] = fcntl(bpf_map__fd(m[i]), F_DUPFD_CLOEXEC, 3);
+		if (progs->maps[i] < 0)
+			err = -errno;
+	}
+	return err;
+}
+
+void wd_progs_close_objects(struct wd_progs *progs)
+{
+	wd_recorder_bpf__destroy(progs->rec);
+	wd_lsm_bpf__destroy(progs->lsm);
+	progs->rec = NULL;
+	progs->lsm = NULL;
+}
+
+/* A set of this run's own, not pinned: where there is no BPF filesystem to pin in. */
+static int load_private(struct wd_progs *progs)
+{
+	int err = wd_progs_open_objects(progs);
+
+	err = err ?: wd_progs_load_attach(progs);
+	return err ?: wd_progs_take_maps(progs);
+}
+
+/* This run's ring, read into @fn: the set's programs find it through wd_rings. */
+static int make_ring(struct wd_progs *progs, size_t bytes)
+{
 	int err;
 
-	*out = NULL;
-	err = wd_progs_open(&progs, set);
-	if (err)
+	progs->ring = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "wd_ring", 0, 0, (__u32)bytes, NULL);
+	if (progs->ring < 0) {
+		err = progs->ring;
+		log_warnx("bpf: cannot make an audit ring of %zu bytes: %s", bytes, strerror(-err));
 		return err;
-	progs->fn = fn;
-	progs->ctx = ctx;
-	err = load_attach(progs);
-	if (err)
-		goto out_stop;
-	progs->rb = ring_buffer__new(bpf_map__fd(progs->rec->maps.wd_events), on_record, progs, NULL);
+	}
+	progs->rb = ring_buffer__new(progs->ring, on_record, progs, NULL);
 	if (!progs->rb) {
 		err = -errno;
 		log_warnx("bpf: cannot open the audit ring buffer: %s", strerror(-err));
-		goto out_stop;
+		return err;
+	}
+	return 0;
+}
+
+int wd_progs_start_ring(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn, void *ctx,
+			size_t ring_bytes)
+{
+	struct wd_progs *progs = progs_new(set);
+	int err;
+
+	*out = NULL;
+	if (!progs)
+		return -ENOMEM;
+	progs->fn = fn;
+	progs->ctx = ctx;
+	err = wd_pinset_enter(progs);
+	if (err == -ENOTSUP) {
+		log_info("bpf: no BPF filesystem to pin in: this run loads a set of its own");
+		err = load_private(progs);
+	}
+	if (!err && ring_bytes)
+		err = make_ring(progs, ring_bytes);
+	if (err) {
+		wd_progs_stop(progs);
+		return err;
 	}
 	*out = progs;
 	return 0;
+}
 
-out_stop:
-	wd_progs_stop(progs);
+int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn, void *ctx)
+{
+	return wd_progs_start_ring(out, set, fn, ctx, WD_PROGS_RING_BYTES);
+}
+
+enum wd_progs_set wd_progs_set_of(const char *backend)
+{
+	return strcmp(backend, "bpf-lsm") == 0 ? WD_PROGS_LSM : WD_PROGS_SYSCALL_EXIT;
+}
+
+int wd_progs_hold(struct wd_progs **out, enum wd_progs_set set)
+{
+	int err = wd_progs_start_ring(out, set, NULL, NULL, 0);
+
+	if (!err)
+		(*out)->holding = true;
 	return err;
 }
 
 /*
  * Detaching an LSM program costs the kernel a trampoline update each, which on the test VM's
- * emulated CPUs took 3.5 s for the whole set at every run's end. A child holding copies of the
- * fds releases them after warden has gone, so a command's end is not held up by it; until then
- * the programs return at once for every task, since this run's sandbox entries are gone. The
- * child holds warden's other fds too until it exits, but not its standard streams (so no reader
- * of warden's output waits for it); if there is no child the release happens here.
+ * emulated CPUs took 3.5 s for the whole set. A child holding copies of the link fds releases
+ * them after warden has gone, so a command's end is not held up by it; until then the programs
+ * return at once for every task, since no sandbox entry is left. The child holds warden's other
+ * fds too until it exits, but not its standard streams (so no reader of warden's output waits
+ * for it); if there is no child the release happens here.
  */
 static int release_in_background(void)
 {
@@ -279,42 +390,69 @@ static int release_in_background(void)
 	_exit(0);
 }
 
+void wd_progs_release_links(int *links, size_t n)
+{
+	int gone = n ? release_in_background() : -1;
+
+	for (size_t i = 0; i < n; i++)
+		close(links[i]);
+	if (gone >= 0)
+		close(gone);
+}
+
 void wd_progs_stop(struct wd_progs *progs)
 {
-	bool started;
 	int gone = -1;
 
 	if (!progs)
 		return;
-	/* a run that started (it has a ring buffer) holds attached programs; one only opened, none */
-	started = progs->rb != NULL;
 	ring_buffer__free(progs->rb);
-	if (progs->set == WD_PROGS_LSM && started)
+	if (progs->ring >= 0)
+		close(progs->ring);
+	if (progs->pinned)
+		wd_pinset_leave(progs);
+	/* a private set that was loaded holds attached programs; one only opened, none */
+	if (progs->set == WD_PROGS_LSM && progs->maps[WD_MAP_SANDBOXES] >= 0 && progs->lsm)
 		gone = release_in_background();
-	wd_recorder_bpf__destroy(progs->rec);
-	wd_lsm_bpf__destroy(progs->lsm);
+	wd_progs_close_objects(progs);
+	for (int i = 0; i < WD_MAP_NR; i++)
+		if (progs->maps[i] >= 0)
+			close(progs->maps[i]);
 	if (gone >= 0)
 		close(gone);
+	free(progs->ring_ids);
 	free(progs->inodes);
 	free(progs->denies);
 	free(progs->protects);
 	free(progs);
 }
 
+void wd_progs_forsake(struct wd_progs *progs)
+{
+	if (!progs)
+		return;
+	/* closing a copy of the directory's fd leaves the parent's flock in place */
+	if (progs->set_dir >= 0)
+		close(progs->set_dir);
+	progs->set_dir = -1;
+	progs->pinned = false;
+	wd_progs_stop(progs);
+}
+
 int wd_progs_event_fd(const struct wd_progs *progs)
 {
-	return ring_buffer__epoll_fd(progs->rb);
+	return progs->rb ? ring_buffer__epoll_fd(progs->rb) : -1;
 }
 
 void wd_progs_audit_maps(const struct wd_progs *progs, int *events, int *counts)
 {
-	*events = bpf_map__fd(progs->rec->maps.wd_events);
-	*counts = bpf_map__fd(progs->rec->maps.wd_sandboxes);
+	*events = progs->ring;
+	*counts = progs->maps[WD_MAP_SANDBOXES];
 }
 
 int wd_progs_consume(struct wd_progs *progs)
 {
-	int n = ring_buffer__consume(progs->rb);
+	int n = progs->rb ? ring_buffer__consume(progs->rb) : 0;
 
 	return n < 0 ? n : 0;
 }

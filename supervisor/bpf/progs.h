@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Loader of warden's BPF objects, bpf/wd_lsm.bpf.c and bpf/wd_recorder.bpf.c: their programs,
- * the per-sandbox map entries, the audit ring buffer.
+ * loaded once per host and pinned under /sys/fs/bpf/warden (supervisor/bpf/pinset.c,
+ * docs/design.md "One program set per host"), the per-sandbox map entries, the audit ring.
  */
 #ifndef WD_SANDBOX_BPF_H
 #define WD_SANDBOX_BPF_H
@@ -24,8 +25,43 @@ enum wd_progs_set {
 	WD_PROGS_SYSCALL_EXIT, /* only the recorders: syscall exit and exec (landlock backend) */
 };
 
-/* Load and attach @set; records go to @fn. */
+/* The set a backend runs, by the backend's name ("bpf-lsm": LSM; otherwise the recorders). */
+enum wd_progs_set wd_progs_set_of(const char *backend);
+
+/* An embedded run's ring: 4 MiB, as each run had before the set was shared. */
+#define WD_PROGS_RING_BYTES (4u << 20)
+
+/*
+ * Use @set: this build's set pinned on the host, or loaded and pinned now if there is none. The
+ * records of the sandboxes this run adds go to a ring of its own of @ring_bytes (a power of two
+ * of pages; 0: no ring, their records are counted lost) and from it to @fn. One ring serves every
+ * sandbox added through the same struct wd_progs (wardend may run many on one).
+ */
+int wd_progs_start_ring(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn, void *ctx,
+			size_t ring_bytes);
+/* wd_progs_start_ring with WD_PROGS_RING_BYTES. */
 int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn, void *ctx);
+/*
+ * Hold @set for as long as this process lives (wardend): loaded and pinned if need be, and never
+ * unpinned while held, even with no sandbox running. Release with wd_progs_stop (the last user
+ * out unpins).
+ */
+int wd_progs_hold(struct wd_progs **out, enum wd_progs_set set);
+/*
+ * In a child forked after wd_progs_hold: close the fds it inherited of @progs (may be NULL),
+ * leaving the hold to the parent, and free it. Takes no lock and unpins nothing.
+ */
+void wd_progs_forsake(struct wd_progs *progs);
+/*
+ * The end of a sandbox whose supervisor is gone (`warden adopt`): its entries leave @set's
+ * pinned maps, and the set is unpinned if nobody else uses it. 0, or -errno.
+ */
+int wd_progs_forget(enum wd_progs_set set, uint64_t sandbox);
+/*
+ * The maps of @sandbox in @set's pinned set, for a successor that the keeper gave none: its ring
+ * through wd_rings (-1 if it has none) and the counters (wd_sandboxes). 0, or -errno.
+ */
+int wd_progs_find_maps(enum wd_progs_set set, uint64_t sandbox, int *ring, int *counts);
 /*
  * wd_progs_start's first half, loading nothing: open the object and choose @set's programs for
  * this kernel (each program's autoload flag, and for LSM lsm/bpf's wd_bpf_ret_arg in .rodata).
@@ -49,12 +85,12 @@ int wd_progs_protect_inode(struct wd_progs *progs, uint64_t sandbox, const char 
 int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
 			  struct wd_sandbox *final);
 
-/* An fd that polls readable when records wait; then call wd_progs_consume. */
+/* An fd that polls readable when records wait (-1: no ring); then call wd_progs_consume. */
 int wd_progs_event_fd(const struct wd_progs *progs);
 int wd_progs_consume(struct wd_progs *progs);
 /*
- * The maps a successor supervisor needs (`warden adopt`): the audit ring buffer and the
- * per-sandbox counters (struct wd_sandbox by cgroup id).
+ * The maps a successor supervisor needs (`warden adopt`): this run's audit ring (-1: none) and
+ * the per-sandbox counters (struct wd_sandbox by cgroup id).
  */
 void wd_progs_audit_maps(const struct wd_progs *progs, int *events, int *counts);
 

@@ -319,6 +319,11 @@ static void resume(struct adopt *d)
 			d->a.calls[waiting++] = d->a.calls[i];
 	d->a.n_calls = waiting;
 	received_too(d, listener);
+	/* a keeper that kept no maps: the host's pinned set has them, found by the sandbox's id */
+	if (d->a.fds[WD_KEEP_EVENTS] < 0 && d->a.fds[WD_KEEP_COUNTS] < 0 &&
+	    wd_progs_find_maps(wd_progs_set_of(d->k.backend), d->cg.id, &d->a.fds[WD_KEEP_EVENTS],
+			       &d->a.fds[WD_KEEP_COUNTS]))
+		log_warnx("adopt: the pinned set has no maps for %s", d->cg.name);
 	if (d->a.fds[WD_KEEP_EVENTS] >= 0) {
 		err = wd_events_open(&d->ev, d->a.fds[WD_KEEP_EVENTS], wd_run_on_record, &d->st);
 		if (err) {
@@ -462,6 +467,8 @@ out_sigs:
 	if (ended) {
 		wd_cgroup_destroy(&d.cg);
 		wd_keeper_stop(&d.keeper);
+		/* its entries leave the host's pinned set; the last one out unpins it */
+		wd_progs_forget(wd_progs_set_of(d.k.backend), d.cg.id);
 	}
 	wd_run_holds_close(&d.holds);
 	wd_events_free(d.ev);

@@ -19,6 +19,8 @@
  *   wd-try trylock FILE       take the lock on FILE without waiting ("ok" or EWOULDBLOCK)
  *   wd-try memfd-exec SRC ARGV0 [ARG...]  copy SRC into a memfd and execute it (fexecve)
  *   wd-try bpf                create a BPF array map (bpf(2) works or not)
+ *   wd-try pin-delete PIN KEY  bpf(BPF_OBJ_GET) the pinned map PIN and delete its entry of the
+ *                             64-bit KEY (a sandbox's cgroup id); "ok" or the first errno
  *   wd-try flood N PATH       open PATH for reading N times; print how many failed
  *   wd-try wait-line FILE TEXT [PID]  wait (inotify, no polling) until a line of FILE holds
  *                             TEXT and print it; fail with ESRCH if process PID ends first
@@ -246,6 +248,29 @@ static int try_bpf(void)
 	fd = (int)syscall(SYS_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
 	if (fd < 0)
 		return fail();
+	close(fd);
+	puts("ok");
+	return 0;
+}
+
+static int pin_delete(const char *pin, const char *key)
+{
+	union bpf_attr attr;
+	__u64 k = strtoull(key, NULL, 10);
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.pathname = (__u64)(unsigned long)pin;
+	fd = (int)syscall(SYS_bpf, BPF_OBJ_GET, &attr, sizeof(attr));
+	if (fd < 0)
+		return fail();
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = (__u32)fd;
+	attr.key = (__u64)(unsigned long)&k;
+	if (syscall(SYS_bpf, BPF_MAP_DELETE_ELEM, &attr, sizeof(attr))) {
+		close(fd);
+		return fail();
+	}
 	close(fd);
 	puts("ok");
 	return 0;
@@ -605,6 +630,8 @@ int main(int argc, char **argv)
 		return trylock(argv[2]);
 	if (argc >= 3 && strcmp(argv[1], "memfd-exec") == 0)
 		return memfd_exec(argv + 2);
+	if (argc >= 4 && strcmp(argv[1], "pin-delete") == 0)
+		return pin_delete(argv[2], argv[3]);
 	if (argc >= 2 && strcmp(argv[1], "bpf") == 0)
 		return try_bpf();
 	if (argc >= 3 && strcmp(argv[1], "wait-exit") == 0)

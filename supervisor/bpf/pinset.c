@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One program set per host (docs/design.md, "One program set per host"): the loader's programs
+ * loaded once, pinned under /sys/fs/bpf/warden/<set>-<hash>, and found there by every later run
+ * of the same build, which then loads nothing. A set's users are the sandboxes in its
+ * wd_sandboxes map and the processes holding a shared flock on its directory (a run until its
+ * sandbox is in, wardend while it lives); the last one out unpins it. One exclusive flock on
+ * /sys/fs/bpf/warden serialises finding, loading, pinning and unpinning across the host.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "supervisor/bpf/progs_int.h"
+#include "supervisor/sandbox/cgroup.h"
+#include "supervisor/util/log.h"
+
+#define BPFFS "/sys/fs/bpf"
+#define PIN_ROOT BPFFS "/warden"
+#define BPFFS_MAGIC 0xcafe4a11
+#define FILEID_KERNFS 0xfe
+/* Bump when the loader's use of the pins changes while the objects do not. */
+#define WD_PINSET_LAYOUT 1
+
+static const char *const map_pin[WD_MAP_NR] = {
+	[WD_MAP_SANDBOXES] = "wd_sandboxes", [WD_MAP_RINGS] = "wd_rings",
+	[WD_MAP_PATHS] = "wd_paths",	     [WD_MAP_INODES] = "wd_inodes",
+	[WD_MAP_PROTECT] = "wd_protect",
+};
+
+static int n_maps(enum wd_progs_set set)
+{
+	return set == WD_PROGS_LSM ? WD_MAP_NR : WD_MAP_PATHS;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * The set's version: both objects' bytes, the programs' choice for a kernel (progs.c), the
+ * capacities and the layouts user space writes. Which programs load and lsm/bpf's argument
+ * index depend on the kernel too, but the kernel cannot change under a BPF filesystem (it goes
+ * with the boot), so a reusing run never reads the kernel's BTF to compute them.
+ */
+static uint64_t set_hash(enum wd_progs_set set)
+{
+	const uint32_t abi[] = {
+		WD_PINSET_LAYOUT,	       (uint32_t)set,
+		WD_MAX_SANDBOXES,	       WD_MAX_PATHS,
+		WD_MAX_INODES,		       WD_MAX_PROTECTS,
+		sizeof(struct wd_sandbox),     sizeof(struct wd_path_key),
+		sizeof(struct wd_path_rule),   sizeof(struct wd_inode_key),
+		sizeof(struct wd_inode_rule),  sizeof(struct wd_protect_val),
+		WD_REC_HDR_SIZE,	       WD_REC_FILE_SIZE,
+		WD_REC_SYSCALL_SIZE,	       WD_REC_SOCK_SIZE,
+	};
+	uint64_t h = 0xcbf29ce484222325ull;
+	const void *elf;
+	size_t sz;
+
+	elf = wd_lsm_bpf__elf_bytes(&sz);
+	h = fnv(h, elf, sz);
+	elf = wd_recorder_bpf__elf_bytes(&sz);
+	h = fnv(h, elf, sz);
+	h = wd_progs_choice_hash(h);
+	return fnv(h, abi, sizeof(abi));
+}
+
+static bool is_bpffs(const char *path)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) == 0 && (unsigned long)sf.f_type == BPFFS_MAGIC;
+}
+
+/*
+ * A BPF filesystem on /sys/fs/bpf, mounted if it is not there yet (as systemd does at boot).
+ * Racing mounters lock the directory under it, so one mounts and the others find it.
+ */
+static int ensure_bpffs(void)
+{
+	int fd, err = 0;
+
+	if (is_bpffs(BPFFS))
+		return 0;
+	fd = open(BPFFS, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		err = -ENOTSUP;
+		goto out;
+	}
+	if (!is_bpffs(BPFFS) && mount("bpf", BPFFS, "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+				      "mode=0700")) {
+		log_debug("bpf: cannot mount a BPF filesystem on %s: %s", BPFFS, strerror(errno));
+		err = -ENOTSUP;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/* /sys/fs/bpf/warden, root's alone, locked: -1 with errno where it cannot be had. */
+static int lock_root(void)
+{
+	int fd;
+
+	if (ensure_bpffs()) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	if (mkdir(PIN_ROOT, 0700) && errno != EEXIST)
+		return -1;
+	fd = open(PIN_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	if (fchmod(fd, 0700) || flock(fd, LOCK_EX)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Remove the directory @name under @root and the pins in it; link fds kept in @links if given. */
+static void remove_set(int root, const char *name, int **links, size_t *n_links)
+{
+	int fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	struct dirent *e;
+	DIR *dir;
+
+	if (fd < 0)
+		return;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(dir))) {
+		int *more;
+
+		if (e->d_name[0] == '.')
+			continue;
+		/* a link whose last reference this drops would detach inside unlink: hold it */
+		if (links && strncmp(e->d_name, "prog_", 5) == 0) {
+			char path[512];
+			int l;
+
+			snprintf(path, sizeof(path), "%s/%s/%s", PIN_ROOT, name, e->d_name);
+			l = bpf_obj_get(path);
+			more = l >= 0 ? realloc(*links, (*n_links + 1) * sizeof(int)) : NULL;
+			if (more) {
+				*links = more;
+				more[(*n_links)++] = l;
+			} else if (l >= 0) {
+				close(l);
+			}
+		}
+		if (unlinkat(dirfd(dir), e->d_name, 0))
+			log_warn("bpf: cannot unpin %s/%s/%s", PIN_ROOT, name, e->d_name);
+	}
+	closedir(dir);
+	if (unlinkat(root, name, AT_REMOVEDIR))
+		log_warn("bpf: cannot remove %s/%s", PIN_ROOT, name);
+}
+
+static int pin_path(char *buf, size_t size, const char *dir, const char *obj)
+{
+	int n = snprintf(buf, size, "%s/%s/%s", PIN_ROOT, dir, obj);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Pin the loaded objects' links and the maps user space touches into @dir. */
+static int pin_objects(struct wd_progs *progs, const char *dir)
+{
+	const struct bpf_object_skeleton *skel[2] = { progs->rec->skeleton,
+						      progs->lsm ? progs->lsm->skeleton : NULL };
+	struct bpf_map *m[WD_MAP_NR] = { progs->rec->maps.wd_sandboxes, progs->rec->maps.wd_rings,
+					 progs->lsm ? progs->lsm->maps.wd_paths : NULL,
+					 progs->lsm ? progs->lsm->maps.wd_inodes : NULL,
+					 progs->lsm ? progs->lsm->maps.wd_protect : NULL };
+	char path[512], name[128];
+	int err = 0;
+
+	for (int i = 0; i < n_maps(progs->set) && !err; i++) {
+		err = pin_path(path, sizeof(path), dir, map_pin[i]);
+		err = err ?: bpf_map__pin(m[i], path);
+	}
+	for (int s = 0; s < 2 && !err; s++) {
+		for (int i = 0; skel[s] && i < skel[s]->prog_cnt && !err; i++) {
+			const struct bpf_prog_skeleton *p =
+				(const void *)((const char *)skel[s]->progs + i * skel[s]->prog_skel_sz);
+
+			if (!*p->link)
+				continue;
+			snprintf(name, sizeof(name), "prog_%s", p->name);
+			err = pin_path(path, sizeof(path), dir, name);
+			err = err ?: bpf_link__pin(*p->link, path);
+		}
+	}
+	if (err)
+		log_warnx("bpf: cannot pin %s: %s", path, strerror(-err));
+	return err;
+}
+
+/*
+ * Load the set and pin it as @name: into a directory of its own first, renamed into place
+ * when complete, so a set directory found is always whole.
+ */
+static int load_and_pin(struct wd_progs *progs, int root, const char *name)
+{
+	char tmp[64];
+	int err;
+
+	/* (the BPF filesystem refuses names with a dot) */
+	snprintf(tmp, sizeof(tmp), "%s_new", name);
+	/* what a loader that died half-way left (under this lock, nobody is loading it now) */
+	remove_set(root, tmp, NULL, NULL);
+	err = wd_progs_open_objects(progs);
+	err = err ?: wd_progs_load_attach(progs);
+	if (!err && mkdirat(root, tmp, 0700)) {
+		err = -errno;
+		log_warn("bpf: cannot make %s/%s", PIN_ROOT, tmp);
+	}
+	err = err ?: pin_objects(progs, tmp);
+	if (!err && renameat(root, tmp, root, name)) {
+		err = -errno;
+		log_warn("bpf: cannot rename %s/%s to %s", PIN_ROOT, tmp, name);
+	}
+	err = err ?: wd_progs_take_maps(progs);
+	if (err)
+		remove_set(root, tmp, NULL, NULL);
+	/* pinned, the links stay attached when the objects' fds close */
+	wd_progs_close_objects(progs);
+	if (!err)
+		log_info("bpf: loaded and pinned %s/%s", PIN_ROOT, name);
+	return err;
+}
+
+static int open_pins(int *maps, enum wd_progs_set set, const char *name)
+{
+	char path[512];
+	int err = 0;
+
+	for (int i = 0; i < n_maps(set) && !err; i++) {
+		err = pin_path(path, sizeof(path), name, map_pin[i]);
+		if (!err) {
+			maps[i] = bpf_obj_get(path);
+			err = maps[i] < 0 ? maps[i] : 0;
+		}
+		if (err)
+			log_warnx("bpf: the pinned set %s/%s lacks %s: %s", PIN_ROOT, name,
+				  map_pin[i], strerror(-err));
+	}
+	return err;
+}
+
+static void set_name(char *buf, size_t size, enum wd_progs_set set)
+{
+	snprintf(buf, size, "%s-%016" PRIx64, set == WD_PROGS_LSM ? "lsm" : "rec", set_hash(set));
+}
+
+int wd_pinset_enter(struct wd_progs *progs)
+{
+	int root, fd, err = 0;
+
+	set_name(progs->set_name, sizeof(progs->set_name), progs->set);
+	root = lock_root();
+	if (root < 0)
+		return errno == ENOTSUP ? -ENOTSUP : -errno;
+	fd = openat(root, progs->set_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0) {
+		err = open_pins(progs->maps, progs->set, progs->set_name);
+		if (!err)
+			log_debug("bpf: using the pinned set %s/%s", PIN_ROOT, progs->set_name);
+	} else {
+		err = load_and_pin(progs, root, progs->set_name);
+		fd = err ? -1
+			 : openat(root, progs->set_name,
+				  O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (!err && fd < 0)
+			err = -errno;
+	}
+	/* a user while this lock is held: nobody can find the set unused in between */
+	if (!err && flock(fd, LOCK_SH))
+		err = -errno;
+	if (err && fd >= 0)
+		close(fd);
+	if (!err) {
+		progs->set_dir = fd;
+		progs->pinned = true;
+	}
+	close(root);
+	return err;
+}
+
+/*
+ * Does the cgroup of id @id still exist? Asked of the cgroup2 mount by file handle (a cgroup's
+ * id is its kernfs handle). Anything but a clear "gone" answers yes: never sweep on a guess.
+ */
+static bool cgroup_alive(int mnt, uint64_t id)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh = { .handle_bytes = sizeof(uint64_t), .handle_type = FILEID_KERNFS } };
+	int fd;
+
+	if (mnt < 0)
+		return true;
+	memcpy(h.fh.f_handle, &id, sizeof(id));
+	fd = open_by_handle_at(mnt, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	return errno != ESTALE && errno != ENOENT;
+}
+
+/* Every key of the map @fd (@ksz bytes each) for which @pick says yes, into a new array. */
+static void *keys_of(int fd, size_t ksz, bool (*pick)(const void *key, uint64_t sandbox),
+		     uint64_t sandbox, size_t *n)
+{
+	char *keys = NULL, *more, prev[sizeof(struct wd_path_key)], next[sizeof(prev)];
+	bool first = true;
+
+	*n = 0;
+	while (ksz <= sizeof(prev) && !bpf_map_get_next_key(fd, first ? NULL : prev, next)) {
+		first = false;
+		memcpy(prev, next, ksz);
+		if (!pick(next, sandbox))
+			continue;
+		more = realloc(keys, (*n + 1) * ksz);
+		if (!more)
+			break;
+		keys = more;
+		memcpy(keys + (*n)++ * ksz, next, ksz);
+	}
+	return keys;
+}
+
+static bool path_key_of(const void *key, uint64_t sandbox)
+{
+	const struct wd_path_key *k = key;
+
+	return k->sandbox[0] == (uint32_t)sandbox && k->sandbox[1] == (uint32_t)(sandbox >> 32);
+}
+
+static bool inode_key_of(const void *key, uint64_t sandbox)
+{
+	return ((const struct wd_inode_key *)key)->sandbox == sandbox;
+}
+
+static void delete_keys(int fd, size_t ksz, bool (*pick)(const void *key, uint64_t sandbox),
+			uint64_t sandbox)
+{
+	size_t n;
+	char *keys = fd >= 0 ? keys_of(fd, ksz, pick, sandbox, &n) : NULL;
+
+	for (size_t i = 0; keys && i < n; i++)
+		bpf_map_delete_elem(fd, keys + i * ksz);
+	free(keys);
+}
+
+void wd_pinset_purge(const int *maps, uint64_t sandbox)
+{
+	/* the entry that turns the programs on first, then what it turned on */
+	bpf_map_delete_elem(maps[WD_MAP_SANDBOXES], &sandbox);
+	bpf_map_delete_elem(maps[WD_MAP_RINGS], &sandbox);
+	delete_keys(maps[WD_MAP_PATHS], sizeof(struct wd_path_key), path_key_of, sandbox);
+	delete_keys(maps[WD_MAP_PROTECT], sizeof(struct wd_path_key), path_key_of, sandbox);
+	delete_keys(maps[WD_MAP_INODES], sizeof(struct wd_inode_key), inode_key_of, sandbox);
+}
+
+static bool any_key(const void *key, uint64_t sandbox)
+{
+	(void)key;
+	(void)sandbox;
+	return true;
+}
+
+/*
+ * With the root locked: is the set @name unused? Nobody holds it, and every sandbox left in it
+ * is gone (its supervisor died with no keeper): those are swept. A sandbox whose cgroup lives
+ * (a keeper holds it for `warden adopt`) keeps the set.
+ */
+static bool last_out(int root, const char *name, const int *maps)
+{
+	int fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW), mnt = -1;
+	char cg[4096];
+	uint64_t *ids = NULL;
+	size_t n = 0;
+	bool alive = false;
+
+	if (fd < 0)
+		return false;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		return false;
+	}
+	if (wd_cgroup2_mount(cg, sizeof(cg)) == 0)
+		mnt = open(cg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ids = keys_of(maps[WD_MAP_SANDBOXES], sizeof(uint64_t), any_key, 0, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (cgroup_alive(mnt, ids[i])) {
+			alive = true;
+		} else {
+			log_info("bpf: sandbox %" PRIu64 " is gone with no supervisor: its "
+				 "entries are swept", ids[i]);
+			wd_pinset_purge(maps, ids[i]);
+		}
+	}
+	free(ids);
+	if (mnt >= 0)
+		close(mnt);
+	close(fd);
+	return !alive;
+}
+
+/*
+ * With the root locked: unpin @name if it is unused. The links' fds are taken first (into
+ * @links, @n of them) so that their release, slow for LSM programs, happens outside the lock.
+ */
+static void unpin_if_last(int root, const char *name, const int *maps, int **links, size_t *n)
+{
+	if (!last_out(root, name, maps))
+		return;
+	remove_set(root, name, links, n);
+	log_info("bpf: the last user of %s/%s is out: unpinned", PIN_ROOT, name);
+}
+
+/* Release what unpin_if_last took, after the root is unlocked (nobody waits for a detach). */
+static void release_links(enum wd_progs_set set, int *links, size_t n)
+{
+	if (set == WD_PROGS_LSM) {
+		wd_progs_release_links(links, n);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			close(links[i]);
+	}
+	free(links);
+}
+
+void wd_pinset_drop_hold(struct wd_progs *progs)
+{
+	if (progs->set_dir >= 0 && !progs->holding)
+		close(progs->set_dir);
+	if (!progs->holding)
+		progs->set_dir = -1;
+}
+
+void wd_pinset_leave(struct wd_progs *progs)
+{
+	int root = lock_root(), *links = NULL;
+	size_t n = 0;
+
+	/* no longer a holder: from here this run counts only by the sandboxes it left behind */
+	if (progs->set_dir >= 0)
+		close(progs->set_dir);
+	progs->set_dir = -1;
+	if (root < 0) {
+		log_warn("bpf: cannot lock %s: the set stays pinned", PIN_ROOT);
+		return;
+	}
+	unpin_if_last(root, progs->set_name, progs->maps, &links, &n);
+	close(root);
+	release_links(progs->set, links, n);
+}
+
+int wd_progs_forget(enum wd_progs_set set, uint64_t sandbox)
+{
+	int maps[WD_MAP_NR], root, fd, err = 0, *links = NULL;
+	char name[32];
+	size_t n = 0;
+
+	for (int i = 0; i < WD_MAP_NR; i++)
+		maps[i] = -1;
+	set_name(name, sizeof(name), set);
+	root = lock_root();
+	if (root < 0)
+		return errno == ENOTSUP ? 0 : -errno;
+	fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0) {
+		close(fd);
+		err = open_pins(maps, set, name);
+		if (!err) {
+			wd_pinset_purge(maps, sandbox);
+			unpin_if_last(root, name, maps, &links, &n);
+		}
+	}
+	for (int i = 0; i < WD_MAP_NR; i++)
+		if (maps[i] >= 0)
+			close(maps[i]);
+	close(root);
+	release_links(set, links, n);
+	return err;
+}
+
+int wd_progs_find_maps(enum wd_progs_set set, uint64_t sandbox, int *ring, int *counts)
+{
+	int maps[WD_MAP_NR], err;
+	char name[32];
+	__u32 id;
+
+	*ring = -1;
+	*counts = -1;
+	for (int i = 0; i < WD_MAP_NR; i++)
+		maps[i] = -1;
+	set_name(name, sizeof(name), set);
+	err = open_pins(maps, set, name);
+	/* a user-space lookup of a map in a map gives the inner map's id */
+	if (!err && bpf_map_lookup_elem(maps[WD_MAP_RINGS], &sandbox, &id) == 0) {
+		*ring = bpf_map_get_fd_by_id(id);
+		if (*ring < 0)
+			err = *ring;
+	}
+	if (!err) {
+		*counts = maps[WD_MAP_SANDBOXES];
+		maps[WD_MAP_SANDBOXES] = -1;
+	}
+	for (int i = 0; i < WD_MAP_NR; i++)
+		if (maps[i] >= 0)
+			close(maps[i]);
+	return err;
+}
