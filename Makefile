@@ -32,7 +32,7 @@ BPF_CFLAGS := -g -O2 -Wall -Werror --target=bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT)
 
 BPF_PROGS := wd_lsm wd_recorder wd_probe
 BPF_OBJS := $(patsubst %,$(OUT)/bpf/%.bpf.o,$(BPF_PROGS))
-SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_PROGS))
+SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_PROGS)) $(OUT)/wd_recorder.lskel.h
 
 # Pure modules: no libbpf, unit-tested without root.
 POLICY_SRCS := $(wildcard policy/*.c)
@@ -76,9 +76,14 @@ $(BPF_OBJS): $(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h | $(OUT)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
-$(SKELS): $(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
+$(filter %.skel.h,$(SKELS)): $(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+# The recorder's light skeleton (supervisor/bpf/lite.c): loaded with no BTF parsed in user space.
+$(OUT)/wd_recorder.lskel.h: $(OUT)/bpf/wd_recorder.bpf.o
+	$(call msg,LSKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton -L $< name wd_recorder_lbpf > $@
 
 # The probe cache's build key (supervisor/backend/probe_cache.h): a cache file written by a build
 # whose probe code or BPF objects differ is not this build's.

@@ -23,6 +23,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "supervisor/bpf/lite.h"
 #include "supervisor/bpf/progs_int.h"
 #include "supervisor/sandbox/cgroup.h"
 #include "supervisor/util/log.h"
@@ -221,6 +222,69 @@ static int pin_objects(struct wd_progs *progs, const char *dir)
 }
 
 /*
+ * The recorder set through its light skeleton (supervisor/bpf/lite.h: no BTF parsed here), its
+ * maps and links pinned into @dir under @root and its maps taken into @progs. Any failure leaves
+ * nothing behind and the caller loads with the full skeleton (a kernel without kernel-side
+ * CO-RE, say). 0 or -errno.
+ */
+static int load_lite(struct wd_progs *progs, int root, const char *dir)
+{
+	const struct wd_lite_link *links;
+	struct wd_lite *lite;
+	char path[512];
+	size_t n;
+	int err;
+
+	err = wd_lite_load(&lite);
+	if (err)
+		return err;
+	if (mkdirat(root, dir, 0700))
+		err = -errno;
+	err = err ?: pin_path(path, sizeof(path), dir, map_pin[WD_MAP_SANDBOXES]);
+	err = err ?: bpf_obj_pin(wd_lite_sandboxes(lite), path);
+	err = err ?: pin_path(path, sizeof(path), dir, map_pin[WD_MAP_RINGS]);
+	err = err ?: bpf_obj_pin(wd_lite_rings(lite), path);
+	links = wd_lite_links(lite, &n);
+	for (size_t i = 0; i < n && !err; i++) {
+		err = pin_path(path, sizeof(path), dir, links[i].pin);
+		err = err ?: bpf_obj_pin(links[i].fd, path);
+	}
+	if (!err) {
+		progs->maps[WD_MAP_SANDBOXES] = fcntl(wd_lite_sandboxes(lite), F_DUPFD_CLOEXEC, 3);
+		progs->maps[WD_MAP_RINGS] = fcntl(wd_lite_rings(lite), F_DUPFD_CLOEXEC, 3);
+		if (progs->maps[WD_MAP_SANDBOXES] < 0 || progs->maps[WD_MAP_RINGS] < 0)
+			err = -errno;
+	}
+	if (err) {
+		log_debug("bpf: the light loader's set cannot be pinned: %s", strerror(-err));
+		for (int i = 0; i < WD_MAP_NR; i++) {
+			if (progs->maps[i] >= 0)
+				close(progs->maps[i]);
+			progs->maps[i] = -1;
+		}
+		remove_set(root, dir, NULL, NULL);
+	}
+	/* pinned, the links stay attached when the skeleton's fds close */
+	wd_lite_destroy(lite);
+	return err;
+}
+
+/* Both objects through their full skeletons (libbpf reads the kernel's BTF), pinned into @dir. */
+static int load_full(struct wd_progs *progs, int root, const char *dir)
+{
+	int err;
+
+	err = wd_progs_open_objects(progs);
+	err = err ?: wd_progs_load_attach(progs);
+	if (!err && mkdirat(root, dir, 0700)) {
+		err = -errno;
+		log_warn("bpf: cannot make %s/%s", PIN_ROOT, dir);
+	}
+	err = err ?: pin_objects(progs, dir);
+	return err ?: wd_progs_take_maps(progs);
+}
+
+/*
  * Load the set and pin it as @name: into a directory of its own first, renamed into place
  * when complete, so a set directory found is always whole.
  */
@@ -233,18 +297,14 @@ static int load_and_pin(struct wd_progs *progs, int root, const char *name)
 	snprintf(tmp, sizeof(tmp), "%s_new", name);
 	/* what a loader that died half-way left (under this lock, nobody is loading it now) */
 	remove_set(root, tmp, NULL, NULL);
-	err = wd_progs_open_objects(progs);
-	err = err ?: wd_progs_load_attach(progs);
-	if (!err && mkdirat(root, tmp, 0700)) {
-		err = -errno;
-		log_warn("bpf: cannot make %s/%s", PIN_ROOT, tmp);
-	}
-	err = err ?: pin_objects(progs, tmp);
+	/* the recorders alone load lightly; the LSM set shares maps between objects: full */
+	err = progs->set == WD_PROGS_SYSCALL_EXIT ? load_lite(progs, root, tmp) : -ENOTSUP;
+	if (err)
+		err = load_full(progs, root, tmp);
 	if (!err && renameat(root, tmp, root, name)) {
 		err = -errno;
 		log_warn("bpf: cannot rename %s/%s to %s", PIN_ROOT, tmp, name);
 	}
-	err = err ?: wd_progs_take_maps(progs);
 	if (err)
 		remove_set(root, tmp, NULL, NULL);
 	/* pinned, the links stay attached when the objects' fds close */
