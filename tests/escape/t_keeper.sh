@@ -70,6 +70,7 @@ test_the_keeper_is_warden_keeper_from_beside_warden_holding_nothing_of_the_calle
 # The command, root in its sandbox, goes for its own keeper: by its pid as the host names it (in a
 # pid namespace of its own there is no such process to name).
 test_the_command_cannot_read_trace_or_signal_its_keeper() {
+	claims escape.ptrace yes yes
 	setup /proc "" "/bin /usr/bin"
 	start_victim
 	# control: each attack works on a process outside any sandbox
