@@ -90,6 +90,9 @@ test_the_command_cannot_read_trace_or_signal_its_keeper() {
 	open_gate
 	while IFS= read -r line; do
 		out=${line##*: }
+		# Without a pid namespace /proc/PID/fd lists (the kernel checks the directory's mode,
+		# not ptrace access): how many fds, not one of them (getfd, mem stay refused).
+		case $line in "leak fds "*) [[ $out =~ ^[0-9]+$ ]] && continue ;; esac
 		case $out in
 		EPERM | EACCES | ESRCH | ENOENT | absent) ;;
 		*) fail "the command on its keeper (pid $keeper): $line" ;;
