@@ -32,6 +32,9 @@ cleanup() {
 	[ -z "$pids" ] || kill $pids 2>/dev/null || true
 	[ -z "$daemon" ] || { kill -TERM "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null; } || true
 	rm -rf "$run"
+	# the group's directory, once its sandboxes are gone (rmdir refuses one still in use)
+	rmdir "$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)/warden/$WARDEN_CGROUP_GROUP" \
+		2>/dev/null || true
 }
 trap cleanup EXIT
 fifo=$tmp/release
