@@ -27,7 +27,8 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lcjson 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith
 CFLAGS ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -I$(OUT) -I. -Ibpf $(PKG_CFLAGS)
-ALL_CFLAGS := -std=gnu11 -pthread $(WARN) $(CFLAGS) -MMD -MP
+# A section per function and object: warden-keeper links only what it calls (--gc-sections).
+ALL_CFLAGS := -std=gnu11 -pthread $(WARN) $(CFLAGS) -MMD -MP -ffunction-sections -fdata-sections
 BPF_CFLAGS := -g -O2 -Wall -Werror --target=bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf
 
 BPF_PROGS := wd_lsm wd_recorder wd_probe
@@ -57,7 +58,7 @@ HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-pty
 
 .PHONY: all
-all: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(HELPERS)
+all: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper $(HELPERS)
 
 # vmlinux.h from the running kernel's BTF, replaced only when it changes so BPF objects are not
 # rebuilt for nothing.
@@ -107,10 +108,26 @@ $(OUT)/wardend: $(OUT)/tools/wardend.o $(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
-# pid 1 of a sandbox's pid namespace, exec'd from beside warden: static, so nothing but itself.
-$(OUT)/warden-init: $(OUT)/tools/warden-init.o $(OUT)/supervisor/sandbox/caps.o
+# pid 1 of a sandbox's pid namespace, exec'd from beside warden: static, so nothing but itself,
+# and with no C library but the few calls it makes (tools/warden-init-rt.c): a few pages a
+# sandbox, not a static glibc's 650 KiB. Its objects are its own, built without what needs a
+# library's start-up (the stack protector's canary lives in thread-local storage).
+INIT_OBJS := $(OUT)/init/tools/warden-init.o $(OUT)/init/tools/warden-init-rt.o \
+	$(OUT)/init/supervisor/sandbox/caps.o
+$(INIT_OBJS): $(OUT)/init/%.o: %.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fno-stack-protector -fno-builtin -U_FORTIFY_SOURCE \
+		-c $< -o $@
+$(OUT)/warden-init: $(INIT_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -static -o $@ $^
+	$(Q)$(CC) $(ALL_CFLAGS) -static -nostdlib -no-pie -Wl,--gc-sections -o $@ $^ -lgcc
+
+# A sandbox's keeper, exec'd from beside warden: the few functions it calls out of warden's
+# objects and cJSON, no libbpf (whatever calls it is collected away with what it is in).
+$(OUT)/warden-keeper: $(OUT)/tools/warden-keeper.o $(LIB_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Wl,--gc-sections -Wl,--as-needed -o $@ $^ -lcjson
 
 $(OUT)/tests/helpers/%: $(OUT)/tests/helpers/%.o
 	$(call msg,LD,$@)
@@ -182,7 +199,8 @@ VM_TOOLS = $(shell command -v bpftool || echo /usr/sbin/bpftool) \
 .PHONY: vmstage
 vmstage: all
 	$(Q)rm -rf $(VM_STAGE) && mkdir -p $(VM_STAGE)/bin $(VM_STAGE)/tests
-	$(Q)cp $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(HELPERS) $(VM_STAGE)/bin/
+	$(Q)cp $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper $(HELPERS) \
+		$(VM_STAGE)/bin/
 	$(Q)cp -r tests/integration tests/escape $(VM_STAGE)/tests/
 	$(Q)cp $(BTRFS_TOOLS) $(VM_TOOLS) $(VM_STAGE)/bin/
 
@@ -270,7 +288,7 @@ $(OUT)/bench/audit_replay: $(OUT)/bench/audit_replay.o $(LIB_OBJS)
 .PHONY: bench
 bench: all $(OUT)/bench/unlink_lat $(OUT)/bench/notify_floor
 	$(Q)rm -rf $(OUT)/bench/bin && mkdir -p $(OUT)/bench/bin
-	$(Q)cp $(OUT)/warden $(OUT)/warden-init $(OUT)/bench/unlink_lat $(OUT)/bench/notify_floor \
+	$(Q)cp $(OUT)/warden $(OUT)/warden-init $(OUT)/warden-keeper $(OUT)/bench/unlink_lat $(OUT)/bench/notify_floor \
 		$(OUT)/bench/bin/
 	$(Q)bench/run.sh --bin $(OUT)/bench/bin
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The keeper: a small process forked by `warden run` that outlives it only to end the sandbox,
- * or to hand it over. It holds copies of what keeps the sandbox confined and held (the backend's
+ * The keeper: a small program of its own (tools/warden-keeper.c), exec'd by `warden run` with
+ * nothing of warden's memory, that outlives it only to end the sandbox, or to hand it over. It holds copies of what keeps the sandbox confined and held (the backend's
  * BPF links and maps, the waiting room's listener), so if warden dies, however it dies,
  * enforcement stays attached and held calls stay held (never failed with ENOSYS).
  *
@@ -31,7 +31,7 @@ struct wd_keeper {
 };
 
 /*
- * Fork the keeper. Call after the backend holds the sandbox's rules (so the keeper holds them
+ * Start the keeper: warden-keeper, found beside warden's own binary. Call after the backend holds the sandbox's rules (so the keeper holds them
  * too) and before anything the keeper must not hold (the control socket) is opened. With
  * @survive_s > 0 it listens for a successor (see above) for that long after warden dies.
  */
@@ -75,5 +75,40 @@ struct wd_adoption {
  */
 int wd_keeper_adopt(const char *name, struct wd_keeper *k, struct wd_adoption *a);
 void wd_adoption_free(struct wd_adoption *a);
+
+/*
+ * Between the two sides (this file's and tools/warden-keeper.c's), one message per SOCK_SEQPACKET
+ * datagram, a type byte first:
+ *   supervisor -> keeper: F (+ an fd, its enum wd_keep_fd next), S state, W call waits,
+ *                         A call answered, D done
+ *   keeper -> successor:  S state, F for each fd, W for each waiting call, E end
+ */
+enum {
+	WD_KEEP_MSG_FD = 'F',
+	WD_KEEP_MSG_STATE = 'S',
+	WD_KEEP_MSG_WAITS = 'W',
+	WD_KEEP_MSG_ANSWERED = 'A',
+	WD_KEEP_MSG_DONE = 'D',
+	WD_KEEP_MSG_END = 'E',
+};
+
+/* The largest state (a policy and a few fields): a datagram must hold it whole. */
+#define WD_KEEP_STATE_MAX (1u << 20)
+
+/* One message of @type (@data, @len, and @fd passed along unless -1); what sendmsg returns. */
+ssize_t wd_keep_send(int sock, char type, const void *data, size_t len, int fd);
+/* One message into @buf (its type is buf[0]); *fd gets a passed fd or -1. 0 on EOF. */
+ssize_t wd_keep_recv(int sock, char *buf, size_t bufsz, int *fd);
+/* A send buffer on @sock with room for the largest state. */
+void wd_keep_room_for_state(int sock);
+
+/*
+ * warden-keeper's fds across its exec (tools/warden-keeper.c says what it does with them);
+ * every fd from WD_KEEPER_HELD_FD up is a kernel object of the backend's it only holds open.
+ */
+#define WD_KEEPER_SOCK_FD 3
+#define WD_KEEPER_CGROUP_FD 4
+#define WD_KEEPER_NAMED_FD 5
+#define WD_KEEPER_HELD_FD 6
 
 #endif

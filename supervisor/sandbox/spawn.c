@@ -23,6 +23,7 @@
 
 #include "supervisor/sandbox/caps.h"
 #include "supervisor/sandbox/exit_status.h"
+#include "supervisor/util/beside.h"
 #include "supervisor/util/log.h"
 #include "supervisor/sandbox/spawn.h"
 
@@ -230,32 +231,9 @@ fail:
 /* warden-init opened once by a daemon (wd_spawn_preload), for it and the supervisors it forks. */
 static int init_preloaded = -1;
 
-/* The init program, warden-init beside warden's own binary: O_PATH, or -errno. */
-static int open_init(void)
-{
-	char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-	char *slash;
-	int fd;
-
-	if (n < 0)
-		return -errno;
-	path[n] = 0;
-	slash = strrchr(path, '/');
-	if (!slash || (size_t)(slash - path) + sizeof("/warden-init") > sizeof(path))
-		return -ENAMETOOLONG;
-	strcpy(slash, "/warden-init");
-	fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0) {
-		fd = -errno;
-		log_warn("spawn: the sandbox's init program %s", path);
-	}
-	return fd;
-}
-
 int wd_spawn_preload(void)
 {
-	int fd = init_preloaded >= 0 ? init_preloaded : open_init();
+	int fd = init_preloaded >= 0 ? init_preloaded : wd_open_beside_self("warden-init");
 
 	if (fd >= 0)
 		init_preloaded = fd;
@@ -296,7 +274,7 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 		goto out_close;
 	}
 	if (newpid) {
-		init = init_preloaded >= 0 ? init_preloaded : open_init();
+		init = init_preloaded >= 0 ? init_preloaded : wd_open_beside_self("warden-init");
 		if (init < 0) {
 			err = init;
 			goto out_close;
