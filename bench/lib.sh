@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # bench/lib.sh: helpers for the row scripts of bench/rows/ (sourced). A row script prints one
 # JSON object per line on stdout and nothing else; progress goes to stderr (bench_say). Only sh,
 # awk and sort are used here, so the same helpers run in the test VM (busybox) as on the host.
@@ -26,6 +27,9 @@
 #                                 (removed at exit), and the exit trap: it calls the script's
 #                                 bench_on_exit if defined, then kills what bench_track tracked
 #   bench_track PID...            pids to kill (only these) when the script ends, however it ends
+#   bench_how cpu|wall            the "how" of a row timed by the clocks: cpu or wall, or icount
+#                                 in the VM (BENCH_CLOCK=icount: the VM's clock counts its
+#                                 instructions, so both clocks measure instructions there)
 #   bench_fail MESSAGE            say why on stderr and exit 1: the row is shown as failed
 
 bench_say() { echo "bench: ${BENCH_ROW_NAME:-row}: $*" >&2; }
@@ -35,7 +39,7 @@ bench_warden_env() {
 	export WARDEN_RUN_DIR=$BENCH_TMP/run WARDEN_CGROUP_GROUP=bench-$$
 	export TMPDIR=$BENCH_TMP/tmp
 	mkdir -p "$WARDEN_RUN_DIR" "$TMPDIR" "$BENCH_TMP/work"
-	cd "$BENCH_TMP/work"
+	cd "$BENCH_TMP/work" || exit 1
 	trap bench_exit EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM HUP
@@ -52,6 +56,10 @@ bench_exit() {
 		rmdir "$cg/warden/$WARDEN_CGROUP_GROUP" 2>/dev/null ||
 		bench_say "$cg/warden/$WARDEN_CGROUP_GROUP is left: a sandbox in it did not end"
 	exit "$rc"
+}
+
+bench_how() {
+	if [ "${BENCH_CLOCK:-}" = icount ]; then echo icount; else echo "$1"; fi
 }
 
 bench_rounds() {
@@ -76,7 +84,10 @@ bench_interleave() {
 			b=$($fb) || return 1
 			a=$($fa) || return 1
 		fi
-		bench_num "$a" && bench_num "$b" || { bench_say "not a number: '$a' '$b'"; return 1; }
+		if ! bench_num "$a" || ! bench_num "$b"; then
+			bench_say "not a number: '$a' '$b'"
+			return 1
+		fi
 		echo "$a $b"
 	done
 }
@@ -109,6 +120,7 @@ bench_pair_row() {
 	r=$(printf '%s\n' "$pairs" | bench_ratios | bench_stats) || bench_fail "no ratios for $row"
 	a=$(printf '%s\n' "$pairs" | awk '{ print $1 }' | bench_stats | awk '{ print $1 }')
 	b=$(printf '%s\n' "$pairs" | awk '{ print $2 }' | bench_stats | awk '{ print $1 }')
+	# shellcheck disable=SC2086 # three numbers
 	set -- $r
 	printf '{"row":%s,"vs":%s,"median":%.3f,"min":%.3f,"max":%.3f,"unit":"ratio","how":%s,' \
 		"$(bench_json_str "$row")" "$(bench_json_str "$vs")" "$1" "$2" "$3" \
@@ -127,6 +139,7 @@ bench_compare() {
 bench_value_row() {
 	local row=$1 unit=$2 how=$3 note=$4 s
 	s=$(bench_stats) || bench_fail "no figures for $row"
+	# shellcheck disable=SC2086 # three numbers
 	set -- $s
 	printf '{"row":%s,"vs":null,"median":%s,"min":%s,"max":%s,"unit":%s,"how":%s,"note":%s%s}\n' \
 		"$(bench_json_str "$row")" "$1" "$2" "$3" "$(bench_json_str "$unit")" \

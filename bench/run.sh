@@ -5,11 +5,12 @@
 # prints one table and writes results.json. A row script that fails is shown as failed and makes
 # the run exit 1, after all the others ran. docs/performance.md says how to read the table.
 #
-#   bench/run.sh --bin DIR [--out FILE] [--only NAME,...] [--vm CACHE] [--vm-rows NAME,...]
-#                [--lines]
+#   bench/run.sh --bin DIR [--out FILE] [--rows DIR] [--only NAME,...] [--vm CACHE]
+#                [--vm-rows NAME,...] [--lines]
 #
 #   --bin DIR     warden, wardend, warden-init (warden-keeper) and the bench/*.c programs
 #   --out FILE    results.json to write (default bench/results.json)
+#   --rows DIR    the row scripts (default bench/rows)
 #   --only LIST   run only these row scripts (names without .sh)
 #   --vm CACHE    then boot the 6.1 VM (tests/vm/run.sh, kernel cache CACHE) and run --vm-rows
 #                 there on bpf-lsm; its rows get "where":"vm-6.1"
@@ -22,11 +23,12 @@
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
-bin='' out=$here/results.json only='' vm='' vm_rows=openclose,forkexec lines=''
+bin='' out=$here/results.json rowdir=$here/rows only='' vm='' vm_rows=openclose,forkexec lines=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--bin) bin=$(cd "$2" && pwd) || exit 2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--rows) rowdir=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
 	--vm) vm=$2; shift 2 ;;
 	--vm-rows) vm_rows=$2; shift 2 ;;
@@ -86,7 +88,7 @@ selected() { # selected NAME LIST
 
 export BENCH_BIN=$bin BENCH_ROUNDS=${BENCH_ROUNDS:-11} BENCH_QUICK=${BENCH_QUICK:-0}
 export BENCH_LIB=$here/lib.sh
-for script in "$here"/rows/*.sh; do
+for script in "$rowdir"/*.sh; do
 	[ -x "$script" ] || continue
 	name=$(basename "$script" .sh)
 	selected "$name" "$only" || continue
@@ -110,11 +112,13 @@ if [ -n "$vm" ]; then
 	cp -a "$bin/." "$stage/bin/"
 	cp -a "$here/run.sh" "$here/lib.sh" "$here/rows" "$stage/bench/"
 	echo "bench: vm-6.1: $vm_rows on bpf-lsm ..." >&2
-	# fewer rounds and shorter loops there: TCG runs everything some 10-50 times slower
-	vm_env="BENCH_WHERE=vm-6.1 BENCH_ROUNDS=${BENCH_VM_ROUNDS:-3}"
-	vm_env="$vm_env BENCH_OPENCLOSE_N=50000 BENCH_FORKEXEC_N=50"
+	# fewer rounds and shorter loops there: TCG runs everything many times slower
+	vm_env="BENCH_WHERE=vm-6.1 BENCH_CLOCK=icount BENCH_ROUNDS=${BENCH_VM_ROUNDS:-3}"
+	vm_env="$vm_env BENCH_OPENCLOSE_N=50000 BENCH_OPENCLOSE_RULES='10 1000' BENCH_FORKEXEC_N=50"
 	start=$(date +%s)
-	"$top/tests/vm/run.sh" --cache "$vm" --stage "$stage" --timeout "${BENCH_VM_TIMEOUT:-420}" \
+	# icount: the VM's clock counts the instructions it ran (one per ns), not the host's time,
+	# so what the host's load does to the VM is not in the VM's figures
+	VM_QEMU_OPTS="-icount shift=0,sleep=off" "$top/tests/vm/run.sh" --cache "$vm" --stage "$stage" --timeout "${BENCH_VM_TIMEOUT:-420}" \
 		--cmd "$vm_env bench/run.sh --lines --bin /warden/bin --only $vm_rows" \
 		>"$scratch/vm.log" 2>&1
 	rc=$?

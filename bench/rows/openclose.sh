@@ -4,14 +4,15 @@
 # of one file.
 #   outside-1, outside-10: a process outside any sandbox, while 1 and 10 sandboxes run (each a
 #     `warden run --policy cli` whose command waits on a pipe of ours), against none running. A
-#     round measures 0, 1, 10 sandboxes (or 10, 1, 0: every other round backwards), starting and
+#     round measures 0, 1, 10 sandboxes (or 10, 1, 0: every other round backwards), starting or
 #     ending the sandboxes between; pairs are taken within the round.
-#   inside-R: the same loop inside a sandbox whose policy has R fs.read rules (10, 100, 1000),
-#     against outside, interleaved.
+#   inside-R: the same loop inside a sandbox whose policy has R fs.read rules (10, 100, 1000;
+#     BENCH_OPENCLOSE_RULES), against outside, interleaved.
 # The figure is the loop's instruction count (perf stat) where the machine has a counter, else
 # the looping thread's own CPU time (it leaves out waiting for a core on a loaded machine; what
 # the kernel runs for the syscall, hooks and tracepoint programs included, is in it).
 set -euo pipefail
+# shellcheck source=bench/lib.sh
 . "$BENCH_LIB"
 bench_warden_env
 mkdir -p "$BENCH_TMP/rules"
@@ -28,7 +29,7 @@ oc=$BENCH_BIN/openclose
 mkfifo "$BENCH_TMP/gate1" "$BENCH_TMP/gate9" "$BENCH_TMP/ready"
 exec {ready}<>"$BENCH_TMP/ready"
 g1='' g9=''
-pids1='' pids9=''
+pids1='' pids9='' started=''
 # shellcheck disable=SC2317 # called via bench_warden_env's trap
 bench_on_exit() {
 	[ -z "$g1" ] || exec {g1}>&-
@@ -36,9 +37,11 @@ bench_on_exit() {
 	g1='' g9=''
 }
 
-# start COUNT GATE: COUNT sandboxes reading GATE; returns once each command has said it runs
+# start COUNT GATE: COUNT sandboxes reading GATE; returns once each command has said it runs.
+# Their pids are in $started.
 start() {
-	local count=$1 gate=$2 i line pids=''
+	local count=$1 gate=$2 i
+	started=''
 	for i in $(seq 1 "$count"); do
 		(
 			exec <"$BENCH_TMP/$gate" >"$BENCH_TMP/ready" 2>>"$BENCH_TMP/warden.log"
@@ -49,21 +52,19 @@ start() {
 			exec "$BENCH_BIN/warden" run --policy cli --audit /dev/null -- \
 				/bin/sh -c 'echo ready; read x'
 		) &
-		pids="$pids $!"
+		started="$started $!"
 	done
 	# shellcheck disable=SC2086 # a list of pids
-	bench_track $pids
+	bench_track $started
 	for i in $(seq 1 "$count"); do
-		read -r -t 120 -u "$ready" line || { cat "$BENCH_TMP/warden.log" >&2; return 1; }
+		read -r -t 120 -u "$ready" _ || { cat "$BENCH_TMP/warden.log" >&2; return 1; }
 	done
-	eval "pids${count}=\$pids"
 }
-# stop COUNT: close that gate and wait for its sandboxes to end
+# stop GATE PIDS: close the gate (1 or 9) and wait for the sandboxes reading it to end
 stop() {
 	local p
 	if [ "$1" = 1 ]; then exec {g1}>&-; g1=''; else exec {g9}>&-; g9=''; fi
-	for p in $(eval "echo \$pids$1"); do wait "$p" || true; done
-	eval "pids$1=''"
+	for p in $2; do wait "$p" || true; done
 }
 open_gates() {
 	exec {g1}<>"$BENCH_TMP/gate1"
@@ -79,38 +80,39 @@ if bench_instructions /bin/true >/dev/null; then
 		awk -v i="$i" -v n="$n" 'BEGIN { printf "%.1f\n", i / n }'
 	}
 else
-	how=cpu
+	how=$(bench_how cpu)
 	outside() { "$oc" "$target" "$n" | awk '{ print $2 }'; }
 fi
 rounds=$(bench_rounds)
 bench_say "$rounds rounds of $n open+close, 0/1/10 sandboxes outside ($how)"
 : >"$BENCH_TMP/p1"
 : >"$BENCH_TMP/p10"
+# odd rounds go up (0, start 1, 1, start 9, 10), even rounds come down (10, stop 9, 1, stop 1,
+# 0): the sandboxes are started once every two rounds
 for r in $(seq 1 "$rounds"); do
-	open_gates
 	if [ $((r % 2)) = 1 ]; then
+		open_gates
 		m0=$(outside)
 		start 1 gate1
+		pids1=$started
 		m1=$(outside)
 		start 9 gate9
+		pids9=$started
 		m10=$(outside)
-		stop 9
-		stop 1
+		[ "$r" != "$rounds" ] || { stop 9 "$pids9"; stop 1 "$pids1"; }
 	else
-		start 1 gate1
-		start 9 gate9
 		m10=$(outside)
-		stop 9
+		stop 9 "$pids9"
 		m1=$(outside)
-		stop 1
+		stop 1 "$pids1"
 		m0=$(outside)
 	fi
-	bench_num "$m0" && bench_num "$m1" && bench_num "$m10" || bench_fail "round $r: no figure"
+	for m in "$m0" "$m1" "$m10"; do bench_num "$m" || bench_fail "round $r: no figure"; done
 	echo "$m1 $m0" >>"$BENCH_TMP/p1"
 	echo "$m10 $m0" >>"$BENCH_TMP/p10"
 done
 unit=ns
-[ "$how" = cpu ] || unit=instructions
+[ "$how" != instructions ] || unit=instructions
 for c in 1 10; do
 	bench_pair_row "openclose/outside-$c" "no sandbox" "$how" "$unit" \
 		"a process outside any sandbox, $c running; per open+close" <"$BENCH_TMP/p$c"
@@ -135,10 +137,10 @@ inside() {
 	"$BENCH_BIN/warden" run --policy "$BENCH_TMP/rules$rules.json" --audit /dev/null -- \
 		"$oc" "$target" "$n" | awk '{ print $2 }'
 }
-for rules in 10 100 1000; do
+for rules in ${BENCH_OPENCLOSE_RULES:-10 100 1000}; do
 	policy "$rules" "$BENCH_TMP/rules$rules.json"
 	bench_say "inside, $rules rules"
-	bench_compare "openclose/inside-$rules" outside cpu ns \
+	bench_compare "openclose/inside-$rules" outside "$(bench_how cpu)" ns \
 		"the loop inside a sandbox of $rules fs.read rules; per open+close" \
 		inside outside_cpu
 done

@@ -5,6 +5,7 @@
 # fork+exec of /bin/true. bench/spawn_time times each command from C, interleaved round by
 # round, so neither a shell's start-up nor a burst of load on the machine lands on one side.
 set -euo pipefail
+# shellcheck source=bench/lib.sh
 . "$BENCH_LIB"
 bench_warden_env
 
