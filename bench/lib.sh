@@ -27,9 +27,6 @@
 #                                 (removed at exit), and the exit trap: it calls the script's
 #                                 bench_on_exit if defined, then kills what bench_track tracked
 #   bench_track PID...            pids to kill (only these) when the script ends, however it ends
-#   bench_how cpu|wall            the "how" of a row timed by the clocks: cpu or wall, or icount
-#                                 in the VM (BENCH_CLOCK=icount: the VM's clock counts its
-#                                 instructions, so both clocks measure instructions there)
 #   bench_fail MESSAGE            say why on stderr and exit 1: the row is shown as failed
 
 bench_say() { echo "bench: ${BENCH_ROW_NAME:-row}: $*" >&2; }
@@ -56,10 +53,6 @@ bench_exit() {
 		rmdir "$cg/warden/$WARDEN_CGROUP_GROUP" 2>/dev/null ||
 		bench_say "$cg/warden/$WARDEN_CGROUP_GROUP is left: a sandbox in it did not end"
 	exit "$rc"
-}
-
-bench_how() {
-	if [ "${BENCH_CLOCK:-}" = icount ]; then echo icount; else echo "$1"; fi
 }
 
 bench_rounds() {

@@ -22,7 +22,7 @@ in_bwrap() { median_of bwrap --unshare-all --ro-bind / / "$st" "$k" /bin/true; }
 in_firejail() { median_of firejail --quiet --noprofile "$st" "$k" /bin/true; }
 
 note="median of $k fork+exec+wait of /bin/true per round"
-bench_compare forkexec/inside outside "$(bench_how wall)" us "$note, warden --policy cli" inside outside
+bench_compare forkexec/inside outside wall us "$note, warden --policy cli" inside outside
 [ -z "${BENCH_WHERE:-}" ] || exit 0
-bench_compare forkexec/bubblewrap outside "$(bench_how wall)" us "$note, bwrap --unshare-all" in_bwrap outside
-bench_compare forkexec/firejail outside "$(bench_how wall)" us "$note, firejail --noprofile" in_firejail outside
+bench_compare forkexec/bubblewrap outside wall us "$note, bwrap --unshare-all" in_bwrap outside
+bench_compare forkexec/firejail outside wall us "$note, firejail --noprofile" in_firejail outside

@@ -21,9 +21,6 @@
 #   --timeout S   wall-clock limit for the VM (default 600)
 #   --mem MB      VM memory (default 1024)
 #
-# VM_QEMU_OPTS: more options for qemu (make bench: "-icount shift=0,sleep=off", so that time in
-# the VM counts instructions, not the host's load)
-#
 # The VM's console streams to stdout.  Exit status: the command's exit
 # status (from the WARDEN_VM_EXIT=<rc> marker), 124 if the VM timed out,
 # 1 if the VM ended without printing the marker (kernel panic, ...).
@@ -40,7 +37,6 @@ usage() {
 }
 
 CACHE='' STAGE='' CMD='' KERNEL=6.1 TIMEOUT=600 MEM=${MEM:-1024} have_cmd=''
-VM_QEMU_OPTS=${VM_QEMU_OPTS:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cache) [ $# -ge 2 ] || usage; CACHE=$2; shift 2 ;;
@@ -326,9 +322,8 @@ mkfifo "$FIFO"
 sed -u "$strip" <"$FIFO" | tee -p "$LOG" &
 out_pid=$!
 start=$(date +%s%N)
-# shellcheck disable=SC2086 # VM_QEMU_OPTS is a list of options
 timeout -k 10 "$TIMEOUT" \
-	qemu-system-x86_64 -accel tcg,thread=single -cpu max -m "$MEM" -smp 2 $VM_QEMU_OPTS \
+	qemu-system-x86_64 -accel tcg,thread=single -cpu max -m "$MEM" -smp 2 \
 	-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$INITRD" \
 	-append "console=ttyS0 panic=-1 loglevel=5 lsm=lockdown,capability,landlock,bpf" \
 	</dev/null >"$FIFO" 2>&1 &
