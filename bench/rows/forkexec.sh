@@ -8,7 +8,7 @@ set -euo pipefail
 # shellcheck source=bench/lib.sh
 . "$BENCH_LIB"
 bench_warden_env
-k=${BENCH_FORKEXEC_N:-200}
+k=${BENCH_FORKEXEC_N:-100}
 [ "$BENCH_QUICK" != 1 ] || k=50
 st=$BENCH_BIN/spawn_time
 
