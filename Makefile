@@ -168,9 +168,13 @@ DEB_PKGS := make gcc clang llvm bc libbpf-dev bpftool libelf-dev zlib1g-dev libc
 	libcmocka-dev libnl-3-dev libnl-route-3-dev libssl-dev pkg-config qemu-system-x86 busybox-static \
 	cpio gzip iproute2 file btrfs-progs xz-utils debian-archive-keyring strace
 
+# the peers make bench measures warden against, and what it measures with (bench only: nothing
+# else uses them); perf from linux-perf unless a perf is there already
+BENCH_PKGS := bubblewrap firejail jq $(if $(shell command -v perf),,linux-perf)
+
 .PHONY: deps
 deps:
-	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
+	@missing=$$(for p in $(DEB_PKGS) $(BENCH_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
 		| grep -q 'install ok installed' || echo $$p; done); \
 	if [ -z "$$missing" ]; then echo "deps: all installed"; exit 0; fi; \
 	echo "deps: installing$$(printf ' %s' $$missing)"; \
@@ -275,7 +279,14 @@ fuzz: fuzz-build
 		-dict=$(CURDIR)/fuzz/policy.dict ../corpus $(CURDIR)/policy/templates \
 		$(CURDIR)/tests/policy/malformed $(CURDIR)/tests/policy/valid
 
-# Benchmarks (bench/): each prints its baseline, measured in the same run, and the ratio.
+# Benchmarks (bench/): every bench/*.c is a program of its own; bench/run.sh runs the rows of
+# bench/rows/ with them and warden's programs staged in one directory, then the bpf-lsm rows in
+# the 6.1 VM (BENCH_VM=0: the host's rows only), and writes bench/results.json
+# (docs/performance.md).
+BENCH_PROGS := $(patsubst bench/%.c,$(OUT)/bench/%,$(wildcard bench/*.c))
+BENCH_BIN := $(OUT)/bench/bin
+BENCH_VM ?= 1
+
 $(OUT)/bench/%: $(OUT)/bench/%.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^
@@ -286,11 +297,11 @@ $(OUT)/bench/audit_replay: $(OUT)/bench/audit_replay.o $(LIB_OBJS)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 .PHONY: bench
-bench: all $(OUT)/bench/unlink_lat $(OUT)/bench/notify_floor
-	$(Q)rm -rf $(OUT)/bench/bin && mkdir -p $(OUT)/bench/bin
-	$(Q)cp $(OUT)/warden $(OUT)/warden-init $(OUT)/warden-keeper $(OUT)/bench/unlink_lat $(OUT)/bench/notify_floor \
-		$(OUT)/bench/bin/
-	$(Q)bench/run.sh --bin $(OUT)/bench/bin
+bench: all $(BENCH_PROGS)
+	$(Q)rm -rf $(BENCH_BIN) && mkdir -p $(BENCH_BIN)
+	$(Q)cp $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper $(BENCH_PROGS) \
+		$(BENCH_BIN)/
+	$(Q)bench/run.sh --bin $(BENCH_BIN) $(if $(filter 1,$(BENCH_VM)),--vm $(VM_CACHE))
 
 .PHONY: clean
 clean:

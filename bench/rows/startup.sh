@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# bench row startup: an embedded `warden run --policy cli -- /bin/true` against the peers a user
+# would pick instead (bubblewrap with every namespace, firejail without a profile) and a bare
+# fork+exec of /bin/true. bench/spawn_time times each command from C, interleaved round by
+# round, so neither a shell's start-up nor a burst of load on the machine lands on one side.
+set -euo pipefail
+# shellcheck source=bench/lib.sh
+. "$BENCH_LIB"
+bench_warden_env
+
+rounds=$(($(bench_rounds) * 2 - 1))
+cmds=("$BENCH_BIN/warden" run --policy cli -- /bin/true)
+names=()
+missing=''
+# a peer that is not installed (or does not run here) is a failed row, never a made-up one
+peer() { # peer NAME CMD...
+	local name=$1
+	shift
+	if "$@" >/dev/null 2>&1; then
+		cmds+=(:: "$@")
+		names+=("$name")
+	else
+		bench_say "$name does not run here ($*): make deps installs it"
+		missing="$missing $name"
+	fi
+}
+peer bubblewrap "$(command -v bwrap || echo bwrap)" --unshare-all --ro-bind / / /bin/true
+peer firejail "$(command -v firejail || echo firejail)" --quiet --noprofile /bin/true
+peer fork+exec /bin/true
+bench_say "${#names[@]} baselines, $rounds rounds"
+# warden's first line (where the audit records go) to a log, shown when a run fails
+"$BENCH_BIN/spawn_time" "$rounds" "${cmds[@]}" >"$BENCH_TMP/times" 2>"$BENCH_TMP/log" ||
+	{ cat "$BENCH_TMP/log" >&2; bench_fail "spawn_time failed"; }
+for i in "${!names[@]}"; do
+	awk -v c=$((i + 2)) '{ print $1, $c }' "$BENCH_TMP/times" |
+		bench_pair_row "startup/embedded" "${names[$i]}" wall us \
+			"warden run --policy cli -- /bin/true, from fork to exit status"
+done
+[ -z "$missing" ] || bench_fail "not measured against:$missing"
