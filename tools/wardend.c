@@ -674,6 +674,8 @@ int main(int argc, char **argv)
 	if (d.listen_fd < 0)
 		return 1;
 	d.progs = hold_programs();
+	/* a ring per supervisor: small, as it is most of what each sandbox costs here */
+	wd_progs_ring_default(WD_PROGS_RING_BYTES_DAEMON);
 	if (prepare_runs(pool)) {
 		unlink(d.path);
 		wd_progs_stop(d.progs);

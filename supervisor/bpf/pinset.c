@@ -24,6 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "supervisor/bpf/lite.h"
+#include "wd_set_key.h"
 #include "supervisor/bpf/progs_int.h"
 #include "supervisor/sandbox/cgroup.h"
 #include "supervisor/util/log.h"
@@ -56,8 +57,8 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 }
 
 /*
- * The set's version: both objects' bytes, the programs' choice for a kernel (progs.c), the
- * capacities and the layouts user space writes. Which programs load and lsm/bpf's argument
+ * The set's version: both objects' bytes (hashed at build time), the programs' choice for a
+ * kernel (progs.c), the capacities and the layouts user space writes. Which programs load and lsm/bpf's argument
  * index depend on the kernel too, but the kernel cannot change under a BPF filesystem (it goes
  * with the boot), so a reusing run never reads the kernel's BTF to compute them.
  */
@@ -73,14 +74,9 @@ static uint64_t set_hash(enum wd_progs_set set)
 		WD_REC_HDR_SIZE,	       WD_REC_FILE_SIZE,
 		WD_REC_SYSCALL_SIZE,	       WD_REC_SOCK_SIZE,
 	};
-	uint64_t h = 0xcbf29ce484222325ull;
-	const void *elf;
-	size_t sz;
+	/* the objects' bytes, hashed by the build (Makefile: wd_set_key.h) */
+	uint64_t h = WD_SET_OBJECTS;
 
-	elf = wd_lsm_bpf__elf_bytes(&sz);
-	h = fnv(h, elf, sz);
-	elf = wd_recorder_bpf__elf_bytes(&sz);
-	h = fnv(h, elf, sz);
 	h = wd_progs_choice_hash(h);
 	return fnv(h, abi, sizeof(abi));
 }

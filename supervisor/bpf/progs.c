@@ -331,9 +331,16 @@ int wd_progs_start_ring(struct wd_progs **out, enum wd_progs_set set, wd_record_
 	return 0;
 }
 
+static size_t ring_default = WD_PROGS_RING_BYTES;
+
+void wd_progs_ring_default(size_t ring_bytes)
+{
+	ring_default = ring_bytes;
+}
+
 int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn, void *ctx)
 {
-	return wd_progs_start_ring(out, set, fn, ctx, WD_PROGS_RING_BYTES);
+	return wd_progs_start_ring(out, set, fn, ctx, ring_default);
 }
 
 enum wd_progs_set wd_progs_set_of(const char *backend)

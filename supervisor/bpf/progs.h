@@ -30,6 +30,14 @@ enum wd_progs_set wd_progs_set_of(const char *backend);
 
 /* An embedded run's ring: 4 MiB, as each run had before the set was shared. */
 #define WD_PROGS_RING_BYTES (4u << 20)
+/*
+ * A ring of each of wardend's supervisors: its pages are the most of what a sandbox costs there
+ * (a consumer that keeps up with 1 M records/s drains it long before it fills; a flood that
+ * outruns it is counted lost, never silent).
+ */
+#define WD_PROGS_RING_BYTES_DAEMON (256u << 10)
+/* The ring size of every later wd_progs_start in this process and the children it forks. */
+void wd_progs_ring_default(size_t ring_bytes);
 
 /*
  * Use @set: this build's set pinned on the host, or loaded and pinned now if there is none. The
@@ -39,7 +47,7 @@ enum wd_progs_set wd_progs_set_of(const char *backend);
  */
 int wd_progs_start_ring(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn, void *ctx,
 			size_t ring_bytes);
-/* wd_progs_start_ring with WD_PROGS_RING_BYTES. */
+/* wd_progs_start_ring with the process's ring size (WD_PROGS_RING_BYTES unless set below). */
 int wd_progs_start(struct wd_progs **out, enum wd_progs_set set, wd_record_fn fn, void *ctx);
 /*
  * Hold @set for as long as this process lives (wardend): loaded and pinned if need be, and never
