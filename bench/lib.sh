@@ -173,3 +173,18 @@ bench_reap() {
 	done
 	BENCH_PIDS=
 }
+
+# bench_peer NAME CMD...: add a peer to the caller's spawn_time command list (the arrays cmds and
+# names, the string missing): one that is not installed or does not run here is named in missing
+# and becomes a failed row, never a made-up figure.
+bench_peer() {
+	local name=$1
+	shift
+	if "$@" >/dev/null 2>&1; then
+		cmds+=(:: "$@")
+		names+=("$name")
+	else
+		bench_say "$name does not run here ($*): make deps installs it"
+		missing="$missing $name"
+	fi
+}

@@ -13,21 +13,9 @@ rounds=$(($(bench_rounds) * 2 - 1))
 cmds=("$BENCH_BIN/warden" run --policy cli -- /bin/true)
 names=()
 missing=''
-# a peer that is not installed (or does not run here) is a failed row, never a made-up one
-peer() { # peer NAME CMD...
-	local name=$1
-	shift
-	if "$@" >/dev/null 2>&1; then
-		cmds+=(:: "$@")
-		names+=("$name")
-	else
-		bench_say "$name does not run here ($*): make deps installs it"
-		missing="$missing $name"
-	fi
-}
-peer bubblewrap "$(command -v bwrap || echo bwrap)" --unshare-all --ro-bind / / /bin/true
-peer firejail "$(command -v firejail || echo firejail)" --quiet --noprofile /bin/true
-peer fork+exec /bin/true
+bench_peer bubblewrap "$(command -v bwrap || echo bwrap)" --unshare-all --ro-bind / / /bin/true
+bench_peer firejail "$(command -v firejail || echo firejail)" --quiet --noprofile /bin/true
+bench_peer fork+exec /bin/true
 bench_say "${#names[@]} baselines, $rounds rounds"
 # warden's first line (where the audit records go) to a log, shown when a run fails
 "$BENCH_BIN/spawn_time" "$rounds" "${cmds[@]}" >"$BENCH_TMP/times" 2>"$BENCH_TMP/log" ||

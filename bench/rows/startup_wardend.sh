@@ -30,19 +30,8 @@ done
 cmds=("$BENCH_BIN/wardend_run" "$sock" cli /bin/true)
 names=()
 missing=''
-peer() { # peer NAME CMD...: a peer that does not run here is a failed row, never a made-up one
-	local name=$1
-	shift
-	if "$@" >/dev/null 2>&1; then
-		cmds+=(:: "$@")
-		names+=("$name")
-	else
-		bench_say "$name does not run here ($*): make deps installs it"
-		missing="$missing $name"
-	fi
-}
-peer bubblewrap "$(command -v bwrap || echo bwrap)" --unshare-all --ro-bind / / /bin/true
-peer fork+exec /bin/true
+bench_peer bubblewrap "$(command -v bwrap || echo bwrap)" --unshare-all --ro-bind / / /bin/true
+bench_peer fork+exec /bin/true
 # one run first: wardend's pool filled, its first request's page faults not in a round
 "$BENCH_BIN/wardend_run" "$sock" cli /bin/true >/dev/null 2>"$BENCH_TMP/log" ||
 	{ cat "$BENCH_TMP/log" "$BENCH_TMP/wardend.log" >&2; bench_fail "a run through wardend failed"; }
