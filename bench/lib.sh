@@ -188,3 +188,19 @@ bench_peer() {
 		missing="$missing $name"
 	fi
 }
+
+# bench_peer_rows ROW NOTE [LOG...]: spawn_time's interleaved rounds of the caller's cmds (the
+# command measured first, then each peer bench_peer added), one ratio row per peer; LOGs are
+# shown if it fails. Fails the script if a peer could not be measured.
+bench_peer_rows() {
+	local row=$1 note=$2 i
+	shift 2
+	bench_say "${#names[@]} baselines, $rounds rounds"
+	"$BENCH_BIN/spawn_time" "$rounds" "${cmds[@]}" >"$BENCH_TMP/times" 2>"$BENCH_TMP/log" ||
+		{ cat "$BENCH_TMP/log" "$@" >&2; bench_fail "spawn_time failed"; }
+	for i in "${!names[@]}"; do
+		awk -v c=$((i + 2)) '{ print $1, $c }' "$BENCH_TMP/times" |
+			bench_pair_row "$row" "${names[$i]}" wall us "$note"
+	done
+	[ -z "$missing" ] || bench_fail "not measured against:$missing"
+}

@@ -16,13 +16,4 @@ missing=''
 bench_peer bubblewrap "$(command -v bwrap || echo bwrap)" --unshare-all --ro-bind / / /bin/true
 bench_peer firejail "$(command -v firejail || echo firejail)" --quiet --noprofile /bin/true
 bench_peer fork+exec /bin/true
-bench_say "${#names[@]} baselines, $rounds rounds"
-# warden's first line (where the audit records go) to a log, shown when a run fails
-"$BENCH_BIN/spawn_time" "$rounds" "${cmds[@]}" >"$BENCH_TMP/times" 2>"$BENCH_TMP/log" ||
-	{ cat "$BENCH_TMP/log" >&2; bench_fail "spawn_time failed"; }
-for i in "${!names[@]}"; do
-	awk -v c=$((i + 2)) '{ print $1, $c }' "$BENCH_TMP/times" |
-		bench_pair_row "startup/embedded" "${names[$i]}" wall us \
-			"warden run --policy cli -- /bin/true, from fork to exit status"
-done
-[ -z "$missing" ] || bench_fail "not measured against:$missing"
+bench_peer_rows startup/embedded "warden run --policy cli -- /bin/true, from fork to exit status"

@@ -35,12 +35,5 @@ bench_peer fork+exec /bin/true
 # one run first: wardend's pool filled, its first request's page faults not in a round
 "$BENCH_BIN/wardend_run" "$sock" cli /bin/true >/dev/null 2>"$BENCH_TMP/log" ||
 	{ cat "$BENCH_TMP/log" "$BENCH_TMP/wardend.log" >&2; bench_fail "a run through wardend failed"; }
-bench_say "${#names[@]} baselines, $rounds rounds"
-"$BENCH_BIN/spawn_time" "$rounds" "${cmds[@]}" >"$BENCH_TMP/times" 2>"$BENCH_TMP/log" ||
-	{ cat "$BENCH_TMP/log" "$BENCH_TMP/wardend.log" >&2; bench_fail "spawn_time failed"; }
-for i in "${!names[@]}"; do
-	awk -v c=$((i + 2)) '{ print $1, $c }' "$BENCH_TMP/times" |
-		bench_pair_row "startup/wardend" "${names[$i]}" wall us \
-			"a wardend request to run /bin/true under --policy cli, to the run's end"
-done
-[ -z "$missing" ] || bench_fail "not measured against:$missing"
+bench_peer_rows startup/wardend "a wardend request to run /bin/true under --policy cli, to the run's end" \
+	"$BENCH_TMP/wardend.log"
