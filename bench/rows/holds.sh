@@ -32,7 +32,9 @@ done
 dir=$(mktemp -d "$tmp/holds.XXXXXX")
 # warden's run directory must lie outside every tree the sandbox may write (it is refused there)
 rundir=$(mktemp -d "$tmp/holds-run.XXXXXX")
-trap 'rm -rf "$dir" "$rundir"' EXIT
+# the group of sandbox cgroups too, once its sandboxes are gone (never another's)
+trap 'rm -rf "$dir" "$rundir"; cg=$(awk '\''$3 == "cgroup2" { print $2; exit }'\'' /proc/self/mounts);
+	[ -z "$cg" ] || rmdir "$cg/warden/$WARDEN_CGROUP_GROUP" 2>/dev/null || true' EXIT
 mkdir -p "$dir/work" "$dir/protected" "$dir/floor"
 export WARDEN_RUN_DIR="$rundir"
 export WARDEN_CGROUP_GROUP=${WARDEN_CGROUP_GROUP:-bench-holds}
