@@ -43,7 +43,7 @@ tally() {
 		awk '{ p += $1; f += $2; s += $3; n++ } END { if (n) print p, f, s }'
 }
 
-# Each VM emulates its two CPUs on two host threads (tests/vm/run.sh). Two VMs: Debian 12's 6.1 (bpf-lsm in full, and
+# Each VM emulates its CPUs on one host thread (tests/vm/run.sh says why). Two VMs: Debian 12's 6.1 (bpf-lsm in full, and
 # landlock's part beside it, each runner with its own cgroup group and run directories) and
 # Debian 13's 6.12 (bpf-lsm: the escape suite, the hold tests and t_lsm_btf, the paths only
 # newer kernels take). The 6.1 VM and the host suite start together, one per core; the 6.12 VM starts on the

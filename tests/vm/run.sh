@@ -316,15 +316,16 @@ strip='s/\r//g; s/\x1b\[?7[lh]//g; s/\x1b\[[0-9;]*J//g; s/\x1bc/\n/g; s/^\n//'
 # qemu runs in the background (under timeout, in its own process group) so
 # that a signal to this script can stop it; its output goes through a fifo to
 # the filter and tee.  stdin /dev/null keeps qemu's -nographic stdio mux off
-# the terminal. Multi-threaded TCG: each vCPU on a host thread of its own, so the
-# suites that run two runners side by side use both host cores when they are free.
+# the terminal. Single-threaded TCG on purpose: with thread=multi the 6.12 kernel
+# panicked in bpf_lsm_file_open while another vCPU's text_poke patched it (an LSM
+# trampoline attach is cross-modifying code, which multi-threaded TCG does not make safe).
 FIFO=$WORK/console.fifo
 mkfifo "$FIFO"
 sed -u "$strip" <"$FIFO" | tee -p "$LOG" &
 out_pid=$!
 start=$(date +%s%N)
 timeout -k 10 "$TIMEOUT" \
-	qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$MEM" -smp 2 \
+	qemu-system-x86_64 -accel tcg,thread=single -cpu max -m "$MEM" -smp 2 \
 	-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$INITRD" \
 	-append "console=ttyS0 panic=-1 loglevel=5 lsm=lockdown,capability,landlock,bpf" \
 	</dev/null >"$FIFO" 2>&1 &
