@@ -298,6 +298,19 @@ $(OUT)/bench/%: $(OUT)/bench/%.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^
 
+# The floor row's programs (bench/bpf/): empty ones on the recorder's tracepoints, a skeleton.
+$(OUT)/bench/bpf/%.bpf.o: bench/bpf/%.bpf.c $(OUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(OUT)/tp_floor.skel.h: $(OUT)/bench/bpf/tp_floor.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name tp_floor_bpf > $@
+$(OUT)/bench/tp_floor.o: $(OUT)/tp_floor.skel.h
+$(OUT)/bench/tp_floor: $(OUT)/bench/tp_floor.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+
 # The audit consumer's capacity drives the run's own record callback: warden's objects linked in.
 $(OUT)/bench/audit_replay: $(OUT)/bench/audit_replay.o $(LIB_OBJS)
 	$(call msg,LD,$@)

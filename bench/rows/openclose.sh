@@ -6,6 +6,8 @@
 #     `warden run --policy cli` whose command waits on a pipe of ours), against none running. A
 #     round measures 0, 1, 10 sandboxes (or 10, 1, 0: every other round backwards), starting or
 #     ending the sandboxes between; pairs are taken within the round.
+#   floor: no sandbox, but empty programs on the recorder's tracepoints (bench/tp_floor): what
+#     any syscall-tracepoint recorder costs a process outside, against nothing attached.
 #   inside-R: the same loop inside a sandbox whose policy has R fs.read rules (10, 100, 1000;
 #     BENCH_OPENCLOSE_RULES), against outside, interleaved.
 # The figure is the loop's instruction count (perf stat) where the machine has a counter, else
@@ -124,6 +126,28 @@ for c in 1 10; do
 		"a process outside any sandbox, $c running; per open+close, best of $reps loops" \
 		<"$BENCH_TMP/p$c"
 done
+
+# the floor: no sandbox, but bench/tp_floor's empty programs on the two syscall tracepoints the
+# recorder uses. Any recorder on those tracepoints costs a process outside at least this (the
+# kernel sends every syscall of every task through its slow path while one is attached), so
+# outside-1 and outside-10 read against this row, not against 1.00.
+mkfifo "$BENCH_TMP/floorgate"
+floor() {
+	local p fg m
+	"$BENCH_BIN/tp_floor" <"$BENCH_TMP/floorgate" >"$BENCH_TMP/ready" 2>>"$BENCH_TMP/warden.log" &
+	p=$!
+	bench_track "$p"
+	exec {fg}>"$BENCH_TMP/floorgate"
+	read -r -t 60 -u "$ready" _ || { exec {fg}>&-; cat "$BENCH_TMP/warden.log" >&2; return 1; }
+	m=$(outside)
+	exec {fg}>&-
+	wait "$p" || return 1
+	echo "$m"
+}
+bench_say "the floor: empty programs on sys_enter and sys_exit"
+bench_compare "openclose/floor" "no sandbox" "$how" "$unit" \
+	"a process outside, empty programs on the recorder's two syscall tracepoints; per open+close" \
+	floor outside
 
 # inside: a policy of R fs.read rules (directories of their own) beside what the loop needs;
 # the figure is the loop's CPU time (perf cannot count inside the sandbox)
