@@ -277,6 +277,23 @@ $(FUZZ_OUT)/fuzz_audit: $(FUZZ_AUDIT_SRCS) $(wildcard audit/*.h policy/*.h)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -std=gnu11 $(CPPFLAGS) $(WARN) $(FUZZ_FLAGS) -o $@ $(FUZZ_AUDIT_SRCS) $(PKG_LIBS)
 
+# The DNS forwarder's messages (fuzz/fuzz_dns.c): queries from the sandbox, answers from upstream.
+FUZZ_DNS_SRCS := fuzz/fuzz_dns.c supervisor/dns/names.c supervisor/dns/message.c $(POLICY_SRCS) \
+	$(FUZZ_OUT)/templates_data.c
+
+$(FUZZ_OUT)/fuzz_dns: $(FUZZ_DNS_SRCS) $(wildcard supervisor/dns/*.h policy/*.h)
+	$(call msg,FUZZ-LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -std=gnu11 $(CPPFLAGS) $(WARN) $(FUZZ_FLAGS) -o $@ $(FUZZ_DNS_SRCS) $(PKG_LIBS)
+
+.PHONY: fuzz-dns
+fuzz-build: $(FUZZ_OUT)/fuzz_dns
+
+fuzz-dns: $(FUZZ_OUT)/fuzz_dns
+	$(Q)mkdir -p $(FUZZ_OUT)/corpus-dns $(FUZZ_OUT)/findings-dns
+	$(Q)cd $(FUZZ_OUT)/findings-dns && ../fuzz_dns -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=4200 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 ../corpus-dns
+
 .PHONY: fuzz fuzz-build fuzz-audit
 fuzz-build: $(FUZZ_OUT)/fuzz_policy $(FUZZ_OUT)/fuzz_audit
 

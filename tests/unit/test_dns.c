@@ -85,6 +85,7 @@ static void add_rule(struct wd_net_list *l, const char *s)
 	if (wd_net_rule_parse(s, &r, why, sizeof(why)))
 		fail_msg("%s: %s", s, why);
 	assert_int_equal(wd_net_list_add(l, &r), 0);
+	free(r.name);
 }
 
 static int on_resolved(const struct wd_dns_resolved *r, void *arg)
