@@ -21,6 +21,8 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 PKGS := libbpf libcjson libcrypto libnl-route-3.0
+# ldns: the DNS forwarder's messages (supervisor/dns/)
+PKGS += ldns
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lcjson -lcrypto -lnl-route-3 -lnl-3)
 
@@ -50,6 +52,8 @@ UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabiliti
 	test_hold_rules test_units test_net test_json_locate test_effective test_explain test_templates \
 	test_policy_schema test_policy_corpus test_setup test_devid test_spawn_status test_fsutil test_path \
 	test_ipc test_probe_cache test_records
+# the DNS forwarder (supervisor/dns/)
+UNIT_TESTS += test_dns
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
@@ -174,6 +178,8 @@ $(OUT)/tests/unit/test_templates.o: CPPFLAGS += -DWD_SRCDIR='"$(CURDIR)"'
 DEB_PKGS := make gcc clang llvm bc libbpf-dev bpftool libelf-dev zlib1g-dev libcjson-dev \
 	libcmocka-dev libnl-3-dev libnl-route-3-dev libssl-dev pkg-config qemu-system-x86 busybox-static \
 	cpio gzip iproute2 file btrfs-progs xz-utils debian-archive-keyring strace
+# ldns parses DNS for the sandbox's forwarder (supervisor/dns/)
+DEB_PKGS += libldns-dev
 
 # the peers make bench measures warden against, and what it measures with (bench only: nothing
 # else uses them); perf from linux-perf unless a perf is there already
@@ -270,6 +276,23 @@ $(FUZZ_OUT)/fuzz_audit: $(FUZZ_AUDIT_SRCS) $(wildcard audit/*.h policy/*.h)
 	$(call msg,FUZZ-LD,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -std=gnu11 $(CPPFLAGS) $(WARN) $(FUZZ_FLAGS) -o $@ $(FUZZ_AUDIT_SRCS) $(PKG_LIBS)
+
+# The DNS forwarder's messages (fuzz/fuzz_dns.c): queries from the sandbox, answers from upstream.
+FUZZ_DNS_SRCS := fuzz/fuzz_dns.c supervisor/dns/names.c supervisor/dns/message.c $(POLICY_SRCS) \
+	$(FUZZ_OUT)/templates_data.c
+
+$(FUZZ_OUT)/fuzz_dns: $(FUZZ_DNS_SRCS) $(wildcard supervisor/dns/*.h policy/*.h)
+	$(call msg,FUZZ-LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -std=gnu11 $(CPPFLAGS) $(WARN) $(FUZZ_FLAGS) -o $@ $(FUZZ_DNS_SRCS) $(PKG_LIBS)
+
+.PHONY: fuzz-dns
+fuzz-build: $(FUZZ_OUT)/fuzz_dns
+
+fuzz-dns: $(FUZZ_OUT)/fuzz_dns
+	$(Q)mkdir -p $(FUZZ_OUT)/corpus-dns $(FUZZ_OUT)/findings-dns
+	$(Q)cd $(FUZZ_OUT)/findings-dns && ../fuzz_dns -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=4200 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 ../corpus-dns
 
 .PHONY: fuzz fuzz-build fuzz-audit
 fuzz-build: $(FUZZ_OUT)/fuzz_policy $(FUZZ_OUT)/fuzz_audit
