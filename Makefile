@@ -24,7 +24,7 @@ PKGS := libbpf libcjson libcrypto libnl-route-3.0
 # ldns: the DNS forwarder's messages (supervisor/dns/)
 PKGS += ldns
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lcjson -lcrypto -lnl-route-3 -lnl-3)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lcjson -lcrypto -lnl-route-3 -lnl-3 -lldns)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith
 CFLAGS ?= -O2 -g
