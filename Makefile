@@ -33,7 +33,7 @@ CPPFLAGS += -D_GNU_SOURCE -I$(OUT) -I. -Ibpf $(PKG_CFLAGS)
 ALL_CFLAGS := -std=gnu11 -pthread $(WARN) $(CFLAGS) -MMD -MP -ffunction-sections -fdata-sections
 BPF_CFLAGS := -g -O2 -Wall -Werror --target=bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf
 
-BPF_PROGS := wd_lsm wd_recorder wd_probe
+BPF_PROGS := wd_lsm wd_recorder wd_net wd_probe
 BPF_OBJS := $(patsubst %,$(OUT)/bpf/%.bpf.o,$(BPF_PROGS))
 SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_PROGS)) $(OUT)/wd_recorder.lskel.h
 
@@ -59,7 +59,8 @@ HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
 	$(OUT)/tests/helpers/wd-auditck \
 	$(OUT)/tests/helpers/wd-hold \
-	$(OUT)/tests/helpers/wd-pty
+	$(OUT)/tests/helpers/wd-pty \
+	$(OUT)/tests/helpers/wd-net
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper $(HELPERS)
@@ -100,7 +101,7 @@ $(OUT)/supervisor/backend/probe_cache.o: $(OUT)/wd_probe_key.h
 
 # The pinned program set's version (supervisor/bpf/pinset.c): both objects' bytes, hashed once
 # here rather than by every run (1.9 MB of FNV was a tenth of a run's own CPU time).
-$(OUT)/wd_set_key.h: $(OUT)/bpf/wd_lsm.bpf.o $(OUT)/bpf/wd_recorder.bpf.o
+$(OUT)/wd_set_key.h: $(OUT)/bpf/wd_lsm.bpf.o $(OUT)/bpf/wd_recorder.bpf.o $(OUT)/bpf/wd_net.bpf.o
 	$(call msg,GEN,$@)
 	$(Q)printf '#define WD_SET_OBJECTS 0x%sull\n' "$$(cat $^ | sha256sum | cut -c1-16)" > $@
 $(OUT)/supervisor/bpf/pinset.o: $(OUT)/wd_set_key.h

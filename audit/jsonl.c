@@ -87,6 +87,10 @@ const char *wd_audit_op_name(unsigned int op)
 		return "bind";
 	case WD_OP_SENDTO:
 		return "sendto";
+	case WD_OP_SOCKET:
+		return "socket";
+	case WD_OP_SENDMSG:
+		return "sendmsg";
 	default:
 		return "unknown";
 	}
@@ -307,6 +311,10 @@ static const char *rule_name(const struct wd_audit_ctx *ctx, unsigned int rule)
 {
 	if (rule == WD_RULE_SELF_PROTECT)
 		return "self-protection";
+	if (rule == WD_RULE_NET_HOST)
+		return "host-address";
+	if (rule == WD_RULE_NET_SOCKET)
+		return "socket-kind";
 	if (ctx->rules)
 		return wd_ruleset_rule_name(ctx->rules, rule);
 	return rule == WD_RULE_DEFAULT ? "default" : "unknown";
@@ -393,7 +401,8 @@ static void put_event(struct wd_jbuf *b, const struct wd_audit_ctx *ctx,
 
 	/* a relative name whose base moved during the call names no file we could vouch for */
 	changed = ev->source != WD_SRC_LSM && (ev->flags & WD_EVF_BASE_CHANGED);
-	sockaddr = ev->source == WD_SRC_SYSCALL_EXIT && (ev->flags & WD_EVF_SOCKADDR);
+	sockaddr = (ev->source == WD_SRC_SYSCALL_EXIT || ev->source == WD_SRC_CGROUP) &&
+		   (ev->flags & WD_EVF_SOCKADDR);
 	if (!target && ev->path[0] && !changed && !sockaddr)
 		target = ev->path;
 	if (!target && ev->type == WD_EV_SYSCALL)
@@ -421,7 +430,11 @@ static void put_event(struct wd_jbuf *b, const struct wd_audit_ctx *ctx,
 		put_word(b, "request", req);
 		put_int(b, "fd", ev->dirfd);
 	}
-	if (ev->type == WD_EV_NET)
+	if (ev->type == WD_EV_NET && ev->source == WD_SRC_CGROUP)
+		put_word(b, "protocol", ev->proto == 6 ? "tcp" : ev->proto == 17 ? "udp" :
+					ev->proto == 1 ? "icmp" : ev->proto == 58 ? "icmpv6" :
+					ev->proto == 0 ? "ip" : "other");
+	else if (ev->type == WD_EV_NET)
 		put_int(b, "fd", ev->dirfd);
 	if (changed && ev->path[0]) {
 		put_str(b, "name", ev->path);
@@ -442,6 +455,7 @@ static void put_event(struct wd_jbuf *b, const struct wd_audit_ctx *ctx,
 	}
 	put_word(b, "source", ev->source == WD_SRC_SYSCALL_EXIT     ? "syscall-exit" :
 			      ev->source == WD_SRC_EXEC_TRACEPOINT ? "exec-tracepoint" :
+			      ev->source == WD_SRC_CGROUP	   ? "cgroup" :
 								     "lsm");
 }
 

@@ -57,6 +57,7 @@ static int decode_sock(const void *rec, size_t size, struct wd_rec_view *v)
 	VIEW_VERDICT(v, r);
 	v->flags = r->flags;
 	v->sysno = r->sysno;
+	v->proto = r->proto;
 	v->dirfd = r->fd;
 	v->path = "";
 	v->addr = r->addr;

@@ -26,6 +26,7 @@ struct wd_rec_view {
 	int32_t err;
 	int32_t dirfd; /* a file record's dirfd, a socket record's socket */
 	uint32_t sysno;
+	unsigned int proto; /* a socket record's protocol (IPPROTO_*), where the kernel knew it */
 	uint64_t arg;
 	/* a file record's path or a syscall record's name, NUL-terminated; "" for none */
 	const char *path;

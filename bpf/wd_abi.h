@@ -73,6 +73,8 @@ enum wd_op {
 	WD_OP_CONNECT = 16, /* connect(2); path holds the address (WD_EVF_SOCKADDR) */
 	WD_OP_BIND = 17, /* bind(2) */
 	WD_OP_SENDTO = 18, /* sendto(2) with an address */
+	WD_OP_SOCKET = 19, /* socket(2): a raw, packet or ping socket refused at creation */
+	WD_OP_SENDMSG = 20, /* sendmsg(2), sendmmsg(2) with an address: unconnected UDP */
 };
 
 enum wd_verdict {
@@ -86,6 +88,10 @@ enum wd_verdict {
 #define WD_RULE_DEFAULT 0
 /* warden's own self-protection (not a policy rule) decided. */
 #define WD_RULE_SELF_PROTECT 0xffffff01u
+/* Loopback or one of the host's own addresses, which only a rule naming it opens. */
+#define WD_RULE_NET_HOST 0xffffff02u
+/* A socket kind no policy opens (raw, packet), or a ping socket without net.ping. */
+#define WD_RULE_NET_SOCKET 0xffffff03u
 
 enum wd_sandbox_flags {
 	WD_SB_AUDIT_MODE = 1 << 0, /* log would-deny, allow */
@@ -100,6 +106,87 @@ enum wd_sandbox_flags {
 #define WD_MAX_PATHS (1 << 20) /* compiled path rules, all sandboxes together */
 #define WD_MAX_INODES (1 << 18)
 #define WD_MAX_PROTECTS (1 << 18)
+#define WD_MAX_NET_KEYS (1 << 16) /* network prefixes, per family, all sandboxes together */
+
+/*
+ * Network rules (bpf/wd_net.bpf.c, supervisor/net/). Addresses are matched by longest prefix in
+ * one LPM trie per family keyed {prefix bits, sandbox id, address}; the value of a stored prefix
+ * carries every rule whose block covers it (so the longest match alone decides), each a
+ * protocol, a port range and an action; a deny that matches beats any allow.
+ */
+#define WD_NET_RANGES 16 /* rules covering one prefix; the compiler refuses more */
+#define WD_NET_LISTEN_MAX 16 /* net.listen entries of one sandbox */
+
+enum wd_net_proto_bits {
+	WD_NETP_ANY = 0,
+	WD_NETP_TCP = 1,
+	WD_NETP_UDP = 2,
+};
+
+enum wd_net_action {
+	WD_NETA_DENY = 0,
+	WD_NETA_ALLOW = 2, /* as enum wd_action */
+};
+
+struct wd_net_range {
+	__u16 port_lo; /* host byte order, inclusive */
+	__u16 port_hi;
+	__u8 proto; /* WD_NETP_* */
+	__u8 action; /* WD_NETA_* */
+	__u16 __pad0;
+	__u32 rule;
+};
+
+enum wd_net_val_flags {
+	/* loopback, 0.0.0.0, or the host's own address: what no broad rule (nor the default) opens */
+	WD_NETV_HOST = 1 << 0,
+};
+
+/* Value of wd_net4 and wd_net6. */
+struct wd_net_val {
+	__u32 n; /* ranges used */
+	__u32 flags; /* WD_NETV_* */
+	struct wd_net_range r[WD_NET_RANGES];
+};
+
+struct wd_net4_key {
+	__u32 prefixlen; /* 64 (the sandbox) + the block's bits */
+	__u32 sandbox[2]; /* cgroup id, low word first (host byte order) */
+	__u8 addr[4]; /* network byte order */
+};
+
+struct wd_net6_key {
+	__u32 prefixlen;
+	__u32 sandbox[2];
+	__u8 addr[16];
+};
+
+/* A net.listen entry: a bind(2) to a port in the range (and the address, when given) is allowed. */
+struct wd_net_listen {
+	__u16 port_lo;
+	__u16 port_hi;
+	__u8 proto; /* WD_NETP_* */
+	__u8 family; /* 0: any address of either family; else AF_INET or AF_INET6 */
+	__u8 prefix; /* bits of addr that must match */
+	__u8 __pad0;
+	__u32 rule;
+	__u8 addr[16];
+};
+
+enum wd_net_cfg_flags {
+	WD_NETC_ON = 1 << 0, /* the sandbox's network is ruled (its policy states net) */
+	WD_NETC_PING = 1 << 1, /* net.ping: ICMP echo sockets may be made */
+	WD_NETC_OWN_NETNS = 1 << 2, /* its own network namespace: its loopback is its own */
+};
+
+/* Value of wd_net_cfg, keyed by the sandbox's cgroup id. */
+struct wd_net_cfg {
+	__u32 flags; /* WD_NETC_* */
+	__u8 def; /* WD_NETA_*: what no rule decides */
+	__u8 n_listen;
+	__u16 __pad0;
+	struct wd_net_listen listen[WD_NET_LISTEN_MAX];
+};
 
 /* Value of wd_sandboxes, keyed by the sandbox's cgroup id. Counters are updated atomically. */
 struct wd_sandbox {
@@ -181,6 +268,7 @@ enum wd_source {
 	WD_SRC_LSM = 0,
 	WD_SRC_SYSCALL_EXIT = 1,
 	WD_SRC_EXEC_TRACEPOINT = 2, /* sched_process_exec: an exec that happened */
+	WD_SRC_CGROUP = 3, /* a cgroup socket program (bpf/wd_net.bpf.c) decided, on both backends */
 };
 
 /*
@@ -262,7 +350,7 @@ struct wd_rec_sock {
 	__u8 verdict;
 	__u8 source;
 	__u8 flags; /* WD_EVF_LATE, and WD_EVF_SOCKADDR when addr could be read */
-	__u8 __pad0;
+	__u8 proto; /* WD_SRC_CGROUP: IPPROTO_TCP, IPPROTO_UDP, ... (0 where not known) */
 	__u16 addr_len; /* bytes of addr */
 	__u32 rule;
 	__s32 err;

@@ -7,6 +7,7 @@
  * bpf/wd_maps.bpf.h, bpf/wd_common.bpf.h; the syscalls it knows: bpf/wd_syscalls.h.
  */
 #include "wd_common.bpf.h"
+#include "wd_net.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -338,7 +339,7 @@ static __always_inline int record_sock(struct pt_regs *regs, long nr, long ret)
 	WD_EXIT_VERDICT(&b->r, op, WD_RULE_DEFAULT, ret, nr);
 	b->r.fd = (__s32)sys_arg(regs, 0); /* the socket */
 	b->r.flags = WD_EVF_LATE;
-	b->r.__pad0 = 0;
+	b->r.proto = 0;
 	b->r.addr_len = 0;
 	if (len > WD_SOCKADDR_MAX)
 		len = WD_SOCKADDR_MAX;
@@ -435,6 +436,11 @@ static __always_inline __u32 exit_access(struct pt_regs *regs, struct wd_sys *d)
 	return acc;
 }
 
+/* x86_64 numbers of socket calls the recorder only needs to tell apart (not in its lists) */
+#define WD_NR_X_SOCKET 41
+#define WD_NR_X_SENDMSG 46
+#define WD_NR_X_SENDMMSG 307
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(wd_sys_exit, struct pt_regs *regs, long ret)
 {
@@ -450,8 +456,19 @@ int BPF_PROG(wd_sys_exit, struct pt_regs *regs, long ret)
 	if (wd_sys_exit_privileged_only &&
 	    (!classify(nr, &d) || d.self_protect != WD_SYS_PRIVILEGED))
 		return 0;
-	if (nr == WD_NR_connect || nr == WD_NR_sendto || nr == WD_NR_bind)
+	if (nr == WD_NR_connect || nr == WD_NR_sendto || nr == WD_NR_bind || nr == WD_NR_X_SENDMSG ||
+	    nr == WD_NR_X_SENDMMSG || nr == WD_NR_X_SOCKET) {
+		__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+		/* a cgroup program (bpf/wd_net.bpf.c) refused and recorded this one already */
+		if (ret == -EPERM && bpf_map_lookup_elem(&wd_net_marks, &pid_tgid)) {
+			bpf_map_delete_elem(&wd_net_marks, &pid_tgid);
+			return 0;
+		}
+		if (nr != WD_NR_connect && nr != WD_NR_sendto && nr != WD_NR_bind)
+			return 0;
 		return ret == -EACCES || ret == -EPERM ? record_sock(regs, nr, ret) : 0;
+	}
 	if (!classify(nr, &d))
 		return 0;
 	/* the entry's base belongs to this call only: forget it (host tasks have no storage) */

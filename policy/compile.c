@@ -341,6 +341,33 @@ static int compile_net(const struct wd_policy *p, struct wd_ruleset *rs)
 	int r = 0;
 
 	rs->net_default = p->net_default;
+	rs->net_on = (wd_policy_features(p) & WD_FEAT_NET) != 0;
+	rs->net_ping = p->net_ping;
+	for (size_t i = 0; i < p->net_listen.n; i++) {
+		const struct wd_net_rule *src = &p->net_listen.v[i];
+		struct wd_net_entry *e;
+		char name[64];
+		__u32 id;
+
+		snprintf(name, sizeof(name), "/net/listen/%zu", i);
+		r = add_rule_name(rs, name, &id);
+		if (r)
+			return r;
+		if (wd_grow((void **)&rs->net_listen, rs->n_net_listen, sizeof(*rs->net_listen)))
+			return -ENOMEM;
+		e = &rs->net_listen[rs->n_net_listen++];
+		memset(e, 0, sizeof(*e));
+		e->proto = (__u8)src->proto;
+		e->action = WD_ACTION_ALLOW;
+		e->port_lo = (__u16)src->port_lo;
+		e->port_hi = (__u16)src->port_hi;
+		e->id = id;
+		if (src->kind == WD_NET_HOST_ADDR) {
+			e->family = (__u8)src->family;
+			e->prefix = (__u8)src->prefix;
+			memcpy(e->addr, src->addr, sizeof(e->addr));
+		}
+	}
 	if (p->egress_rate_set.set) {
 		rs->egress_bytes = p->egress_bytes;
 		rs->egress_per_ms = p->egress_per_ms;
@@ -578,6 +605,7 @@ void wd_ruleset_free(struct wd_ruleset *rs)
 	}
 	free(rs->exec);
 	free(rs->net);
+	free(rs->net_listen);
 	for (size_t i = 0; rs->net_names && i < rs->n_net_names; i++)
 		free(rs->net_names[i].name);
 	free(rs->net_names);

@@ -99,6 +99,10 @@ struct wd_ruleset {
 	size_t n_net;
 	struct wd_net_name *net_names;
 	size_t n_net_names;
+	bool net_on; /* the policy states net: the network programs rule this sandbox */
+	bool net_ping; /* net.ping */
+	struct wd_net_entry *net_listen; /* net.listen, action allow; prefix 0 family 0 for "*" */
+	size_t n_net_listen;
 	__u64 egress_bytes; /* per egress_per_ms; 0: no limit */
 	__u64 egress_per_ms;
 

@@ -215,6 +215,10 @@ int wd_policy_merge(struct wd_policy *dst, const struct wd_policy *src)
 		dst->net_default = src->net_default;
 	err = err ?: merge_net(dst, &dst->net_allow, src, &src->net_allow);
 	err = err ?: merge_net(dst, &dst->net_deny, src, &src->net_deny);
+	err = err ?: merge_net(dst, &dst->net_listen, src, &src->net_listen);
+	err = err ?: take_setting(dst, &dst->net_ping_set, src, &src->net_ping_set);
+	if (src->net_ping_set.set)
+		dst->net_ping = src->net_ping;
 	err = err ?: take_setting(dst, &dst->egress_rate_set, src, &src->egress_rate_set);
 	if (src->egress_rate_set.set) {
 		dst->egress_bytes = src->egress_bytes;

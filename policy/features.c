@@ -29,7 +29,8 @@ unsigned int wd_policy_features(const struct wd_policy *p)
 		f |= WD_FEAT_EXEC;
 	if (p->exec_hold.n)
 		f |= WD_FEAT_EXEC_HOLD;
-	if (p->net_default_set.set || p->net_allow.n || p->net_deny.n || p->egress_rate_set.set)
+	if (p->net_default_set.set || p->net_allow.n || p->net_deny.n || p->egress_rate_set.set ||
+	    p->net_listen.n || p->net_ping_set.set)
 		f |= WD_FEAT_NET;
 	for (int i = 0; i < WD_LIMIT_NR; i++)
 		if (p->limits[i].s.set)
@@ -110,6 +111,8 @@ static void feature_where(const struct wd_policy *p, unsigned int feat, char *pt
 		(void)(at_set(&w, &p->net_default_set, "/net/default") ||
 		       at_net(&w, &p->net_allow, "/net/allow/0") ||
 		       at_net(&w, &p->net_deny, "/net/deny/0") ||
+		       at_net(&w, &p->net_listen, "/net/listen/0") ||
+		       at_set(&w, &p->net_ping_set, "/net/ping") ||
 		       at(&w, "/net/egress_rate", p->egress_rate_set.origin));
 		break;
 	case WD_FEAT_LIMITS:

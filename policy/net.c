@@ -429,6 +429,59 @@ static void net_item(struct pctx *c, const cJSON *item, const char *ip)
 	free(r.name);
 }
 
+/*
+ * A net.listen entry: "[tcp:|udp:]PORTS" or "[tcp:|udp:]HOST:PORTS", HOST an address, a CIDR
+ * block or "*" (never a name: a bind names a local address).
+ */
+static void listen_item(struct pctx *c, const cJSON *item, const char *ip)
+{
+	struct wd_net_rule r = { 0 };
+	const char *s, *rest;
+	char why[400], buf[320];
+	int err;
+
+	if (!wdp_check_string(c, item, ip, "a listen entry such as \"tcp:8080\""))
+		return;
+	s = item->valuestring;
+	rest = s;
+	if (strncmp(rest, "tcp:", 4) == 0 || strncmp(rest, "udp:", 4) == 0)
+		rest += 4;
+	/* ports alone ("8080", "8000-8099", "*"): any local address */
+	if (*rest && strspn(rest, "0123456789-*") == strlen(rest)) {
+		snprintf(buf, sizeof(buf), "%.*s*:%s", (int)(rest - s), s, rest);
+		s = buf;
+	}
+	err = wd_net_rule_parse(s, &r, why, sizeof(why));
+	if (err == -ENOMEM) {
+		oom(c);
+		return;
+	}
+	if (!err && r.kind == WD_NET_HOST_NAME) {
+		snprintf(why, sizeof(why), "a listen entry names a local address or \"*\", not a "
+			 "name (\"tcp:8080\", \"tcp:127.0.0.1:8080\")");
+		err = -EINVAL;
+	}
+	if (err) {
+		perr(c, ip, "%s", why);
+		free(r.name);
+		return;
+	}
+	if (wd_net_list_add(&c->p->net_listen, &r))
+		oom(c);
+	free(r.name);
+}
+
+static void parse_net_ping(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
+{
+	(void)name;
+	if (!cJSON_IsBool(v)) {
+		perr(c, ptr, "expected true or false (may the sandbox make ICMP echo sockets?)");
+		return;
+	}
+	c->p->net_ping = cJSON_IsTrue(v);
+	c->p->net_ping_set.set = true;
+}
+
 static void parse_egress_rate(struct pctx *c, const cJSON *v, const char *ptr, const char *name)
 {
 	char why[300];
@@ -457,5 +510,8 @@ const struct key wdp_net_keys[] = {
 	HOSTS(deny),
 #undef HOSTS
 	{ .name = "egress_rate", .parse = parse_egress_rate },
+	{ .name = "listen", .item = listen_item,
+	  .what = "listen entries (\"tcp:8080\", \"udp:5353\", \"tcp:127.0.0.1:8000-8099\")" },
+	{ .name = "ping", .parse = parse_net_ping },
 	{ 0 },
 };

@@ -178,6 +178,7 @@ void wd_policy_free(struct wd_policy *p)
 	free_exec_list(&p->exec_hold);
 	free_net_list(&p->net_allow);
 	free_net_list(&p->net_deny);
+	free_net_list(&p->net_listen);
 	free_list(&p->env_pass);
 	free_list(&p->ns_bind_ro);
 	for (size_t i = 0; i < p->n_env_set; i++) {

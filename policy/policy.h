@@ -161,6 +161,9 @@ struct wd_policy {
 	enum wd_action net_default; /* deny (default) or allow */
 	struct wd_net_list net_allow;
 	struct wd_net_list net_deny;
+	struct wd_net_list net_listen; /* addresses (or "*") and ports a bind(2) may name */
+	struct wd_setting net_ping_set;
+	bool net_ping; /* ICMP echo ("ping") sockets may be made */
 	struct wd_setting egress_rate_set;
 	uint64_t egress_bytes; /* per egress_per_ms */
 	uint64_t egress_per_ms;
@@ -318,7 +321,7 @@ enum wd_feature {
 #define WD_FEAT_ENFORCED                                                                         \
 	(WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT | WD_FEAT_HOLD |        \
 	 WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |                    \
-	 WD_FEAT_HOLD_APPROVERS)
+	 WD_FEAT_HOLD_APPROVERS | WD_FEAT_NET)
 
 /*
  * The parts @p states: a non-empty list, a set scalar, a namespace other than "host". An unset

@@ -65,6 +65,16 @@ int wd_lite_sandboxes(const struct wd_lite *lite)
 	return lite->skel->maps.wd_sandboxes.map_fd;
 }
 
+int wd_lite_lost(const struct wd_lite *lite)
+{
+	return lite->skel->maps.wd_lost.map_fd;
+}
+
+int wd_lite_marks(const struct wd_lite *lite)
+{
+	return lite->skel->maps.wd_net_marks.map_fd;
+}
+
 int wd_lite_rings(const struct wd_lite *lite)
 {
 	return lite->skel->maps.wd_rings.map_fd;

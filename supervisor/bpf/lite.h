@@ -24,6 +24,9 @@ int wd_lite_load(struct wd_lite **out);
 /* The fds of its sandbox table and its table of rings (owned by @lite). */
 int wd_lite_sandboxes(const struct wd_lite *lite);
 int wd_lite_rings(const struct wd_lite *lite);
+/* Its lost counter and its net marks (bpf/wd_net.bpf.h), for the network object. */
+int wd_lite_lost(const struct wd_lite *lite);
+int wd_lite_marks(const struct wd_lite *lite);
 /* Its links; @n set to how many (owned by @lite). */
 const struct wd_lite_link *wd_lite_links(const struct wd_lite *lite, size_t *n);
 /* Close every fd: links stay attached only where they were pinned. */

@@ -15,6 +15,7 @@
 
 #include "policy/grow.h"
 #include "policy/path.h"
+#include "supervisor/net/entries.h"
 #include "supervisor/bpf/devid.h"
 #include "supervisor/bpf/progs_int.h"
 #include "supervisor/util/fsutil.h"
@@ -544,6 +545,10 @@ int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct 
 	if (err)
 		goto out_remove_paths;
 out_add_sandbox:
+	/* the network rules are the cgroup programs', on both sets */
+	err = wd_net_entries_add(&progs->maps[WD_MAP_NET4], sandbox, rs);
+	if (err)
+		goto out_remove_paths;
 	err = ring_add(progs, sandbox);
 	if (err)
 		goto out_remove_paths;
@@ -559,6 +564,7 @@ out_add_sandbox:
 
 out_remove_paths:
 	ring_remove(progs, sandbox);
+	wd_net_entries_remove(&progs->maps[WD_MAP_NET4], sandbox, rs);
 	lsm_entries_remove(progs, sandbox, rs);
 	return err;
 }
@@ -576,6 +582,7 @@ int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const stru
 		log_warn("bpf: cannot remove sandbox %llu", (unsigned long long)sandbox);
 	}
 	ring_remove(progs, sandbox);
+	wd_net_entries_remove(&progs->maps[WD_MAP_NET4], sandbox, rs);
 	if (lsm_entries_remove(progs, sandbox, rs) && !err)
 		err = -EIO;
 	return err;

@@ -39,13 +39,9 @@
 static const char *const map_pin[WD_MAP_NR] = {
 	[WD_MAP_SANDBOXES] = "wd_sandboxes", [WD_MAP_RINGS] = "wd_rings",
 	[WD_MAP_PATHS] = "wd_paths",	     [WD_MAP_INODES] = "wd_inodes",
-	[WD_MAP_PROTECT] = "wd_protect",
+	[WD_MAP_PROTECT] = "wd_protect",	     [WD_MAP_NET4] = "wd_net4",
+	[WD_MAP_NET6] = "wd_net6",	     [WD_MAP_NETCFG] = "wd_net_cfg",
 };
-
-static int n_maps(enum wd_progs_set set)
-{
-	return set == WD_PROGS_LSM ? WD_MAP_NR : WD_MAP_PATHS;
-}
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -196,9 +192,15 @@ static int pin_objects(struct wd_progs *progs, const char *dir)
 	char path[512], name[128];
 	int err = 0;
 
-	for (int i = 0; i < n_maps(progs->set) && !err; i++) {
+	for (int i = 0; i < WD_MAP_NET4 && !err; i++) {
+		if (!wd_set_has_map(progs->set, i))
+			continue;
 		err = pin_path(path, sizeof(path), dir, map_pin[i]);
 		err = err ?: bpf_map__pin(m[i], path);
+	}
+	if (!err) {
+		err = pin_path(path, sizeof(path), dir, "");
+		err = err ?: wd_net_pin(progs->net, path);
 	}
 	for (int s = 0; s < 2 && !err; s++) {
 		for (int i = 0; skel[s] && i < skel[s]->prog_cnt && !err; i++) {
@@ -246,6 +248,19 @@ static int load_lite(struct wd_progs *progs, int root, const char *dir)
 		err = err ?: bpf_obj_pin(links[i].fd, path);
 	}
 	if (!err) {
+		struct wd_net_shared sh = {
+			.sandboxes = wd_lite_sandboxes(lite),
+			.rings = wd_lite_rings(lite),
+			.lost = wd_lite_lost(lite),
+			.marks = wd_lite_marks(lite),
+		};
+
+		err = wd_net_load(&progs->net, &sh);
+		err = err ?: pin_path(path, sizeof(path), dir, "");
+		err = err ?: wd_net_pin(progs->net, path);
+		err = err ?: wd_net_take_maps(progs->net, &progs->maps[WD_MAP_NET4]);
+	}
+	if (!err) {
 		progs->maps[WD_MAP_SANDBOXES] = fcntl(wd_lite_sandboxes(lite), F_DUPFD_CLOEXEC, 3);
 		progs->maps[WD_MAP_RINGS] = fcntl(wd_lite_rings(lite), F_DUPFD_CLOEXEC, 3);
 		if (progs->maps[WD_MAP_SANDBOXES] < 0 || progs->maps[WD_MAP_RINGS] < 0)
@@ -253,6 +268,8 @@ static int load_lite(struct wd_progs *progs, int root, const char *dir)
 	}
 	if (err) {
 		log_debug("bpf: the light loader's set cannot be pinned: %s", strerror(-err));
+		wd_net_destroy(progs->net);
+		progs->net = NULL;
 		for (int i = 0; i < WD_MAP_NR; i++) {
 			if (progs->maps[i] >= 0)
 				close(progs->maps[i]);
@@ -315,7 +332,9 @@ static int open_pins(int *maps, enum wd_progs_set set, const char *name)
 	char path[512];
 	int err = 0;
 
-	for (int i = 0; i < n_maps(set) && !err; i++) {
+	for (int i = 0; i < WD_MAP_NR && !err; i++) {
+		if (!wd_set_has_map(set, i))
+			continue;
 		err = pin_path(path, sizeof(path), name, map_pin[i]);
 		if (!err) {
 			maps[i] = bpf_obj_get(path);
@@ -419,6 +438,14 @@ static bool path_key_of(const void *key, uint64_t sandbox)
 	return k->sandbox[0] == (uint32_t)sandbox && k->sandbox[1] == (uint32_t)(sandbox >> 32);
 }
 
+/* wd_net4 and wd_net6 keys start as wd_path_key does: prefix bits, then the sandbox. */
+static bool net_key_of(const void *key, uint64_t sandbox)
+{
+	const struct wd_net4_key *k = key;
+
+	return k->sandbox[0] == (uint32_t)sandbox && k->sandbox[1] == (uint32_t)(sandbox >> 32);
+}
+
 static bool inode_key_of(const void *key, uint64_t sandbox)
 {
 	return ((const struct wd_inode_key *)key)->sandbox == sandbox;
@@ -440,6 +467,9 @@ void wd_pinset_purge(const int *maps, uint64_t sandbox)
 	/* the entry that turns the programs on first, then what it turned on */
 	bpf_map_delete_elem(maps[WD_MAP_SANDBOXES], &sandbox);
 	bpf_map_delete_elem(maps[WD_MAP_RINGS], &sandbox);
+	bpf_map_delete_elem(maps[WD_MAP_NETCFG], &sandbox);
+	delete_keys(maps[WD_MAP_NET4], sizeof(struct wd_net4_key), net_key_of, sandbox);
+	delete_keys(maps[WD_MAP_NET6], sizeof(struct wd_net6_key), net_key_of, sandbox);
 	delete_keys(maps[WD_MAP_PATHS], sizeof(struct wd_path_key), path_key_of, sandbox);
 	delete_keys(maps[WD_MAP_PROTECT], sizeof(struct wd_path_key), path_key_of, sandbox);
 	delete_keys(maps[WD_MAP_INODES], sizeof(struct wd_inode_key), inode_key_of, sandbox);

@@ -242,6 +242,16 @@ int wd_progs_load_attach(struct wd_progs *progs)
 		if (err)
 			log_warnx("bpf: cannot attach the recorder programs: %s", strerror(-err));
 	}
+	if (!err) {
+		struct wd_net_shared sh = {
+			.sandboxes = bpf_map__fd(progs->rec->maps.wd_sandboxes),
+			.rings = bpf_map__fd(progs->rec->maps.wd_rings),
+			.lost = bpf_map__fd(progs->rec->maps.wd_lost),
+			.marks = bpf_map__fd(progs->rec->maps.wd_net_marks),
+		};
+
+		err = wd_net_load(&progs->net, &sh);
+	}
 	return err;
 }
 
@@ -258,7 +268,9 @@ int wd_progs_take_maps(struct wd_progs *progs)
 		m[WD_MAP_INODES] = progs->lsm->maps.wd_inodes;
 		m[WD_MAP_PROTECT] = progs->lsm->maps.wd_protect;
 	}
-	for (int i = 0; i < WD_MAP_NR && !err; i++) {
+	if (progs->net)
+		err = wd_net_take_maps(progs->net, &progs->maps[WD_MAP_NET4]);
+	for (int i = 0; i < WD_MAP_NET4 && !err; i++) {
 		if (!m[i])
 			continue;
 		progs->maps[i] = fcntl(bpf_map__fd(m[i]), F_DUPFD_CLOEXEC, 3);
@@ -270,8 +282,10 @@ int wd_progs_take_maps(struct wd_progs *progs)
 
 void wd_progs_close_objects(struct wd_progs *progs)
 {
+	wd_net_destroy(progs->net);
 	wd_recorder_bpf__destroy(progs->rec);
 	wd_lsm_bpf__destroy(progs->lsm);
+	progs->net = NULL;
 	progs->rec = NULL;
 	progs->lsm = NULL;
 }

@@ -12,6 +12,8 @@
 #include "supervisor/bpf/progs.h"
 #include "wd_lsm.skel.h"
 #include "wd_recorder.skel.h"
+#include "supervisor/net/attach.h"
+
 
 /* The maps user space touches, by fd: pinned by the loading run, opened from the pins by others. */
 enum wd_set_map {
@@ -20,13 +22,23 @@ enum wd_set_map {
 	WD_MAP_PATHS, /* this and below: the LSM set only */
 	WD_MAP_INODES,
 	WD_MAP_PROTECT,
+	WD_MAP_NET4, /* this and below: the network object's, in both sets */
+	WD_MAP_NET6,
+	WD_MAP_NETCFG,
 	WD_MAP_NR,
 };
+
+/* Is map @i part of @set? (The LSM set has all; the recorders' set no path maps.) */
+static inline bool wd_set_has_map(enum wd_progs_set set, int i)
+{
+	return set == WD_PROGS_LSM || i < WD_MAP_PATHS || i >= WD_MAP_NET4;
+}
 
 struct wd_progs {
 	/* the objects, only while this run loads them (or wd_progs_open), or for a private set */
 	struct wd_lsm_bpf *lsm;
 	struct wd_recorder_bpf *rec;
+	struct wd_net_bpf *net; /* the cgroup socket programs (supervisor/net/attach.c) */
 	enum wd_progs_set set;
 	int maps[WD_MAP_NR]; /* -1 where the set has none */
 	bool pinned; /* false: a private set (no BPF filesystem), unpinned, gone with this run */

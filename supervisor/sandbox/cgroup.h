@@ -17,6 +17,9 @@ struct wd_cgroup {
 	int fd; /* O_DIRECTORY, for CLONE_INTO_CGROUP */
 };
 
+/* warden's subtree under the cgroup2 mount; the network programs attach to it whole. */
+#define WD_CGROUP_SUBTREE "warden"
+
 /* Where cgroup2 is mounted ("/sys/fs/cgroup" or, on a hybrid host, "/sys/fs/cgroup/unified"). */
 int wd_cgroup2_mount(char *buf, size_t bufsz);
 /* warden's subtree under the cgroup2 mount, made if missing. */
