@@ -23,6 +23,7 @@
 #define X32_SYSCALL_BIT 0x40000000u
 #define WD_TIOCSTI 0x5412u
 #define WD_TIOCLINUX 0x541cu
+#define WD_AF_PACKET 17u
 
 #define NR(nr, name) nr,
 /* Refused whole, whatever the arguments: bpf/wd_syscalls.h, which classify() reads too. */
@@ -105,6 +106,15 @@ int wd_seccomp_prepare(struct wd_seccomp_plan *p, unsigned int flags)
 	LOAD(offsetof(struct seccomp_data, args[0])); /* its low word: the kernel reads no more */
 	for (unsigned int i = 0; i < n_personas; i++)
 		JUMP(BPF_JEQ, personas[i], (unsigned char)(n_personas - i), 0);
+	RET(eperm);
+	LOAD(offsetof(struct seccomp_data, nr));
+	/*
+	 * socket(AF_PACKET, ...), on both backends: the cgroup sock_create hook sees inet sockets
+	 * only, and a packet socket would read and write frames past every address rule.
+	 */
+	JUMP(BPF_JEQ, SYS_socket, 0, 3);
+	LOAD(offsetof(struct seccomp_data, args[0]));
+	JUMP(BPF_JEQ, WD_AF_PACKET, 0, 1);
 	RET(eperm);
 	LOAD(offsetof(struct seccomp_data, nr));
 	if (flags & WD_SECCOMP_PRIVILEGED_ONLY) {

@@ -1,0 +1,211 @@
+# SPDX-License-Identifier: GPL-2.0
+# Network rules in the kernel (docs/network.md): test hosts in network namespaces of the test's
+# own behind veth pairs, real servers there (tests/helpers/wd-net), and a sandbox on the host's
+# network that may reach exactly what its policy lists. Each refusal fails with EPERM and leaves
+# one net record. Cleans up (namespaces, links, servers) on every path.
+WHERE=any
+
+# The test network: h1 (10.199.1.2, fd99:1::2) and h2 (10.199.2.2), each behind a veth pair
+# whose host end (10.199.1.1, 10.199.2.1) is one of the host's own addresses.
+net_up() {
+	command -v ip > /dev/null || skip "no ip(8) to make the test network"
+	NS1=wdn1-$BASHPID NS2=wdn2-$BASHPID V1=wdv1-$BASHPID V2=wdv2-$BASHPID
+	PIDS=
+	trap net_down EXIT
+	ip netns add "$NS1" && ip netns add "$NS2" || skip "cannot make network namespaces"
+	ip link add "$V1" type veth peer name eth0 netns "$NS1" ||
+		skip "cannot make a veth pair (no veth module?)"
+	ip link add "$V2" type veth peer name eth0 netns "$NS2" || fail "second veth pair"
+	ip addr add 10.199.1.1/24 dev "$V1" && ip addr add 10.199.2.1/24 dev "$V2" &&
+		ip -6 addr add fd99:1::1/64 dev "$V1" nodad && ip link set "$V1" up &&
+		ip link set "$V2" up || fail "host ends"
+	ip -n "$NS1" addr add 10.199.1.2/24 dev eth0 && ip -n "$NS1" -6 addr add fd99:1::2/64 \
+		dev eth0 nodad && ip -n "$NS1" link set eth0 up && ip -n "$NS1" link set lo up &&
+		ip -n "$NS2" addr add 10.199.2.2/24 dev eth0 && ip -n "$NS2" link set eth0 up ||
+		fail "test host ends"
+}
+
+net_down() {
+	local p
+	set +e
+	for p in $PIDS; do kill "$p" 2> /dev/null; wait "$p" 2> /dev/null; done
+	ip link del "$V1" 2> /dev/null
+	ip link del "$V2" 2> /dev/null
+	ip netns del "$NS1" 2> /dev/null
+	ip netns del "$NS2" 2> /dev/null
+	true
+}
+
+# serve NS|- PROTO ADDR PORT: a server (in namespace NS, or on the host for -), ready on return.
+serve() {
+	local f=$T/serve.$RANDOM pid
+	: > "$f"
+	if [ "$1" = - ]; then
+		"$BIN/wd-net" serve "$2" "$3" "$4" > "$f" 2>&1 &
+	else
+		ip netns exec "$1" "$BIN/wd-net" serve "$2" "$3" "$4" > "$f" 2>&1 &
+	fi
+	pid=$!
+	PIDS="$PIDS $pid"
+	"$BIN/wd-try" wait-line "$f" ready "$pid" > /dev/null || fail "server $*: $(cat "$f")"
+}
+
+# net_policy FILE NET_JSON: the suite's file rules and this net section.
+net_policy() {
+	policy "$1" "" "" ""
+	sed -i "s|}\$|,\"net\":$2}|" "$1"
+}
+
+# in_sandbox POLICY WD-NET-ARGS...: run wd-net once in a sandbox; its answer on stdout.
+in_sandbox() {
+	local p=$1
+	shift
+	rm -f "$T/audit"
+	wrun --policy "$p" --audit "$T/audit" -- "$BIN/wd-net" "$@" 2> "$T/err"
+	true
+}
+
+# expect_net WHAT ANSWER WANT [TARGET]: the answer; for a refusal, exactly one net record of
+# TARGET in this run's audit.
+expect_net() {
+	local n
+	expect_eq "$1" "$2" "$3"
+	[ -n "${4:-}" ] || return 0
+	n=$(grep '"type":"net"' "$T/audit" | grep -cF "\"target\":\"$4\"" || true)
+	expect_eq "$1: net records of $4" "$n" 1
+	expect_line "$T/audit" '"type":"net"' "\"target\":\"$4\"" '"verdict":"deny"' \
+		'"errno":"EPERM"' '"source":"cgroup"'
+}
+
+POLICY_NET='{"default":"deny","allow":["tcp:10.199.0.0/16:80","udp:10.199.1.2:5353","tcp:[fd99:1::2]:80"],"deny":["tcp:10.199.2.0/24:*"],"listen":["tcp:9100-9109"]}'
+
+test_allowed_host_and_port() {
+	net_up
+	serve "$NS1" tcp 10.199.1.2 80
+	net_policy "$T/p.json" "$POLICY_NET"
+	expect_net "allowed host:port" "$(in_sandbox "$T/p.json" connect tcp 10.199.1.2 80)" ok
+	# the host reaches the port the sandbox may not
+	serve "$NS1" tcp 10.199.1.2 81
+	expect_eq "from the host" "$("$BIN/wd-net" connect tcp 10.199.1.2 81)" ok
+	expect_net "another port" "$(in_sandbox "$T/p.json" connect tcp 10.199.1.2 81)" EPERM \
+		10.199.1.2:81
+	expect_line "$T/audit" '"target":"10.199.1.2:81"' '"rule":"default"' '"protocol":"tcp"' \
+		'"family":"inet"' '"op":"connect"'
+}
+
+test_deny_beats_allow() {
+	net_up
+	serve "$NS2" tcp 10.199.2.2 80
+	net_policy "$T/p.json" "$POLICY_NET"
+	expect_net "denied host inside an allowed block" \
+		"$(in_sandbox "$T/p.json" connect tcp 10.199.2.2 80)" EPERM 10.199.2.2:80
+	expect_line "$T/audit" '"target":"10.199.2.2:80"' '"rule":"/net/deny/0"'
+}
+
+test_ipv6_and_mapped() {
+	net_up
+	serve "$NS1" tcp :: 80
+	net_policy "$T/p.json" "$POLICY_NET"
+	expect_net "IPv6 allowed" "$(in_sandbox "$T/p.json" connect tcp fd99:1::2 80)" ok
+	expect_net "IPv6 another port" "$(in_sandbox "$T/p.json" connect tcp fd99:1::2 81)" EPERM \
+		"[fd99:1::2]:81"
+	expect_net "v4-mapped, decided as IPv4" \
+		"$(in_sandbox "$T/p.json" connect tcp ::ffff:10.199.1.2 80)" ok
+	expect_net "v4-mapped denied as its IPv4 is" \
+		"$(in_sandbox "$T/p.json" connect tcp ::ffff:10.199.2.2 80)" EPERM \
+		"[::ffff:10.199.2.2]:80"
+	expect_line "$T/audit" '"target":"[::ffff:10.199.2.2]:80"' '"rule":"/net/deny/0"'
+}
+
+test_unconnected_udp() {
+	net_up
+	serve "$NS1" udp 10.199.1.2 5353
+	net_policy "$T/p.json" "$POLICY_NET"
+	expect_net "allowed datagram" "$(in_sandbox "$T/p.json" sendto 10.199.1.2 5353)" ok
+	expect_net "denied datagram" "$(in_sandbox "$T/p.json" sendto 10.199.1.2 5354)" EPERM \
+		10.199.1.2:5354
+	expect_line "$T/audit" '"target":"10.199.1.2:5354"' '"op":"sendmsg"' '"protocol":"udp"'
+	expect_net "udp connect elsewhere" "$(in_sandbox "$T/p.json" connect udp 10.199.2.2 53)" \
+		EPERM 10.199.2.2:53
+}
+
+test_host_loopback_and_own_address() {
+	net_up
+	serve - tcp 127.0.0.1 9180
+	serve - tcp 10.199.1.1 9181
+	expect_eq "the host reaches its loopback" "$("$BIN/wd-net" connect tcp 127.0.0.1 9180)" ok
+	# "*" opens every address but the host's own
+	net_policy "$T/p.json" '{"default":"deny","allow":["tcp:*:*"]}'
+	serve "$NS1" tcp 10.199.1.2 80
+	expect_net "any address" "$(in_sandbox "$T/p.json" connect tcp 10.199.1.2 80)" ok
+	expect_net "host loopback under *" \
+		"$(in_sandbox "$T/p.json" connect tcp 127.0.0.1 9180)" EPERM 127.0.0.1:9180
+	expect_line "$T/audit" '"target":"127.0.0.1:9180"' '"rule":"host-address"'
+	expect_net "another loopback address" \
+		"$(in_sandbox "$T/p.json" connect tcp 127.0.0.2 9180)" EPERM 127.0.0.2:9180
+	expect_net "0.0.0.0 (the host itself)" \
+		"$(in_sandbox "$T/p.json" connect tcp 0.0.0.0 9180)" EPERM 0.0.0.0:9180
+	expect_net "::1" "$(in_sandbox "$T/p.json" connect tcp ::1 9180)" EPERM "[::1]:9180"
+	expect_net "mapped loopback" \
+		"$(in_sandbox "$T/p.json" connect tcp ::ffff:127.0.0.1 9180)" EPERM \
+		"[::ffff:127.0.0.1]:9180"
+	expect_net "the host's own LAN address" \
+		"$(in_sandbox "$T/p.json" connect tcp 10.199.1.1 9181)" EPERM 10.199.1.1:9181
+	# the same, under the block that holds it and default allow
+	net_policy "$T/q.json" '{"default":"allow","allow":["tcp:10.199.1.0/24:*"]}'
+	expect_net "own address under its block, default allow" \
+		"$(in_sandbox "$T/q.json" connect tcp 10.199.1.1 9181)" EPERM 10.199.1.1:9181
+	# a rule naming it opens it
+	net_policy "$T/r.json" '{"default":"deny","allow":["tcp:127.0.0.1:9180"]}'
+	expect_net "listed loopback service" \
+		"$(in_sandbox "$T/r.json" connect tcp 127.0.0.1 9180)" ok
+}
+
+test_raw_packet_ping_sockets() {
+	net_up
+	net_policy "$T/p.json" "$POLICY_NET"
+	expect_net "raw socket" "$(in_sandbox "$T/p.json" socket raw)" EPERM
+	expect_net "packet socket" "$(in_sandbox "$T/p.json" socket packet)" EPERM
+	# ping sockets need the group in ping_group_range: open it to root's group for this test
+	# (global: the EXIT trap runs after this function has returned)
+	PING_RANGE=$(cat /proc/sys/net/ipv4/ping_group_range) || skip "no ping_group_range"
+	trap 'net_down; echo "$PING_RANGE" > /proc/sys/net/ipv4/ping_group_range' EXIT
+	echo "0 0" > /proc/sys/net/ipv4/ping_group_range || skip "cannot open ping_group_range"
+	expect_eq "ping socket outside a sandbox" "$("$BIN/wd-net" socket ping)" ok
+	expect_net "ping socket without net.ping" "$(in_sandbox "$T/p.json" socket ping)" EPERM
+	expect_line "$T/audit" '"type":"net"' '"op":"socket"' '"protocol":"icmp"' \
+		'"rule":"socket-kind"'
+	expect_net "ping6 socket without net.ping" "$(in_sandbox "$T/p.json" socket ping6)" EPERM
+	net_policy "$T/q.json" '{"default":"deny","ping":true}'
+	expect_net "ping socket with net.ping" "$(in_sandbox "$T/q.json" socket ping)" ok
+}
+
+test_listen() {
+	net_up
+	net_policy "$T/p.json" "$POLICY_NET"
+	expect_net "listen inside net.listen" "$(in_sandbox "$T/p.json" bind tcp 0.0.0.0 9105)" ok
+	expect_net "listen outside net.listen" "$(in_sandbox "$T/p.json" bind tcp 0.0.0.0 9110)" \
+		EPERM 0.0.0.0:9110
+	expect_line "$T/audit" '"target":"0.0.0.0:9110"' '"op":"bind"'
+	expect_net "udp is not tcp" "$(in_sandbox "$T/p.json" bind udp 0.0.0.0 9105)" EPERM \
+		0.0.0.0:9105
+	expect_net "IPv6 listen inside" "$(in_sandbox "$T/p.json" bind tcp :: 9101)" ok
+	expect_net "an ephemeral port" "$(in_sandbox "$T/p.json" bind tcp 0.0.0.0 0)" ok
+	expect_net "an ephemeral udp port" "$(in_sandbox "$T/p.json" bind udp 0.0.0.0 0)" ok
+}
+
+test_no_net_section_keeps_the_network() {
+	net_up
+	serve - tcp 127.0.0.1 9182
+	policy "$T/p.json" "" "" ""
+	expect_net "a policy without net" "$(in_sandbox "$T/p.json" connect tcp 127.0.0.1 9182)" ok
+}
+
+test_names_refused() {
+	net_policy "$T/p.json" '{"allow":["tcp:api.example.com:443"]}'
+	rc=0
+	wrun --policy "$T/p.json" -- "$BIN/wd-try" write "$T/marker" > "$T/out" 2> "$T/err" || rc=$?
+	[ "$rc" != 0 ] || fail "a policy with a name ran"
+	expect_line "$T/err" "/net/allow/0" "api.example.com" "names in net rules are not enforced"
+	[ ! -e "$T/marker" ] || fail "the command ran"
+}
