@@ -823,7 +823,7 @@ void wd_policy_explain(const struct wd_policy *p, const char *name,
 static const char *const feat_names[] = {
 	"fs", "mode", "fs.deny", "fs.protect", "exec", "net",
 	"limits", "env", "user", "namespaces", "hold", "exec.hold",
-	"hold.approvers", "namespaces.net.veth",
+	"hold.approvers", "namespaces.net.veth", "net.names", "net.egress_rate",
 };
 
 /* The short name of feature bit @b, else its words: a bit added later is never left out. */

@@ -13,6 +13,15 @@
 
 /* ---- what is asked for, what is enforced ----------------------------------------------------- */
 
+/* The index of the first DNS name in @l, or -1. */
+static long net_name_at(const struct wd_net_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].kind == WD_NET_HOST_NAME)
+			return (long)i;
+	return -1;
+}
+
 unsigned int wd_policy_features(const struct wd_policy *p)
 {
 	unsigned int f = 0;
@@ -32,6 +41,10 @@ unsigned int wd_policy_features(const struct wd_policy *p)
 	if (p->net_default_set.set || p->net_allow.n || p->net_deny.n || p->egress_rate_set.set ||
 	    p->net_listen.n || p->net_ping_set.set)
 		f |= WD_FEAT_NET;
+	if (net_name_at(&p->net_allow) >= 0 || net_name_at(&p->net_deny) >= 0)
+		f |= WD_FEAT_NET_NAMES;
+	if (p->egress_rate_set.set)
+		f |= WD_FEAT_NET_RATE;
 	for (int i = 0; i < WD_LIMIT_NR; i++)
 		if (p->limits[i].s.set)
 			f |= WD_FEAT_LIMITS;
@@ -115,6 +128,18 @@ static void feature_where(const struct wd_policy *p, unsigned int feat, char *pt
 		       at_set(&w, &p->net_ping_set, "/net/ping") ||
 		       at(&w, "/net/egress_rate", p->egress_rate_set.origin));
 		break;
+	case WD_FEAT_NET_NAMES: {
+		const struct wd_net_list *l = net_name_at(&p->net_allow) >= 0 ? &p->net_allow
+									   : &p->net_deny;
+		long i = net_name_at(l);
+
+		snprintf(ptr, ptrsz, "/net/%s/%ld", l == &p->net_allow ? "allow" : "deny", i);
+		*origin = l->v[i].origin;
+		break;
+	}
+	case WD_FEAT_NET_RATE:
+		at(&w, "/net/egress_rate", p->egress_rate_set.origin);
+		break;
 	case WD_FEAT_LIMITS:
 		for (int i = 0; i < WD_LIMIT_NR; i++) {
 			char lp[64];
@@ -178,6 +203,8 @@ static const struct {
 	{ WD_FEAT_EXEC_HOLD, "exec.hold (programs run only when an operator approves)" },
 	{ WD_FEAT_HOLD_APPROVERS, "hold.approvers (deciders other than root)" },
 	{ WD_FEAT_NET_VETH, "namespaces.net \"veth\" (a veth pair to the host)" },
+	{ WD_FEAT_NET_NAMES, "names in net rules (write the address or CIDR block, or \"*\")" },
+	{ WD_FEAT_NET_RATE, "net.egress_rate" },
 };
 
 const char *wd_feature_words(unsigned int feat)
@@ -223,7 +250,8 @@ int wd_policy_unenforced_mask(const struct wd_policy *p, unsigned int enforced, 
 		snprintf(why, whysz, "%s: %s %s not enforced by this warden yet%s", ptr,
 			 feature_words[i].what,
 			 feat == WD_FEAT_LIMITS || feat == WD_FEAT_EXEC ||
-					 feat == WD_FEAT_NAMESPACES || feat == WD_FEAT_HOLD
+					 feat == WD_FEAT_NAMESPACES || feat == WD_FEAT_HOLD ||
+					 feat == WD_FEAT_NET_NAMES
 				 ? "are"
 				 : "is",
 			 from);

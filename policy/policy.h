@@ -312,6 +312,8 @@ enum wd_feature {
 	WD_FEAT_EXEC_HOLD = 1 << 11, /* exec.hold (WD_FEAT_EXEC is exec.allow and exec.deny) */
 	WD_FEAT_HOLD_APPROVERS = 1 << 12, /* hold.approvers */
 	WD_FEAT_NET_VETH = 1 << 13, /* namespaces.net "veth" (WD_FEAT_NAMESPACES is the rest) */
+	WD_FEAT_NET_NAMES = 1 << 14, /* a DNS name in net.allow or net.deny (WD_FEAT_NET too) */
+	WD_FEAT_NET_RATE = 1 << 15, /* net.egress_rate (WD_FEAT_NET too) */
 };
 
 /*

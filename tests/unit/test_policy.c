@@ -241,7 +241,7 @@ static void test_net(void **state)
 	assert_int_equal(p.net_deny.v[1].prefix, 32);
 	assert_int_equal(p.egress_bytes, 1 << 20);
 	assert_int_equal(p.egress_per_ms, 1000);
-	assert_int_equal(wd_policy_features(&p), WD_FEAT_NET);
+	assert_int_equal(wd_policy_features(&p), WD_FEAT_NET | WD_FEAT_NET_NAMES | WD_FEAT_NET_RATE);
 	wd_policy_free(&p);
 }
 
@@ -692,9 +692,9 @@ static void test_unenforced(void **state)
 		const char *why;
 	} cases[] = {
 		{ ",\"exec\":{\"deny\":[\"/x\"]}}", "/exec/deny/0: exec rules" },
-		{ ",\"net\":{\"default\":\"deny\"}}", "/net/default: net" },
-		{ ",\"net\":{\"deny\":[\"*:25\"]}}", "/net/deny/0: net" },
-		{ ",\"net\":{\"egress_rate\":\"1MiB/s\"}}", "/net/egress_rate: net" },
+		{ ",\"net\":{\"deny\":[\"10.0.0.0/8:*\",\"example.com:25\"]}}",
+		  "/net/deny/1: names in net rules" },
+		{ ",\"net\":{\"egress_rate\":\"1MiB/s\"}}", "/net/egress_rate: net.egress_rate is" },
 		{ ",\"limits\":{\"memory\":\"1GiB\",\"pids\":4}}", "/limits/memory: limits are" },
 		{ ",\"namespaces\":{\"pid\":\"private\",\"net\":\"veth\"}}",
 		  "/namespaces/net: namespaces.net \"veth\"" },
@@ -711,6 +711,8 @@ static void test_unenforced(void **state)
 		",\"namespaces\":{\"ipc\":\"host\",\"uts\":\"private\",\"net\":\"none\"}}",
 		",\"namespaces\":{\"tmp\":\"private\",\"bind_ro\":[\"/srv\"]}}",
 		",\"hold\":{\"approvers\":[\"user:a\"]}}",
+		",\"net\":{\"default\":\"deny\",\"deny\":[\"*:25\"],\"listen\":[\"tcp:80\"],"
+		"\"ping\":true}}",
 		",\"hold\":{\"delete_burst\":{\"count\":5,\"window\":\"1s\"}}}",
 	};
 	struct wd_policy p;
