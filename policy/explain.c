@@ -509,8 +509,8 @@ static void explain_network(const struct wd_policy *p, struct lines *ls)
 
 	if (!(wd_policy_features(p) & WD_FEAT_NET)) {
 		say(ls, S_NETWORK, -1, NULL,
-		    "not stated, so every connection will be denied once "
-		    "warden enforces net; until then it is the host's network");
+		    "not stated, so the network is not ruled: the sandbox has the host's "
+		    "network as warden does (state net to rule it)");
 		return;
 	}
 	say(ls, S_NETWORK, p->net_default_set.set ? p->net_default_set.origin : -1,
@@ -536,6 +536,17 @@ static void explain_network(const struct wd_policy *p, struct lines *ls)
 		snprintf(ptr, sizeof(ptr), "/net/deny/%zu", i);
 		say(ls, S_NETWORK, p->net_deny.v[i].origin, ptr, "may not connect to %s", buf);
 	}
+	for (size_t i = 0; i < p->net_listen.n; i++) {
+		char ptr[64];
+
+		net_rule_words(&p->net_listen.v[i], buf, sizeof(buf));
+		snprintf(ptr, sizeof(ptr), "/net/listen/%zu", i);
+		say(ls, S_NETWORK, p->net_listen.v[i].origin, ptr, "may listen on %s", buf);
+	}
+	if (p->net_ping_set.set)
+		say(ls, S_NETWORK, p->net_ping_set.origin, "/net/ping", "%s",
+		    p->net_ping ? "may make ICMP echo (ping) sockets"
+				: "may not make ICMP echo (ping) sockets");
 	if (p->egress_rate_set.set) {
 		rate_words(p->egress_bytes, p->egress_per_ms, true, NULL, buf, sizeof(buf));
 		say(ls, S_NETWORK, p->egress_rate_set.origin, "/net/egress_rate",

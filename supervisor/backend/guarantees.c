@@ -275,7 +275,23 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("set up before Landlock and seccomp, which refuse mounts and setns") },
 	{ "setup.net-veth", "namespaces.net veth: a veth pair to the host", NO("not yet"),
 	  NO("not yet") },
-	{ "net.egress", "network egress rules", NO("not yet"), NO("not yet") },
+	/* Network rules: the cgroup socket programs (bpf/wd_net.bpf.c), the same on both */
+	{ "net.egress", "net.allow / net.deny by address block, protocol and port; deny beats "
+	  "allow; IPv4-mapped IPv6 decided as IPv4; EPERM and one net record",
+	  YES("cgroup connect4/6 and sendmsg4/6 on warden's subtree, LPM trie per family"),
+	  YES("cgroup connect4/6 and sendmsg4/6 on warden's subtree, LPM trie per family") },
+	{ "net.host", "loopback, 0.0.0.0 and the host's own addresses closed unless a rule names "
+	  "them (neither \"*\" nor net.default opens them)",
+	  YES("host blocks stored with the rules; addresses read through libnl at start"),
+	  YES("host blocks stored with the rules; addresses read through libnl at start") },
+	{ "net.listen", "bind(2) only to net.listen ports (port 0 always)",
+	  YES("cgroup bind4/6"), YES("cgroup bind4/6") },
+	{ "net.sockets", "no raw or packet sockets; ICMP echo sockets only with net.ping",
+	  YES("cgroup sock_create (inet); seccomp refuses AF_PACKET"),
+	  YES("cgroup sock_create (inet); seccomp refuses AF_PACKET") },
+	{ "net.names", "names in net rules, allowed at the addresses warden resolved",
+	  NO("not yet: refused by pointer"), NO("not yet: refused by pointer") },
+	{ "net.egress-rate", "net.egress_rate", NO("not yet: refused"), NO("not yet: refused") },
 	{ NULL, NULL, { 0, NULL }, { 0, NULL } },
 };
 
