@@ -770,6 +770,18 @@ void wd_ruleset_dump(const struct wd_ruleset *rs, FILE *out)
 		fprintf(out, "net egress %llu bytes per %llu ms\n",
 			(unsigned long long)rs->egress_bytes,
 			(unsigned long long)rs->egress_per_ms);
+	for (size_t i = 0; i < rs->n_net_listen; i++) {
+		const struct wd_net_entry *e = &rs->net_listen[i];
+		char a[64] = "*";
+
+		if (e->family)
+			wd_net_addr_format(e->family, e->addr, e->prefix, a, sizeof(a));
+		fprintf(out, "net listen %s %s", proto_name(e->proto), a);
+		dump_ports(out, e->port_lo, e->port_hi);
+		fprintf(out, " rule=%s\n", wd_ruleset_rule_name(rs, e->id));
+	}
+	if (rs->net_ping)
+		fprintf(out, "net ping\n");
 	for (int i = 0; i < WD_LIMIT_NR; i++) {
 		static const char *const units[WD_LIMIT_NR] = {
 			"ms", "ms", "bytes", "tasks", "forks", "bytes",
