@@ -15,6 +15,12 @@
 #include "policy/net.h"
 #include "policy/net_keys.h"
 
+/* a rule's protocol goes into the kernel's ranges as it is */
+_Static_assert((int)WD_NET_PROTO_ANY == (int)WD_NETP_ANY &&
+		       (int)WD_NET_PROTO_TCP == (int)WD_NETP_TCP &&
+		       (int)WD_NET_PROTO_UDP == (int)WD_NETP_UDP,
+	       "policy and kernel protocol numbers agree");
+
 bool wd_net_block_covers(const struct wd_net_block *outer, const struct wd_net_block *inner)
 {
 	unsigned int bits = outer->prefix, full = bits / 8, rest = bits % 8;

@@ -27,6 +27,18 @@ _Static_assert(WD_ACC_READ == 1 << WD_ACC_IDX_READ && WD_ACC_WRITE == 1 << WD_AC
 		       WD_ACC_EXEC == 1 << WD_ACC_IDX_EXEC,
 	       "access bits and rule indices agree");
 
+/* The network maps (bpf/wd_net.bpf.c): fixed sizes, and values the policy side shares. */
+_Static_assert(sizeof(struct wd_net_range) == 12, "wd_net_range size");
+_Static_assert(sizeof(struct wd_net_val) == 8 + 12 * WD_NET_RANGES, "wd_net_val size");
+_Static_assert(sizeof(struct wd_net4_key) == 16 && sizeof(struct wd_net6_key) == 28,
+	       "net key sizes");
+_Static_assert(sizeof(struct wd_net_listen) == 28, "wd_net_listen size");
+_Static_assert(sizeof(struct wd_net_cfg) == 8 + 28 * WD_NET_LISTEN_MAX, "wd_net_cfg size");
+_Static_assert(WD_NET_LISTEN_MAX < 256, "n_listen is a byte");
+_Static_assert(offsetof(struct wd_net4_key, sandbox) == offsetof(struct wd_path_key, sandbox) &&
+		       offsetof(struct wd_net6_key, sandbox) == offsetof(struct wd_path_key, sandbox),
+	       "net keys start as path keys do (the purge reads their sandbox so)");
+
 /* Keeps this translation unit non-empty for -Wpedantic builds. */
 int wd_abi_version(void);
 int wd_abi_version(void)

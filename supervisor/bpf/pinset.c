@@ -34,7 +34,7 @@
 #define BPFFS_MAGIC 0xcafe4a11
 #define FILEID_KERNFS 0xfe
 /* Bump when the loader's use of the pins changes while the objects do not. */
-#define WD_PINSET_LAYOUT 1
+#define WD_PINSET_LAYOUT 2 /* 2: the network object's maps and links beside the set */
 
 static const char *const map_pin[WD_MAP_NR] = {
 	[WD_MAP_SANDBOXES] = "wd_sandboxes", [WD_MAP_RINGS] = "wd_rings",
@@ -69,6 +69,10 @@ static uint64_t set_hash(enum wd_progs_set set)
 		sizeof(struct wd_inode_rule),  sizeof(struct wd_protect_val),
 		WD_REC_HDR_SIZE,	       WD_REC_FILE_SIZE,
 		WD_REC_SYSCALL_SIZE,	       WD_REC_SOCK_SIZE,
+		WD_MAX_NET_KEYS,	       WD_NET_RANGES,
+		WD_NET_LISTEN_MAX,	       sizeof(struct wd_net4_key),
+		sizeof(struct wd_net6_key),    sizeof(struct wd_net_val),
+		sizeof(struct wd_net_cfg),
 	};
 	/* the objects' bytes, hashed by the build (Makefile: wd_set_key.h) */
 	uint64_t h = WD_SET_OBJECTS;
