@@ -42,22 +42,6 @@ static int host_blocks(const struct wd_ruleset *rs, struct wd_net_block **out, s
 	return 0;
 }
 
-/* Refuse what the kernel programs do not decide yet, by the entry that asks for it. */
-static int refuse_unenforced(const struct wd_ruleset *rs)
-{
-	if (rs->n_net_names) {
-		log_warnx("%s: \"%s\" is a name: names in net rules are not enforced by this warden "
-			  "yet (write the address or CIDR block, or \"*\")",
-			  wd_ruleset_rule_name(rs, rs->net_names[0].id), rs->net_names[0].name);
-		return -EOPNOTSUPP;
-	}
-	if (rs->egress_bytes) {
-		log_warnx("/net/egress_rate: not enforced by this warden yet");
-		return -EOPNOTSUPP;
-	}
-	return 0;
-}
-
 static void node_key(const struct wd_net_node *nd, uint64_t sandbox, void *key)
 {
 	if (nd->at.family == AF_INET) {
@@ -94,8 +78,11 @@ int wd_net_entries_add(const int fds[3], uint64_t sandbox, const struct wd_rules
 		log_warnx("net: the program set has no network maps");
 		return -EOPNOTSUPP;
 	}
-	err = refuse_unenforced(rs);
-	err = err ?: wd_net_cfg_of(rs, &cfg, why, sizeof(why));
+	/*
+	 * Names (rs->net_names) and egress_rate are refused before this by the policy layer
+	 * (WD_FEAT_NET_NAMES, WD_FEAT_NET_RATE); a name left here opens nothing.
+	 */
+	err = wd_net_cfg_of(rs, &cfg, why, sizeof(why));
 	err = err ?: host_blocks(rs, &host, &n_host);
 	err = err ?: wd_net_nodes(rs, host, n_host, &nodes, &n, why, sizeof(why));
 	if (err && why[0])

@@ -13,7 +13,7 @@
 /*
  * Write @rs's rules for @sandbox into the maps @fds (wd_net4, wd_net6, wd_net_cfg), the
  * settings last (they turn the rules on). Nothing for a policy without net. 0 or -errno, with
- * a sentence logged; -EOPNOTSUPP for what this warden does not enforce yet (a name).
+ * a sentence logged.
  */
 int wd_net_entries_add(const int fds[3], uint64_t sandbox, const struct wd_ruleset *rs);
 /* Remove them again (settings first). */
