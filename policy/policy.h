@@ -306,9 +306,10 @@ enum wd_feature {
 	WD_FEAT_USER = 1 << 8,
 	WD_FEAT_NAMESPACES = 1 << 9,
 	WD_FEAT_HOLD = 1 << 10, /* hold.timeout, hold.on_timeout, hold.delete_burst */
-	WD_FEAT_EXEC_HOLD = 1 << 11, /* exec.hold (WD_FEAT_EXEC is exec.allow and exec.deny) */
+	WD_FEAT_EXEC_HOLD = 1 << 11, /* exec.hold (WD_FEAT_EXEC is exec.deny) */
 	WD_FEAT_HOLD_APPROVERS = 1 << 12, /* hold.approvers */
 	WD_FEAT_NET_VETH = 1 << 13, /* namespaces.net "veth" (WD_FEAT_NAMESPACES is the rest) */
+	WD_FEAT_EXEC_ALLOW = 1 << 14, /* exec.allow (WD_FEAT_EXEC is exec.deny) */
 };
 
 /*
@@ -316,8 +317,8 @@ enum wd_feature {
  * more, and what the chosen backend does not enforce (each backend lists its own).
  */
 #define WD_FEAT_ENFORCED                                                                         \
-	(WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT | WD_FEAT_HOLD |        \
-	 WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |                    \
+	(WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT | WD_FEAT_HOLD | \
+	 WD_FEAT_EXEC | WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES | \
 	 WD_FEAT_HOLD_APPROVERS)
 
 /*
