@@ -193,3 +193,32 @@ test_argv_deny_in_waiting_room() {
 	expect_line "$T/audit2" '"type":"decision"' '"op":"exec"' '"verdict":"deny"' \
 		'"rule":"/exec/deny/2"'
 }
+
+# The worker template's exec section (policy/templates/worker.json) on top of cli, whose other
+# parts (limits) are not this test's: it runs, and each entry refuses what it names where the
+# program is installed.
+test_worker_exec_section_runs() {
+	printf '{"schema":"warden.policy/1","extends":"cli","fs":{"read":["%s"]},"exec":{"deny":["/usr/bin/sudo","/usr/bin/su",{"path":"/usr/bin/git","argv":["push","**"]}]}}\n' \
+		"$T" > "$T/p.json"
+	# cli writes $TMPDIR and $WORKDIR: both in $T, the audit beside it
+	mkdir -p "$T/tmp"
+	export TMPDIR="$T/tmp"
+	cd "$T"
+	out=$(wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- /bin/sh -c 'echo ran')
+	expect_eq "a program the section does not name" "$out" ran
+	if [ -x /usr/bin/su ]; then
+		out=$(wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- /bin/sh -c \
+			'/usr/bin/su -c true root 2>/dev/null; echo $?')
+		expect_eq "exit status of sh running su" "$out" 126
+		expect_line "$WD_OUT/audit" '"op":"exec"' '"target":"/usr/bin/su"' '"verdict":"deny"' \
+			'"rule":"/exec/deny/1"'
+	fi
+	if [ -x /usr/bin/git ]; then
+		out=$(wrun --policy "$T/p.json" --audit "$WD_OUT/audit2" -- /bin/sh -c \
+			'/usr/bin/git --version >/dev/null && echo ok; /usr/bin/git push origin 2>/dev/null; echo $?')
+		expect_eq "git --version, then git push" "$out" "ok
+126"
+		expect_line "$WD_OUT/audit2" '"type":"decision"' '"op":"exec"' '"verdict":"deny"' \
+			'"rule":"/exec/deny/2"'
+	fi
+}
