@@ -177,14 +177,21 @@ static int plan_rules(struct wd_backend *b, const struct wd_policy *p, const str
 	allow = calloc(total + 1, sizeof(*allow));
 	if (!allow)
 		return -ENOMEM;
+	n_rw = p->fs_read.n + p->fs_write.n;
 	for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
 		for (size_t i = 0; i < sets[s].list->n; i++) {
+			bool again = false;
+
+			/* resolved, /bin and /usr/bin are one tree: carve it once */
+			for (size_t k = n_rw; n >= n_rw && k < n && !again; k++)
+				again = strcmp(allow[k].path, sets[s].list->paths[i]) == 0;
+			if (again)
+				continue;
 			allow[n].path = sets[s].list->paths[i];
 			allow[n].access = sets[s].access;
 			n++;
 		}
 	}
-	n_rw = p->fs_read.n + p->fs_write.n;
 	err = wd_carve(allow, n_rw, p->fs_deny.paths, p->fs_deny.n, &wd_carve_real_fs, &out,
 		       &n_out, why, sizeof(why));
 	if (err == -EINVAL)
