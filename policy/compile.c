@@ -508,6 +508,12 @@ static int check_not_under_tmp(const struct wd_policy *p, struct wd_policy_error
 		bad = p->fs_protect[i].path;
 		snprintf(ptr, sizeof(ptr), "/fs/protect/%zu/path", i);
 	}
+	for (size_t i = 0; !bad && i < p->exec_deny.n; i++) {
+		if (!under_tmp(p->exec_deny.v[i].path))
+			continue;
+		bad = p->exec_deny.v[i].path;
+		snprintf(ptr, sizeof(ptr), "/exec/deny/%zu", i);
+	}
 	if (!bad)
 		return 0;
 	compile_error(err, ptr,

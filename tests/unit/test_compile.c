@@ -420,6 +420,14 @@ static void test_exec_deny_unexpanded(void **state)
 	assert_int_equal(wd_compile(&p, &rs, &e), -EINVAL);
 	assert_string_equal(e.pointer, "/exec/deny/0");
 	wd_policy_free(&p);
+	/* with a private /tmp, a program under the host's /tmp is one the sandbox never sees */
+	json = "{\"schema\":\"warden.policy/1\",\"namespaces\":{\"tmp\":\"private\"},"
+	       "\"exec\":{\"deny\":[\"/usr/bin/su\",\"/tmp/x/tool\"]}}";
+	assert_int_equal(wd_policy_parse(json, strlen(json), &p, &e), 0);
+	assert_int_equal(wd_compile(&p, &rs, &e), -EINVAL);
+	assert_string_equal(e.pointer, "/exec/deny/1");
+	assert_non_null(strstr(e.msg, "/tmp/x/tool lies under /tmp"));
+	wd_policy_free(&p);
 }
 
 int main(void)
