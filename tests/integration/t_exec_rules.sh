@@ -198,9 +198,8 @@ test_argv_deny_in_waiting_room() {
 # parts (limits) are not this test's: it runs, and each entry refuses what it names where the
 # program is installed.
 test_worker_exec_section_runs() {
-	# warden's own init runs in the sandbox too (bpf-lsm): $BIN as t_policy_templates has it
-	printf '{"schema":"warden.policy/1","extends":"cli","fs":{"read":["%s","%s"],"exec":["%s"]},"exec":{"deny":["/usr/bin/sudo","/usr/bin/su",{"path":"/usr/bin/git","argv":["push","**"]}]}}\n' \
-		"$T" "$BIN" "$BIN" > "$T/p.json"
+	printf '{"schema":"warden.policy/1","extends":"cli","fs":{"read":["%s"]},"exec":{"deny":["/usr/bin/sudo","/usr/bin/su",{"path":"/usr/bin/git","argv":["push","**"]}]}}\n' \
+		"$T" > "$T/p.json"
 	# cli writes $TMPDIR and $WORKDIR: both in $T, the audit beside it
 	mkdir -p "$T/tmp"
 	export TMPDIR="$T/tmp"
