@@ -4,6 +4,8 @@
 # exec.deny by arguments in the waiting room. Each program is run once outside any sandbox
 # first, so a test cannot pass because the program itself is broken.
 WHERE=any
+# Landlock ABI 2 on 6.1: the carve and the noexec bind on the oldest supported kernel too
+VM_LANDLOCK=yes
 BACKENDS="bpf-lsm landlock"
 
 # $T/bin holds two copies of wd-try (allowed, denied) and a directory of programs (dir/inner);
