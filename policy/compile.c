@@ -117,6 +117,54 @@ static int check_compiled_path(const char *path, const char *pointer, struct wd_
 	return 0;
 }
 
+/* "/path/" and "/path\0" for a rule on @path (or "/" alone). */
+static int add_path_entries(struct wd_ruleset *rs, const char *path)
+{
+	char buf[WD_LPM_PATH_BYTES] = { 0 };
+	size_t n = strlen(path);
+	int r;
+
+	if (n == 1)
+		return add_entry(rs, "/", 1);
+	memcpy(buf, path, n);
+	buf[n] = '/';
+	r = add_entry(rs, buf, n + 1);
+	buf[n] = 0;
+	return r ?: add_entry(rs, buf, n + 1);
+}
+
+/* Does exec.deny rule @e decide by its path alone (no argv patterns)? */
+static bool exec_by_path(const struct wd_exec_rule *e)
+{
+	return !e->has_argv;
+}
+
+static int add_exec_entries(const struct wd_policy *p, struct wd_ruleset *rs,
+			    struct wd_policy_error *err)
+{
+	const struct {
+		const struct wd_exec_list *l;
+		const char *pointer;
+	} lists[] = {
+		{ &p->exec_deny, "/exec/deny" },
+	};
+	int r = 0;
+
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]) && !r; l++) {
+		for (size_t i = 0; i < lists[l].l->n && !r; i++) {
+			const struct wd_exec_rule *e = &lists[l].l->v[i];
+			char name[64];
+
+			if (!exec_by_path(e))
+				continue;
+			snprintf(name, sizeof(name), "%s/%zu", lists[l].pointer, i);
+			r = check_compiled_path(e->path, name, err);
+			r = r ?: add_path_entries(rs, e->path);
+		}
+	}
+	return r;
+}
+
 static int compile_fs(const struct wd_policy *p, struct wd_ruleset *rs, struct wd_policy_error *err)
 {
 	const struct {
@@ -145,7 +193,6 @@ static int compile_fs(const struct wd_policy *p, struct wd_ruleset *rs, struct w
 	for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
 		for (size_t i = 0; i < sets[s].list->n; i++) {
 			const char *path = sets[s].list->paths[i];
-			size_t n = strlen(path);
 			char name[64];
 			__u32 id;
 
@@ -169,22 +216,20 @@ static int compile_fs(const struct wd_policy *p, struct wd_ruleset *rs, struct w
 			rs->fs_rules[rs->n_fs_rules].id = id;
 			rs->n_fs_rules++;
 
-			if (n == 1) {
-				r = add_entry(rs, "/", 1);
-			} else {
-				char buf[WD_LPM_PATH_BYTES] = { 0 };
-
-				memcpy(buf, path, n);
-				buf[n] = '/';
-				r = add_entry(rs, buf, n + 1);
-				buf[n] = 0;
-				if (!r)
-					r = add_entry(rs, buf, n + 1);
-			}
+			r = add_path_entries(rs, path);
 			if (r)
 				goto out_free;
 		}
 	}
+
+	/*
+	 * exec.deny paths get stored prefixes of their own (with what the fs
+	 * rules above them grant, which changes no lookup), so that compile_exec_bits() can take
+	 * exec away exactly there.
+	 */
+	r = add_exec_entries(p, rs, err);
+	if (r)
+		goto out_free;
 
 	/* Each stored prefix gets what every rule covering it grants; the longest rule names it. */
 	for (size_t e = 0; e < rs->n_entries; e++) {
@@ -304,6 +349,33 @@ static int compile_exec(const struct wd_policy *p, struct wd_ruleset *rs,
 		}
 	}
 	return 0;
+}
+
+/*
+ * exec in the stored prefixes: an exec.deny path without argument patterns takes exec away at
+ * and under it whatever fs.exec allows, and names itself for the refusal (the longest such rule
+ * where several cover a prefix). Since exec is one right for execve, the ELF interpreter and
+ * executable mappings (bpf/wd_lsm.bpf.c), the denied file can neither be run nor be loaded by
+ * `ld.so FILE`. Argument patterns are the waiting room's (advisory, supervisor/hold).
+ */
+static void compile_exec_bits(struct wd_ruleset *rs)
+{
+	for (size_t e = 0; e < rs->n_entries; e++) {
+		struct wd_rule_entry *ent = &rs->entries[e];
+		size_t best = 0;
+
+		for (size_t i = 0; i < rs->n_exec; i++) {
+			const struct wd_rs_exec *x = &rs->exec[i];
+			size_t n = strlen(x->path);
+
+			if (x->action != WD_ACTION_DENY || x->has_argv ||
+			    !wd_path_within_n(ent->path, ent->len, x->path) || n <= best)
+				continue;
+			ent->val.allow &= ~(__u32)WD_ACC_EXEC;
+			ent->val.rule[WD_ACC_IDX_EXEC] = x->id;
+			best = n;
+		}
+	}
 }
 
 static int add_net_entry(struct wd_ruleset *rs, const struct wd_net_rule *r, int family,
@@ -463,6 +535,12 @@ static int check_not_under_tmp(const struct wd_policy *p, struct wd_policy_error
 		bad = p->fs_protect[i].path;
 		snprintf(ptr, sizeof(ptr), "/fs/protect/%zu/path", i);
 	}
+	for (size_t i = 0; !bad && i < p->exec_deny.n; i++) {
+		if (!under_tmp(p->exec_deny.v[i].path))
+			continue;
+		bad = p->exec_deny.v[i].path;
+		snprintf(ptr, sizeof(ptr), "/exec/deny/%zu", i);
+	}
 	if (!bad)
 		return 0;
 	compile_error(err, ptr,
@@ -575,6 +653,8 @@ int wd_compile(const struct wd_policy *p, struct wd_ruleset *rs, struct wd_polic
 	r = compile_fs(p, rs, err);
 	r = r ?: compile_fs_deny_protect(p, rs, err);
 	r = r ?: compile_exec(p, rs, err);
+	if (!r)
+		compile_exec_bits(rs);
 	r = r ?: compile_net(p, rs);
 	r = r ?: compile_rest(p, rs);
 	r = r ?: compile_mounts(p, rs, err);
@@ -651,6 +731,15 @@ const struct wd_rule_entry *wd_ruleset_lookup(const struct wd_ruleset *rs, const
 	return best;
 }
 
+const char *wd_ruleset_exec_denied(const struct wd_ruleset *rs, const char *path)
+{
+	const struct wd_rule_entry *e = wd_ruleset_lookup(rs, path);
+
+	if (!e || (e->val.allow & WD_ACC_EXEC) || !e->val.rule[WD_ACC_IDX_EXEC])
+		return NULL;
+	return wd_ruleset_rule_name(rs, e->val.rule[WD_ACC_IDX_EXEC]);
+}
+
 /* @s with backslash, quote and anything unprintable escaped, so one item stays on one line. */
 static void put_escaped(FILE *out, const char *s)
 {
@@ -709,6 +798,9 @@ void wd_ruleset_dump(const struct wd_ruleset *rs, FILE *out)
 				wd_ruleset_rule_name(rs, e->val.rule[WD_ACC_IDX_WRITE]));
 		if (a & WD_ACC_EXEC)
 			fprintf(out, " exec=%s",
+				wd_ruleset_rule_name(rs, e->val.rule[WD_ACC_IDX_EXEC]));
+		else if (e->val.rule[WD_ACC_IDX_EXEC])
+			fprintf(out, " noexec=%s",
 				wd_ruleset_rule_name(rs, e->val.rule[WD_ACC_IDX_EXEC]));
 		fputc('\n', out);
 	}

@@ -155,6 +155,12 @@ const char *wd_ruleset_rule_name(const struct wd_ruleset *rs, __u32 id);
  */
 const struct wd_rule_entry *wd_ruleset_lookup(const struct wd_ruleset *rs, const char *path);
 
+/*
+ * The exec.deny rule that takes exec away from @path (resolved) in the stored prefixes, or NULL:
+ * for naming an exec refusal made where no rule id could be read (Landlock, a noexec mount).
+ */
+const char *wd_ruleset_exec_denied(const struct wd_ruleset *rs, const char *path);
+
 /* Stable text form, one entry a line, for tests and `policy explain`. */
 void wd_ruleset_dump(const struct wd_ruleset *rs, FILE *out);
 

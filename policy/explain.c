@@ -832,9 +832,9 @@ void wd_policy_explain(const struct wd_policy *p, const char *name,
 
 /* Short names of enum wd_feature's bits, for "asks". */
 static const char *const feat_names[] = {
-	"fs", "mode", "fs.deny", "fs.protect", "exec", "net",
+	"fs", "mode", "fs.deny", "fs.protect", "exec.deny", "net",
 	"limits", "env", "user", "namespaces", "hold", "exec.hold",
-	"hold.approvers", "namespaces.net.veth", "net.names", "net.egress_rate",
+	"hold.approvers", "namespaces.net.veth", "net.names", "net.egress_rate", "exec.allow",
 };
 
 /* The short name of feature bit @b, else its words: a bit added later is never left out. */

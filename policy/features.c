@@ -34,8 +34,10 @@ unsigned int wd_policy_features(const struct wd_policy *p)
 		f |= WD_FEAT_FS_DENY;
 	if (p->n_fs_protect)
 		f |= WD_FEAT_FS_PROTECT;
-	if (p->exec_allow.n || p->exec_deny.n)
+	if (p->exec_deny.n)
 		f |= WD_FEAT_EXEC;
+	if (p->exec_allow.n)
+		f |= WD_FEAT_EXEC_ALLOW;
 	if (p->exec_hold.n)
 		f |= WD_FEAT_EXEC_HOLD;
 	if (p->net_default_set.set || p->net_allow.n || p->net_deny.n || p->egress_rate_set.set ||
@@ -116,9 +118,10 @@ static void feature_where(const struct wd_policy *p, unsigned int feat, char *pt
 		at(&w, "/exec/hold/0", p->exec_hold.v[0].origin);
 		break;
 	case WD_FEAT_EXEC:
-		(void)(at_exec(&w, &p->exec_allow, "/exec/allow/0") ||
-		       at_exec(&w, &p->exec_deny, "/exec/deny/0") ||
-		       at(&w, "/exec/hold/0", p->exec_hold.v[0].origin));
+		at_exec(&w, &p->exec_deny, "/exec/deny/0");
+		break;
+	case WD_FEAT_EXEC_ALLOW:
+		at_exec(&w, &p->exec_allow, "/exec/allow/0");
 		break;
 	case WD_FEAT_NET:
 		(void)(at_set(&w, &p->net_default_set, "/net/default") ||
@@ -193,7 +196,8 @@ static const struct {
 } feature_words[] = {
 	{ WD_FEAT_FS_DENY, "fs.deny (carving paths out of allowed trees)" },
 	{ WD_FEAT_FS_PROTECT, "fs.protect (delete, rename and truncate protection)" },
-	{ WD_FEAT_EXEC, "exec rules (programs by path and arguments)" },
+	{ WD_FEAT_EXEC, "exec.deny (programs that may not run)" },
+	{ WD_FEAT_EXEC_ALLOW, "exec.allow (an allow set of programs)" },
 	{ WD_FEAT_NET, "net (egress rules)" },
 	{ WD_FEAT_LIMITS, "limits" },
 	{ WD_FEAT_ENV, "env (the sandbox's environment)" },
@@ -249,9 +253,8 @@ int wd_policy_unenforced_mask(const struct wd_policy *p, unsigned int enforced, 
 			snprintf(from, sizeof(from), " (it comes from %s)", p->origins[origin]);
 		snprintf(why, whysz, "%s: %s %s not enforced by this warden yet%s", ptr,
 			 feature_words[i].what,
-			 feat == WD_FEAT_LIMITS || feat == WD_FEAT_EXEC ||
-					 feat == WD_FEAT_NAMESPACES || feat == WD_FEAT_HOLD ||
-					 feat == WD_FEAT_NET_NAMES
+			 feat == WD_FEAT_LIMITS || feat == WD_FEAT_NAMESPACES ||
+					 feat == WD_FEAT_HOLD || feat == WD_FEAT_NET_NAMES
 				 ? "are"
 				 : "is",
 			 from);

@@ -309,11 +309,12 @@ enum wd_feature {
 	WD_FEAT_USER = 1 << 8,
 	WD_FEAT_NAMESPACES = 1 << 9,
 	WD_FEAT_HOLD = 1 << 10, /* hold.timeout, hold.on_timeout, hold.delete_burst */
-	WD_FEAT_EXEC_HOLD = 1 << 11, /* exec.hold (WD_FEAT_EXEC is exec.allow and exec.deny) */
+	WD_FEAT_EXEC_HOLD = 1 << 11, /* exec.hold (WD_FEAT_EXEC is exec.deny) */
 	WD_FEAT_HOLD_APPROVERS = 1 << 12, /* hold.approvers */
 	WD_FEAT_NET_VETH = 1 << 13, /* namespaces.net "veth" (WD_FEAT_NAMESPACES is the rest) */
 	WD_FEAT_NET_NAMES = 1 << 14, /* a DNS name in net.allow or net.deny (WD_FEAT_NET too) */
 	WD_FEAT_NET_RATE = 1 << 15, /* net.egress_rate (WD_FEAT_NET too) */
+	WD_FEAT_EXEC_ALLOW = 1 << 16, /* exec.allow (WD_FEAT_EXEC is exec.deny) */
 };
 
 /*
@@ -322,7 +323,7 @@ enum wd_feature {
  */
 #define WD_FEAT_ENFORCED                                                                         \
 	(WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT | WD_FEAT_HOLD |        \
-	 WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |                    \
+	 WD_FEAT_EXEC | WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |     \
 	 WD_FEAT_HOLD_APPROVERS | WD_FEAT_NET)
 
 /*

@@ -111,6 +111,13 @@ int wd_carve(const struct wd_carve_rule *allow, size_t n_allow, char *const *den
 	     const struct wd_carve_fs *fs, struct wd_carve_rule **out, size_t *n_out, char *why,
 	     size_t whysz)
 {
+	return wd_carve_missing(allow, n_allow, deny, n_deny, false, fs, out, n_out, why, whysz);
+}
+
+int wd_carve_missing(const struct wd_carve_rule *allow, size_t n_allow, char *const *deny,
+		     size_t n_deny, bool missing_ok, const struct wd_carve_fs *fs,
+		     struct wd_carve_rule **out, size_t *n_out, char *why, size_t whysz)
+{
 	struct carve c = { .deny = deny, .n_deny = n_deny, .fs = fs, .why = why, .whysz = whysz };
 	int err = 0;
 
@@ -127,7 +134,7 @@ int wd_carve(const struct wd_carve_rule *allow, size_t n_allow, char *const *den
 		 * A denied path that does not exist inside an allowed tree could appear there
 		 * later, after the siblings were listed: that cannot be expressed.
 		 */
-		if (inside && !fs->kind(fs->ctx, deny[i])) {
+		if (inside && !missing_ok && !fs->kind(fs->ctx, deny[i])) {
 			snprintf(why, whysz, "denied path %s does not exist; inside an allowed tree "
 				 "it must exist when the sandbox starts", deny[i]);
 			return -EINVAL;

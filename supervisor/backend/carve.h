@@ -8,6 +8,7 @@
 #ifndef WD_CARVE_H
 #define WD_CARVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,15 @@ struct wd_carve_fs {
 int wd_carve(const struct wd_carve_rule *allow, size_t n_allow, char *const *deny, size_t n_deny,
 	     const struct wd_carve_fs *fs, struct wd_carve_rule **out, size_t *n_out, char *why,
 	     size_t whysz);
+/*
+ * wd_carve(), and with @missing_ok a denied path that does not exist is carved around all the
+ * same: its nearest existing directory is split into its entries, so whatever appears there later
+ * gets none of the right. For a right the sandbox cannot use to make files (exec: what it
+ * writes is never executable), that is the closed answer rather than a refusal.
+ */
+int wd_carve_missing(const struct wd_carve_rule *allow, size_t n_allow, char *const *deny,
+		     size_t n_deny, bool missing_ok, const struct wd_carve_fs *fs,
+		     struct wd_carve_rule **out, size_t *n_out, char *why, size_t whysz);
 void wd_carve_free(struct wd_carve_rule *rules, size_t n);
 
 /*

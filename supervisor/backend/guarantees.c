@@ -43,6 +43,27 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("every stored prefix at or under it allows nothing; the object also by (dev, ino)"),
 	  YES("carved out of the allowed trees (Landlock can only allow); a deny it cannot "
 	      "express is refused") },
+	{ "exec.deny", "exec.deny: a listed program (or anything under a listed directory) is "
+	  "never executed, whatever fs.exec allows; the rule is on the resolved file",
+	  YES("stored prefixes at and under it lose exec (bprm_check_security, file_open for "
+	      "execution), named /exec/deny/N; the object and its other hard links also by "
+	      "(dev, ino)"),
+	  PART("carved out of fs.exec's EXECUTE and bound onto itself noexec; by path: a hard "
+	       "link made before the run under another fs.exec tree still runs it") },
+	{ "exec.deny.ld-so", "exec.deny: `ld.so PROGRAM` does not load a denied program",
+	  YES("mmap_file with PROT_EXEC needs exec on the mapped file"),
+	  YES("the denied object is a noexec mount: its executable mapping fails EPERM") },
+	{ "exec.deny.copy", "exec.deny: a copy of a denied program does not run",
+	  PART("a copy is another file: refused only where fs.exec does not cover where it was "
+	       "written (no writable tree is executable unless fs.exec names it)"),
+	  PART("a copy is another file: writable trees are noexec mounts unless fs.exec names "
+	       "them") },
+	{ "exec.deny.argv", "exec.deny with argument patterns: refused when the arguments match",
+	  PART("the waiting room reads argv from the task's memory: advisory, as exec.hold"),
+	  PART("the waiting room reads argv from the task's memory: advisory, as exec.hold") },
+	{ "exec.allow", "exec.allow: only listed programs run",
+	  NO("refused, naming the entry: fs.exec is the allow set"),
+	  NO("refused, naming the entry: fs.exec is the allow set") },
 	{ "mode.audit", "mode audit: allow and record what would be denied",
 	  YES("verdict audit; self-protection still denies"),
 	  NO("refused: Landlock can only deny") },

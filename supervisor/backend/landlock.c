@@ -42,6 +42,9 @@ struct wd_backend {
 	size_t n_noexec;
 	const char **exec;
 	size_t n_exec;
+	/* exec.deny objects, bound onto themselves noexec (the ruleset's strings) */
+	const char **exec_deny;
+	size_t n_exec_deny;
 	char detail[160];
 };
 
@@ -85,6 +88,7 @@ static void ll_stop(struct wd_backend *b)
 	wd_carve_free(b->rules, b->n_rules);
 	free(b->noexec);
 	free(b->exec);
+	free(b->exec_deny);
 	free(b);
 }
 
@@ -114,8 +118,45 @@ static int protect_rules(struct wd_backend *b, const struct wd_policy *p)
 	return 0;
 }
 
-/* The allow sets as rules, with what fs.deny takes away carved out of them. */
-static int plan_rules(struct wd_backend *b, const struct wd_policy *p)
+/* @n rules of @rules appended to the backend's (taken over: @rules is freed). */
+static int rules_append(struct wd_backend *b, struct wd_carve_rule *rules, size_t n)
+{
+	struct wd_carve_rule *all = realloc(b->rules, (b->n_rules + n + 1) * sizeof(*all));
+
+	if (!all) {
+		wd_carve_free(rules, n);
+		return -ENOMEM;
+	}
+	memcpy(all + b->n_rules, rules, n * sizeof(*rules));
+	free(rules);
+	b->rules = all;
+	b->n_rules += n;
+	return 0;
+}
+
+/* The exec.deny paths that decide by path alone (argument patterns are the waiting room's). */
+static char **exec_deny_paths(const struct wd_ruleset *rs, const struct wd_policy *p, size_t *n)
+{
+	char **v = calloc(p->fs_deny.n + rs->n_exec + 1, sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < p->fs_deny.n; i++)
+		v[(*n)++] = p->fs_deny.paths[i];
+	for (size_t i = 0; i < rs->n_exec; i++)
+		if (rs->exec[i].action == WD_ACTION_DENY && !rs->exec[i].has_argv)
+			v[(*n)++] = rs->exec[i].path;
+	return v;
+}
+
+/*
+ * The allow sets as rules, with what fs.deny takes away carved out of them, and what exec.deny
+ * takes away carved out of fs.exec's EXECUTE: the read and write sets and the exec set are
+ * carved apart (Landlock adds the rights of every rule on a path), so a denied program stays
+ * readable where fs.read says so.
+ */
+static int plan_rules(struct wd_backend *b, const struct wd_policy *p, const struct wd_ruleset *rs)
 {
 	const struct {
 		const struct wd_path_list *list;
@@ -125,8 +166,9 @@ static int plan_rules(struct wd_backend *b, const struct wd_policy *p)
 		{ &p->fs_write, WD_ACC_READ | WD_ACC_WRITE },
 		{ &p->fs_exec, WD_ACC_EXEC },
 	};
-	struct wd_carve_rule *allow;
-	size_t n = 0, total = 0;
+	struct wd_carve_rule *allow, *out = NULL;
+	char **deny = NULL;
+	size_t n = 0, n_rw, n_deny = 0, n_out = 0, total = 0;
 	char why[512];
 	int err;
 
@@ -135,21 +177,64 @@ static int plan_rules(struct wd_backend *b, const struct wd_policy *p)
 	allow = calloc(total + 1, sizeof(*allow));
 	if (!allow)
 		return -ENOMEM;
+	n_rw = p->fs_read.n + p->fs_write.n;
 	for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
 		for (size_t i = 0; i < sets[s].list->n; i++) {
+			bool again = false;
+
+			/* resolved, /bin and /usr/bin are one tree: carve it once */
+			for (size_t k = n_rw; n >= n_rw && k < n && !again; k++)
+				again = strcmp(allow[k].path, sets[s].list->paths[i]) == 0;
+			if (again)
+				continue;
 			allow[n].path = sets[s].list->paths[i];
 			allow[n].access = sets[s].access;
 			n++;
 		}
 	}
-	err = wd_carve(allow, n, p->fs_deny.paths, p->fs_deny.n, &wd_carve_real_fs, &b->rules,
-		       &b->n_rules, why, sizeof(why));
-	free(allow);
+	err = wd_carve(allow, n_rw, p->fs_deny.paths, p->fs_deny.n, &wd_carve_real_fs, &out,
+		       &n_out, why, sizeof(why));
 	if (err == -EINVAL)
 		log_warnx("landlock: fs.deny cannot be expressed with Landlock: %s", why);
+	err = err ?: rules_append(b, out, n_out);
+	deny = err ? NULL : exec_deny_paths(rs, p, &n_deny);
+	if (!err && !deny)
+		err = -ENOMEM;
+	/* a denied program that is not there is carved around too: what appears later stays
+	 * unexecutable */
+	if (!err)
+		err = wd_carve_missing(allow + n_rw, n - n_rw, deny, n_deny, true,
+				       &wd_carve_real_fs, &out, &n_out, why, sizeof(why));
+	if (err == -EINVAL)
+		log_warnx("landlock: fs.deny and exec.deny cannot be expressed in fs.exec with "
+			  "Landlock: %s", why);
+	if (!err && deny)
+		err = rules_append(b, out, n_out);
+	free(deny);
+	free(allow);
 	if (!err)
 		err = protect_rules(b, p);
 	return err;
+}
+
+/*
+ * exec.deny objects that exist are also bound onto themselves noexec in the sandbox's mount
+ * namespace: Landlock's EXECUTE is asked for at execve and for the ELF interpreter, never for an
+ * executable mapping, so `ld.so PROGRAM` would load a readable denied program; a noexec mount
+ * refuses the mapping (EPERM) as well as the exec (EACCES).
+ */
+static int plan_exec_denies(struct wd_backend *b, const struct wd_ruleset *rs)
+{
+	b->exec_deny = calloc(rs->n_exec + 1, sizeof(char *));
+	if (!b->exec_deny)
+		return -ENOMEM;
+	for (size_t i = 0; i < rs->n_exec; i++) {
+		const struct wd_rs_exec *x = &rs->exec[i];
+
+		if (x->action == WD_ACTION_DENY && !x->has_argv && access(x->path, F_OK) == 0)
+			b->exec_deny[b->n_exec_deny++] = x->path;
+	}
+	return 0;
 }
 
 static int ll_sandbox_add(struct wd_backend *b, uint64_t cgid, const struct wd_policy *p,
@@ -164,7 +249,8 @@ static int ll_sandbox_add(struct wd_backend *b, uint64_t cgid, const struct wd_p
 			  "record what it would deny)");
 		return -EOPNOTSUPP;
 	}
-	err = plan_rules(b, p);
+	err = plan_rules(b, p, rs);
+	err = err ?: plan_exec_denies(b, rs);
 	if (err)
 		return err;
 	b->noexec = calloc(p->fs_write.n + 1, sizeof(char *));
@@ -220,6 +306,12 @@ static int ll_child_setup(struct wd_backend *b)
 	}
 	for (size_t i = 0; i < b->n_exec; i++) {
 		err = wd_mount_attr(b->exec[i], 0, MOUNT_ATTR_NOEXEC);
+		if (err)
+			return err;
+	}
+	/* after the exec trees: a denied program inside one stays noexec */
+	for (size_t i = 0; i < b->n_exec_deny; i++) {
+		err = wd_mount_attr(b->exec_deny[i], MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID, 0);
 		if (err)
 			return err;
 	}

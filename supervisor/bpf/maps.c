@@ -291,6 +291,32 @@ static int denies_protect(struct wd_progs *progs, uint64_t sandbox, const struct
 	return err;
 }
 
+/*
+ * An exec.deny object (by path alone) is denied exec by inode as well, and so are the files under
+ * it with another name: a hard link made before the sandbox started does not run it under a name
+ * fs.exec allows. (A copy is another inode: docs/policy.md says what stops it.)
+ */
+static int exec_denies_protect(struct wd_progs *progs, uint64_t sandbox,
+			       const struct wd_ruleset *rs)
+{
+	struct stat st;
+	int err = 0;
+
+	for (size_t i = 0; i < rs->n_exec && !err; i++) {
+		const struct wd_rs_exec *x = &rs->exec[i];
+
+		if (x->action != WD_ACTION_DENY || x->has_argv || lstat(x->path, &st))
+			continue; /* argv rules are the waiting room's; nothing there: the path rule */
+		err = wd_progs_protect_inode(progs, sandbox, x->path, WD_ACC_EXEC, x->id);
+		if (err || !S_ISDIR(st.st_mode))
+			continue;
+		err = protect_linked(progs, sandbox, x->path,
+				     &(struct wd_inode_rule){ .deny = WD_ACC_EXEC, .rule = x->id },
+				     "exec.deny");
+	}
+	return err;
+}
+
 /* Is the stored prefix @c the exact name ("dir\0") of a directory strictly above @tree? */
 static bool prefix_above_tree(const char *c, size_t clen, const char *tree)
 {
@@ -534,6 +560,9 @@ int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct 
 		}
 	}
 	err = paths_update(progs, sandbox, rs, deny, true);
+	/* before fs.deny's: an object both name is denied everything */
+	if (!err)
+		err = exec_denies_protect(progs, sandbox, rs);
 	if (!err && deny)
 		err = denies_add(progs, sandbox, rs, deny);
 	if (!err && deny)

@@ -264,7 +264,7 @@ int wd_hold_rules_build(const struct wd_policy *p, struct wd_hold_rules *r, char
 	if (why && whysz)
 		why[0] = 0;
 	protect = calloc(p->n_fs_protect + 1, sizeof(*protect));
-	exec = calloc(p->exec_hold.n + 1, sizeof(*exec));
+	exec = calloc(p->exec_hold.n + p->exec_deny.n + 1, sizeof(*exec));
 	if (!protect || !exec)
 		goto out_nomem;
 	for (size_t i = 0; i < p->n_fs_protect; i++) {
@@ -289,8 +289,23 @@ int wd_hold_rules_build(const struct wd_policy *p, struct wd_hold_rules *r, char
 			goto out_nomem;
 		exec[i] = (struct wd_exec_hold_rule){ .path = e->path, .has_argv = e->has_argv,
 						      .argv = e->argv, .argc = e->argc,
-						      .name = name };
+						      .action = WD_HOLD_ACT_HOLD, .name = name };
 		r->n_exec++;
+	}
+	/* exec.deny by arguments: only the waiting room can read them (exec.deny by path alone
+	 * is the kernel's rule, compiled into the backend's) */
+	for (size_t i = 0; i < p->exec_deny.n; i++) {
+		const struct wd_exec_rule *e = &p->exec_deny.v[i];
+		char *name;
+
+		if (!e->has_argv)
+			continue;
+		if (asprintf(&name, "/exec/deny/%zu", i) < 0)
+			goto out_nomem;
+		exec[r->n_exec++] = (struct wd_exec_hold_rule){ .path = e->path, .has_argv = true,
+								.argv = e->argv, .argc = e->argc,
+								.action = WD_HOLD_ACT_DENY,
+								.name = name };
 	}
 	r->protect = protect;
 	r->exec = exec;

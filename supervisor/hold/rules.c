@@ -37,18 +37,19 @@ enum wd_hold_action wd_hold_match(const struct wd_hold_rules *r, const struct wd
 	*rule = NULL;
 	*tree = NULL;
 	if (op->class == WD_HOLD_EXEC) {
+		/* deny wins over hold; the first rule of the strongest action names it */
 		for (size_t i = 0; i < r->n_exec; i++) {
 			const struct wd_exec_hold_rule *e = &r->exec[i];
 
-			if (!wd_path_within(op->target, e->path))
+			if (e->action <= best || !wd_path_within(op->target, e->path))
 				continue;
 			if (e->has_argv && !wd_argv_match(e->argv, e->argc, op->argv, op->argc))
 				continue;
+			best = e->action;
 			*rule = e->name;
 			*tree = e->path;
-			return WD_HOLD_ACT_HOLD;
 		}
-		return WD_HOLD_ACT_NONE;
+		return best;
 	}
 	/* deny wins over hold when rules overlap */
 	for (size_t i = 0; i < r->n_protect; i++) {

@@ -33,6 +33,11 @@ struct wd_exec_hold_rule {
 	char *const *argv; /* fnmatch(3) patterns for argv[1..]; a last "**" matches any rest */
 	size_t argc;
 	const char *name;
+	/*
+	 * WD_HOLD_ACT_HOLD (exec.hold), or WD_HOLD_ACT_DENY (exec.deny with argument patterns:
+	 * refused here at once, as advisory as a hold; exec.deny by path is the kernel's)
+	 */
+	enum wd_hold_action action;
 };
 
 /*

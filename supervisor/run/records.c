@@ -200,6 +200,20 @@ static const char *rule_for(const struct wd_ruleset *rs, const char *path, unsig
 	return wd_ruleset_rule_name(rs, e->val.rule[idx]);
 }
 
+/*
+ * The exec.deny rule that refused exec of @path on a backend whose refusal names no rule
+ * (Landlock's EACCES, a noexec mount's): the path as the task passed it, resolved as the rule's
+ * was (the rules are on the file the kernel executes).
+ */
+static const char *exec_deny_rule(const struct wd_ruleset *rs, const char *path)
+{
+	char real[PATH_MAX];
+
+	if (path[0] != '/' || !realpath(path, real))
+		return NULL;
+	return wd_ruleset_exec_denied(rs, real);
+}
+
 /* The record op of a held operation's syscall ("truncate" may be an open with O_TRUNC). */
 static bool refusal_op_matches(uint16_t want, uint16_t got)
 {
@@ -243,6 +257,10 @@ int wd_run_on_record(void *ctx, void *rec, size_t size)
 					      v.access);
 		else
 			extra.rule = refusal_rule(st, &v);
+		if (!extra.rule && v.source != WD_SRC_LSM && v.verdict == WD_VERDICT_DENY &&
+		    v.op == WD_OP_EXEC && st->actx.rules)
+			extra.rule = exec_deny_rule(st->actx.rules,
+						    extra.target ? extra.target : v.path);
 	}
 	/* a malformed record gets no line: counted, and nothing of it read */
 	if (!ok || put_record(st, rec, size, &extra)) {

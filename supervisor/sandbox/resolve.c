@@ -29,6 +29,26 @@ int wd_resolve_paths(struct wd_path_list *l)
 	return 0;
 }
 
+/*
+ * exec rules are on the file the kernel executes: /bin/true names /usr/bin/true where /bin is a
+ * link to /usr/bin, and a rule on a link to a multicall binary names that binary, all of it.
+ */
+static int resolve_exec(struct wd_exec_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		char *real = realpath(l->v[i].path, NULL);
+
+		if (!real) {
+			if (errno == ENOMEM)
+				return -ENOMEM;
+			continue;
+		}
+		free(l->v[i].path);
+		l->v[i].path = real;
+	}
+	return 0;
+}
+
 int wd_resolve_policy(struct wd_policy *p)
 {
 	int err = wd_resolve_paths(&p->fs_read);
@@ -49,15 +69,9 @@ int wd_resolve_policy(struct wd_policy *p)
 			err = -ENOMEM;
 		}
 	}
-	for (size_t i = 0; !err && i < p->exec_hold.n; i++) {
-		char *real = realpath(p->exec_hold.v[i].path, NULL);
-
-		if (real) {
-			free(p->exec_hold.v[i].path);
-			p->exec_hold.v[i].path = real;
-		} else if (errno == ENOMEM) {
-			err = -ENOMEM;
-		}
-	}
+	if (!err)
+		err = resolve_exec(&p->exec_deny);
+	if (!err)
+		err = resolve_exec(&p->exec_hold);
 	return err;
 }

@@ -162,6 +162,32 @@ static void test_missing_deny_inside_allow_refused(void **state)
 	wd_carve_free(out, n);
 }
 
+/*
+ * exec.deny's carve: a missing denied path is carved around all the same (the directory that
+ * would hold it split into its entries, so nothing appearing there later gets the right).
+ */
+static void test_missing_deny_carved_when_allowed(void **state)
+{
+	struct wd_carve_rule allow[] = { { "/w/src", WD_ACC_EXEC, 0, 0 } };
+	char *deny[] = { "/w/src/later", "/w/src/keys/id" };
+	struct wd_carve_rule *out;
+	size_t n;
+	char why[256];
+	char *got;
+
+	(void)state;
+	assert_int_equal(wd_carve_missing(allow, 1, deny, 2, true, &fake, &out, &n, why,
+					  sizeof(why)),
+			 0);
+	got = show(out, n);
+	/* exec has no listing right: the list-only rules carry nothing Landlock is given */
+	assert_string_equal(got, "/w/src/keys:4:list\n/w/src/main.c:4\n/w/src:4:list\n");
+	free(got);
+	wd_carve_free(out, n);
+	/* wd_carve() still refuses it (fs.deny) */
+	assert_int_equal(wd_carve(allow, 1, deny, 1, &fake, &out, &n, why, sizeof(why)), -EINVAL);
+}
+
 /* A protected tree that is itself a writable root loses removal and truncation, nothing else. */
 static void test_protect_carved_at_a_writable_root(void **state)
 {
@@ -212,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_nested_directory_denied),
 		cmocka_unit_test(test_deny_covering_allow_drops_it),
 		cmocka_unit_test(test_missing_deny_inside_allow_refused),
+		cmocka_unit_test(test_missing_deny_carved_when_allowed),
 		cmocka_unit_test(test_protect_carved_at_a_writable_root),
 		cmocka_unit_test(test_protect_inside_a_writable_tree_not_carved),
 	};

@@ -244,7 +244,7 @@ static void test_carried_parts_dump(void **state)
 					     WD_FEAT_EXEC | WD_FEAT_NET | WD_FEAT_NET_NAMES |
 					     WD_FEAT_NET_RATE | WD_FEAT_LIMITS |
 					     WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |
-					     WD_FEAT_HOLD | WD_FEAT_EXEC_HOLD |
+					     WD_FEAT_HOLD | WD_FEAT_EXEC_HOLD | WD_FEAT_EXEC_ALLOW |
 					     WD_FEAT_HOLD_APPROVERS);
 	/* Every rule has a name the audit stream can use. */
 	assert_int_equal(a.n_rules, 1 + 1 + 1 + 2 + 3 + 5);
@@ -347,6 +347,90 @@ static void test_mounts(void **state)
 	wd_policy_free(&p);
 }
 
+static const char *rule_of(const struct wd_ruleset *rs, const char *path, int idx)
+{
+	const struct wd_rule_entry *e = lookup(rs, path);
+
+	return e ? wd_ruleset_rule_name(rs, e->val.rule[idx]) : "none";
+}
+
+/* exec.deny by path takes exec away at and under it, keeps read, and names itself. */
+static void test_exec_deny(void **state)
+{
+	struct wd_ruleset rs;
+	char *d;
+
+	(void)state;
+	compile("{\"schema\":\"warden.policy/1\",\"fs\":{\"read\":[\"/usr\"],"
+		"\"exec\":[\"/usr/bin\",\"/usr/lib\"]},"
+		"\"exec\":{\"deny\":[\"/usr/bin/su\",\"/usr/lib/games\","
+		"{\"path\":\"/usr/bin/git\",\"argv\":[\"push\",\"**\"]}]}}",
+		&rs);
+	assert_int_equal(allowed(&rs, "/usr/bin/su"), WD_ACC_READ);
+	assert_string_equal(rule_of(&rs, "/usr/bin/su", WD_ACC_IDX_EXEC), "/exec/deny/0");
+	assert_string_equal(rule_of(&rs, "/usr/bin/su", WD_ACC_IDX_READ), "/fs/read/0");
+	assert_string_equal(wd_ruleset_exec_denied(&rs, "/usr/bin/su"), "/exec/deny/0");
+	/* a neighbour, a longer name and a directory's contents */
+	assert_int_equal(allowed(&rs, "/usr/bin/sudo"), WD_ACC_READ | WD_ACC_EXEC);
+	assert_int_equal(allowed(&rs, "/usr/bin/s"), WD_ACC_READ | WD_ACC_EXEC);
+	assert_null(wd_ruleset_exec_denied(&rs, "/usr/bin/sudo"));
+	assert_int_equal(allowed(&rs, "/usr/lib/games/x/y"), WD_ACC_READ);
+	assert_string_equal(wd_ruleset_exec_denied(&rs, "/usr/lib/games/x/y"), "/exec/deny/1");
+	assert_int_equal(allowed(&rs, "/usr/lib/gamesx"), WD_ACC_READ | WD_ACC_EXEC);
+	/* argument patterns are the waiting room's: the path keeps its exec in the kernel */
+	assert_int_equal(allowed(&rs, "/usr/bin/git"), WD_ACC_READ | WD_ACC_EXEC);
+	assert_null(wd_ruleset_exec_denied(&rs, "/usr/bin/git"));
+	/* outside fs.exec nothing changes: no exec to take, no rule named */
+	assert_int_equal(allowed(&rs, "/usr/share/x"), WD_ACC_READ);
+	assert_null(wd_ruleset_exec_denied(&rs, "/usr/share/x"));
+	d = dump(&rs);
+	assert_non_null(strstr(d, "/usr/bin/su$ r-- read=/fs/read/0 noexec=/exec/deny/0\n"));
+	assert_non_null(strstr(d, "/usr/lib/games/ r-- read=/fs/read/0 noexec=/exec/deny/1\n"));
+	assert_non_null(strstr(d, "exec deny /usr/bin/su rule=/exec/deny/0\n"));
+	free(d);
+	wd_ruleset_free(&rs);
+}
+
+/* A denied directory inside a denied directory: the longer rule names the refusal. */
+static void test_exec_deny_nested(void **state)
+{
+	struct wd_ruleset rs;
+
+	(void)state;
+	compile("{\"schema\":\"warden.policy/1\",\"fs\":{\"exec\":[\"/opt\"]},"
+		"\"exec\":{\"deny\":[\"/opt/a/b\",\"/opt/a\"]}}",
+		&rs);
+	assert_int_equal(allowed(&rs, "/opt/a/b/c"), 0);
+	assert_string_equal(wd_ruleset_exec_denied(&rs, "/opt/a/b/c"), "/exec/deny/0");
+	assert_string_equal(wd_ruleset_exec_denied(&rs, "/opt/a/x"), "/exec/deny/1");
+	assert_int_equal(allowed(&rs, "/opt/ab"), WD_ACC_EXEC);
+	wd_ruleset_free(&rs);
+}
+
+/* exec.deny paths go through the same checks as fs paths. */
+static void test_exec_deny_unexpanded(void **state)
+{
+	const char *json = "{\"schema\":\"warden.policy/1\","
+			   "\"exec\":{\"deny\":[\"$WORKDIR/x\"]}}";
+	struct wd_policy p;
+	struct wd_policy_error e;
+	struct wd_ruleset rs;
+
+	(void)state;
+	assert_int_equal(wd_policy_parse(json, strlen(json), &p, &e), 0);
+	assert_int_equal(wd_compile(&p, &rs, &e), -EINVAL);
+	assert_string_equal(e.pointer, "/exec/deny/0");
+	wd_policy_free(&p);
+	/* with a private /tmp, a program under the host's /tmp is one the sandbox never sees */
+	json = "{\"schema\":\"warden.policy/1\",\"namespaces\":{\"tmp\":\"private\"},"
+	       "\"exec\":{\"deny\":[\"/usr/bin/su\",\"/tmp/x/tool\"]}}";
+	assert_int_equal(wd_policy_parse(json, strlen(json), &p, &e), 0);
+	assert_int_equal(wd_compile(&p, &rs, &e), -EINVAL);
+	assert_string_equal(e.pointer, "/exec/deny/1");
+	assert_non_null(strstr(e.msg, "/tmp/x/tool lies under /tmp"));
+	wd_policy_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +445,9 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_unexpanded_refused),
 		cmocka_unit_test(test_mounts),
+		cmocka_unit_test(test_exec_deny),
+		cmocka_unit_test(test_exec_deny_nested),
+		cmocka_unit_test(test_exec_deny_unexpanded),
 	};
 
 	return cmocka_run_group_tests_name("compile", tests, NULL, NULL);

@@ -150,7 +150,7 @@ static const struct {
 	    "may not run /usr/bin/git with arguments push (any more)",
 	    "is killed after 30m of CPU time", "may start at most 20 processes a second",
 	    "LANG set to \"C.UTF-8\"", "net namespace: its own, with loopback only",
-	    "refuses this policy today: /exec/deny/0: exec rules" } },
+	    "refuses this policy today: /limits/wall_time: limits are not enforced" } },
 	{ "worker-parallel",
 	  { "made of: template worker, template worker-parallel",
 	    "may have at most 1024 processes and threads at once           (template "
@@ -277,7 +277,7 @@ static void test_json(void **state)
 	assert_string_equal(cJSON_GetArrayItem(item, 0)->valuestring, "template worker");
 	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "runnable")));
 	item = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "unenforced"), 0);
-	assert_string_equal(cJSON_GetObjectItem(item, "pointer")->valuestring, "/exec/deny/0");
+	assert_string_equal(cJSON_GetObjectItem(item, "pointer")->valuestring, "/limits/wall_time");
 	assert_string_equal(cJSON_GetObjectItem(item, "from")->valuestring, "template worker");
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "variables"),
 						"WORKDIR")->valuestring,

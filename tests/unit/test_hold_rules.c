@@ -29,12 +29,15 @@ static const struct wd_protect_rule protect[] = {
 };
 static char *rm_pat[] = { "-*r*", "**" };
 static char *git_pat[] = { "push", "**" };
+static char *force_pat[] = { "push", "--force", "**" };
 static const struct wd_exec_hold_rule exec_rules[] = {
-	{ "/usr/bin/rm", true, rm_pat, 2, "/exec/hold/0" },
-	{ "/usr/bin/git", true, git_pat, 2, "/exec/hold/1" },
+	{ "/usr/bin/rm", true, rm_pat, 2, "/exec/hold/0", WD_HOLD_ACT_HOLD },
+	{ "/usr/bin/git", true, git_pat, 2, "/exec/hold/1", WD_HOLD_ACT_HOLD },
+	/* exec.deny with arguments: refused by the waiting room, and deny wins over hold */
+	{ "/usr/bin/git", true, force_pat, 3, "/exec/deny/0", WD_HOLD_ACT_DENY },
 };
 static const struct wd_hold_rules rules = {
-	.protect = protect, .n_protect = 3, .exec = exec_rules, .n_exec = 2,
+	.protect = protect, .n_protect = 3, .exec = exec_rules, .n_exec = 3,
 };
 
 static enum wd_hold_action match(unsigned int class, const char *t, const char *t2,
@@ -112,6 +115,9 @@ static void test_exec(void **state)
 			 WD_HOLD_ACT_NONE);
 	assert_int_equal(match(WD_HOLD_EXEC, "/usr/bin/git", NULL, "push", &rule),
 			 WD_HOLD_ACT_HOLD);
+	assert_int_equal(match(WD_HOLD_EXEC, "/usr/bin/git", NULL, "push --force origin", &rule),
+			 WD_HOLD_ACT_DENY);
+	assert_string_equal(rule, "/exec/deny/0");
 	{
 		char *pat[] = { "-f", "*.o" }, *yes[] = { "-f", "a.o" }, *no[] = { "-f", "a.o", "b" };
 

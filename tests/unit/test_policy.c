@@ -206,8 +206,10 @@ static void test_exec(void **state)
 	assert_true(p.exec_hold.v[1].has_argv);
 	assert_true(wd_exec_rule_matches(&p.exec_hold.v[1], args1, 0));
 	assert_false(wd_exec_rule_matches(&p.exec_hold.v[1], args2, 1));
-	/* exec.hold is its own part: the waiting room enforces it, exec.allow/deny not yet */
-	assert_int_equal(wd_policy_features(&p), WD_FEAT_EXEC | WD_FEAT_EXEC_HOLD);
+	/* three parts: exec.deny (kernel and waiting room), exec.hold (waiting room), and
+	 * exec.allow (not enforced yet) */
+	assert_int_equal(wd_policy_features(&p),
+			 WD_FEAT_EXEC | WD_FEAT_EXEC_ALLOW | WD_FEAT_EXEC_HOLD);
 	wd_policy_free(&p);
 }
 
@@ -691,7 +693,7 @@ static void test_unenforced(void **state)
 		const char *json;
 		const char *why;
 	} cases[] = {
-		{ ",\"exec\":{\"deny\":[\"/x\"]}}", "/exec/deny/0: exec rules" },
+		{ ",\"exec\":{\"allow\":[\"/x\"]}}", "/exec/allow/0: exec.allow" },
 		{ ",\"net\":{\"deny\":[\"10.0.0.0/8:*\",\"example.com:25\"]}}",
 		  "/net/deny/1: names in net rules" },
 		{ ",\"net\":{\"egress_rate\":\"1MiB/s\"}}", "/net/egress_rate: net.egress_rate is" },
@@ -699,12 +701,13 @@ static void test_unenforced(void **state)
 		{ ",\"namespaces\":{\"pid\":\"private\",\"net\":\"veth\"}}",
 		  "/namespaces/net: namespaces.net \"veth\"" },
 	};
-	/* enforced on some backend now: fs.deny, fs.protect, exec.hold, hold settings, env, user,
-	 * namespaces but a veth pair, approvers */
+	/* enforced on some backend now: fs.deny, fs.protect, exec.deny, exec.hold, hold settings,
+	 * env, user, namespaces but a veth pair, approvers */
 	static const char *const enforced[] = {
 		",\"fs\":{\"deny\":[\"/x\"]}}",
 		",\"fs\":{\"protect\":[\"/x\"]}}",
 		",\"exec\":{\"hold\":[\"/x\"]}}",
+		",\"exec\":{\"deny\":[\"/x\",{\"path\":\"/y\",\"argv\":[\"-f\"]}]}}",
 		",\"hold\":{\"timeout\":\"1m\",\"on_timeout\":\"allow\"}}",
 		",\"env\":{\"set\":{\"A\":\"b\"}}}",
 		",\"user\":\"nobody\"}",
