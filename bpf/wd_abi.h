@@ -194,6 +194,13 @@ struct wd_sandbox {
 	__u32 __pad0;
 	__u64 denials;
 	__u64 lost; /* records of this sandbox that found no ring, or its ring full */
+	/*
+	 * Its consumer's ring: the key in wd_rings. An embedded run keys its ring by the
+	 * sandbox's own id; wardend keys each of its reusable rings apart (top bit set, never a
+	 * cgroup id), so a run through it changes no map of maps, each change of which costs an
+	 * RCU grace period (bpf/wd_maps.bpf.h).
+	 */
+	__u64 ring;
 };
 
 /* Key of wd_paths: an LPM trie keyed {prefix bits, sandbox id, path bytes}. */

@@ -117,7 +117,7 @@ static __always_inline void emit_rec(void *rec, __u64 size, __u64 max, struct wd
 	if (size > max)
 		size = max;
 	h->size = (__u16)size;
-	ring = bpf_map_lookup_elem(&wd_rings, &h->sandbox);
+	ring = bpf_map_lookup_elem(&wd_rings, &sb->ring);
 	if (ring && bpf_ringbuf_output(ring, rec, size, 0) == 0)
 		return;
 	lost = bpf_map_lookup_elem(&wd_lost, &zero);

@@ -33,8 +33,10 @@ struct wd_ring {
 
 /*
  * The audit records (bpf/wd_abi.h, struct wd_rec_*) go to the ring of their sandbox's consumer:
- * one ring per consumer (an embedded run, or wardend for many sandboxes), not per loaded set.
- * No ring for a sandbox: the record is counted lost. Shared.
+ * one ring per consumer (an embedded run, or each of wardend's supervisors), not per loaded set,
+ * keyed by the sandbox entry's ring field. No ring for a sandbox: the record is counted lost.
+ * Shared. Each update or delete of a map of maps from user space waits for an RCU grace period
+ * (10-15 ms on the 2-core host): wardend makes its rings once and reuses them.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);

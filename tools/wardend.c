@@ -63,6 +63,18 @@ struct sup {
 	char *cgroup; /* a run's cgroup from the pool: removed if its supervisor left it empty */
 };
 
+/*
+ * An audit ring of ours, in the held set's wd_rings under a key of its own: lent to one
+ * supervisor at a time and taken back when its run ended in order. A run adds and removes no
+ * ring, and each change of a map of maps costs an RCU grace period (10-15 ms here), which was
+ * most of a run's start-up and end.
+ */
+struct ring {
+	int fd; /* -1: a free slot */
+	uint64_t key;
+	pid_t user; /* the supervisor it is lent to, or 0 */
+};
+
 static struct {
 	const char *dir;
 	char path[108];
@@ -73,6 +85,9 @@ static struct {
 	struct client clients[MAX_CLIENTS];
 	struct sup sups[MAX_SANDBOXES];
 	struct wd_progs *progs; /* the host's program set, held (pinset) */
+	const char *held_backend; /* the backend whose set that is */
+	bool rings_failed; /* said once: runs make their own */
+	struct ring rings[MAX_SANDBOXES];
 } d;
 
 static const char usage[] =
@@ -139,8 +154,8 @@ static struct sup *sup_by_name(const char *name)
 	return NULL;
 }
 
-/* In a supervisor child: end with the daemon, whose signals are not ours. */
-static void child_common(void)
+/* In a supervisor child: end with the daemon, whose signals are not ours; @keep_ring its ring. */
+static void child_common(int keep_ring)
 {
 	sigset_t none;
 
@@ -156,6 +171,10 @@ static void child_common(void)
 		close(d.pool.cg[i].fd);
 	if (d.pool.marks >= 0)
 		close(d.pool.marks);
+	/* the rings lent to other supervisors are theirs */
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		if (d.rings[i].fd >= 0 && d.rings[i].fd != keep_ring)
+			close(d.rings[i].fd);
 	/* the hold is wardend's: a supervisor (and its keeper) must not keep the set pinned */
 	wd_progs_forsake(d.progs);
 	d.progs = NULL;
@@ -183,7 +202,7 @@ static void adopt(const char *name, unsigned int wait_ms)
 	if (pid == 0) {
 		struct wd_adopt_opts o = { .sandbox = name, .wait_ms = wait_ms };
 
-		child_common();
+		child_common(-1);
 		prctl(PR_SET_NAME, "wardend-sup");
 		_exit(wd_adopt(&o));
 	}
@@ -225,6 +244,81 @@ static int output_fd(const char *path)
 	return open(path ? path : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 }
 
+static int free_rings(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		n += d.rings[i].fd >= 0 && !d.rings[i].user;
+	return n;
+}
+
+/* One more ring in the pool. 0, or -errno (said why). */
+static int ring_add(void)
+{
+	for (int i = 0; i < MAX_SANDBOXES; i++) {
+		struct ring *r = &d.rings[i];
+
+		if (r->fd < 0)
+			return wd_progs_ring_make(d.progs, WD_PROGS_RING_BYTES_DAEMON, &r->fd,
+						  &r->key);
+	}
+	return -ENOSPC;
+}
+
+/*
+ * A ring to lend a run of @backend: a free one, or one made now; NULL when runs of that
+ * backend use another set than the one held (or none is held): that run makes its own.
+ */
+static struct ring *ring_take(const char *backend)
+{
+	if (!d.progs || (backend && strcmp(backend, "auto") && strcmp(backend, d.held_backend)))
+		return NULL;
+	if (!free_rings() && ring_add())
+		return NULL;
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		if (d.rings[i].fd >= 0 && !d.rings[i].user)
+			return &d.rings[i];
+	return NULL;
+}
+
+/*
+ * Supervisor @pid ended: its ring comes back, unless its sandbox may still write to it (the
+ * supervisor crashed, or left the sandbox to its keeper for a successor): then the ring is that
+ * sandbox's alone, for the successor to read through the keeper's copy, and is retired here (it
+ * leaves wd_rings with the sandbox's entries).
+ */
+static void ring_return(pid_t pid, const char *sandbox, bool crashed)
+{
+	char sock[108];
+
+	for (int i = 0; i < MAX_SANDBOXES; i++) {
+		struct ring *r = &d.rings[i];
+
+		if (r->fd < 0 || r->user != pid)
+			continue;
+		r->user = 0;
+		if (crashed || (sandbox[0] && !wd_run_sock_path(sock, sizeof(sock), WD_SOCK_KEEPER,
+							       sandbox) &&
+				access(sock, F_OK) == 0)) {
+			log_debug("ring %016llx stays with %s", (unsigned long long)r->key, sandbox);
+			close(r->fd);
+			r->fd = -1;
+		}
+		return;
+	}
+}
+
+/* wardend ends: its rings leave wd_rings, but those a sandbox still uses (retired) are gone. */
+static void rings_free(void)
+{
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		if (d.rings[i].fd >= 0 && !d.rings[i].user)
+			wd_progs_ring_unmake(d.progs, d.rings[i].fd, d.rings[i].key);
+		else if (d.rings[i].fd >= 0)
+			close(d.rings[i].fd);
+}
+
 static cJSON *op_run(const cJSON *req, int client, bool *deferred)
 {
 	static const char *const paths[] = { "policy", "audit", "report", "stdout", "stderr",
@@ -233,6 +327,7 @@ static cJSON *op_run(const cJSON *req, int client, bool *deferred)
 	const char *backend = str_field(req, "backend");
 	int pfd[2], n = 0, out, err;
 	struct wd_cgroup cg = { .fd = -1 };
+	struct ring *ring;
 	struct sup *s;
 	char **args;
 	pid_t pid;
@@ -264,8 +359,9 @@ static cJSON *op_run(const cJSON *req, int client, bool *deferred)
 		return error_reply("run: this daemon supervises as many sandboxes as it may%s", "");
 	if (pipe2(pfd, O_CLOEXEC))
 		return error_reply("run: pipe: %s", strerror(errno));
-	/* an empty pool is no error: the run makes its own cgroup */
+	/* an empty pool is no error: the run makes its own cgroup (and ring) */
 	wd_cgroup_pool_take(&d.pool, &cg);
+	ring = ring_take(backend);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -284,7 +380,9 @@ static cJSON *op_run(const cJSON *req, int client, bool *deferred)
 			.ready_fd = pfd[1],
 		};
 
-		child_common();
+		child_common(ring ? ring->fd : -1);
+		if (ring)
+			wd_progs_ring_give(ring->fd, ring->key);
 		prctl(PR_SET_NAME, "wardend-sup");
 		close(pfd[0]);
 		if (cg.fd >= 0)
@@ -304,6 +402,8 @@ static cJSON *op_run(const cJSON *req, int client, bool *deferred)
 		_exit(wd_run(&o));
 	}
 	close(pfd[1]);
+	if (ring)
+		ring->user = pid;
 	*s = (struct sup){ .pid = pid, .ready = pfd[0], .client = client };
 	s->argv0 = strdup(cJSON_GetArrayItem(argv, 0)->valuestring);
 	if (cg.fd >= 0) {
@@ -491,6 +591,7 @@ static void on_exit_status(struct sup *s, int status)
 	}
 	log_info("supervisor %d of %s ended (status %d)", (int)s->pid,
 		 s->name[0] ? s->name : "(no sandbox)", status);
+	ring_return(s->pid, s->name, crashed);
 	/*
 	 * A supervisor that ended before it used the cgroup it was given leaves it empty: it
 	 * goes. One a sandbox still holds (its keeper kept it) is busy, and stays.
@@ -561,11 +662,34 @@ static int prepare_runs(int pool)
 	return 0;
 }
 
-/* The pool one cgroup fuller, while nothing else waits; a pool that cannot grow stops. */
+static int rings_made(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		n += d.rings[i].fd >= 0;
+	return n;
+}
+
+/* More rings wanted ahead: as many as cgroups in the pool, while rings can be made. */
+static bool rings_wanted(void)
+{
+	return d.progs && !d.rings_failed && rings_made() < d.pool.want;
+}
+
+/* The pool one cgroup (or ring) fuller, while nothing else waits; a pool that cannot grow stops. */
 static void refill(void)
 {
 	static bool said;
-	int err = wd_cgroup_pool_fill_one(&d.pool);
+	int err;
+
+	if (rings_wanted() && ring_add()) {
+		log_warnx("cannot make an audit ring ahead: each run makes its own");
+		d.rings_failed = true;
+	}
+	if (d.pool.n >= d.pool.want || d.pool_failed)
+		return;
+	err = wd_cgroup_pool_fill_one(&d.pool);
 
 	if (err > 0)
 		log_debug("pool: %s made ahead (%d of %d)", d.pool.cg[d.pool.n - 1].name, d.pool.n,
@@ -594,6 +718,8 @@ static struct wd_progs *hold_programs(void)
 	ops = wd_backend_choose("auto", why, sizeof(why));
 	if (ops && wd_progs_hold(&progs, wd_progs_set_of(ops->name)))
 		log_warnx("cannot hold the host's program set: each run finds or loads it");
+	if (progs)
+		d.held_backend = ops->name;
 	return progs;
 }
 
@@ -668,6 +794,8 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		d.clients[i].fd = -1;
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		d.rings[i].fd = -1;
 	d.pool.marks = -1;
 	d.dir = wd_run_dir();
 	d.listen_fd = listen_on();
@@ -717,7 +845,8 @@ int main(int argc, char **argv)
 				who[n++] = &d.sups[i];
 			}
 		/* the pool fills while nothing is asked, never in a request's way */
-		c = poll(pfd, (nfds_t)n, d.pool.n < d.pool.want && !d.pool_failed ? 0 : -1);
+		c = poll(pfd, (nfds_t)n,
+			 (d.pool.n < d.pool.want && !d.pool_failed) || rings_wanted() ? 0 : -1);
 		if (c < 0) {
 			if (errno == EINTR)
 				continue;
@@ -748,6 +877,7 @@ int main(int argc, char **argv)
 					 si.ssi_signo, d.survive_s);
 				wd_cgroup_pool_empty(&d.pool);
 				unlink(d.path);
+				rings_free();
 				wd_progs_stop(d.progs);
 				return 0;
 			} else if ((char *)who[i] >= (char *)d.clients &&
@@ -763,6 +893,7 @@ int main(int argc, char **argv)
 	}
 	wd_cgroup_pool_empty(&d.pool);
 	unlink(d.path);
+	rings_free();
 	wd_progs_stop(d.progs);
 	return 1;
 }

@@ -7,7 +7,7 @@
 
 #include "bpf/wd_abi.h"
 
-_Static_assert(sizeof(struct wd_sandbox) == 24, "wd_sandbox size");
+_Static_assert(sizeof(struct wd_sandbox) == 32, "wd_sandbox size");
 _Static_assert(sizeof(struct wd_path_key) == 4 + 8 + WD_LPM_PATH_BYTES, "wd_path_key size");
 _Static_assert(sizeof(struct wd_path_key) - 4 <= 256, "LPM data is at most 256 bytes");
 _Static_assert(offsetof(struct wd_path_key, sandbox) == 4, "wd_path_key data offset");

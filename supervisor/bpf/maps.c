@@ -502,13 +502,19 @@ static int lsm_entries_remove(struct wd_progs *progs, uint64_t sandbox, const st
 }
 
 /* @sandbox's records to this run's ring (wd_rings), before its entry turns the programs on. */
-static int ring_add(struct wd_progs *progs, uint64_t sandbox)
+static int ring_add(struct wd_progs *progs, uint64_t sandbox, struct wd_sandbox *sb)
 {
 	__u32 ring = (__u32)progs->ring;
 	int err;
 
 	if (progs->ring < 0)
 		return 0;
+	if (progs->ring_key) {
+		/* wardend's ring, in wd_rings for as long as wardend runs */
+		sb->ring = progs->ring_key;
+		return 0;
+	}
+	sb->ring = sandbox;
 	if (WD_GROW(progs->ring_ids, progs->n_ring_ids))
 		return -ENOMEM;
 	err = bpf_map_update_elem(progs->maps[WD_MAP_RINGS], &sandbox, &ring, BPF_ANY);
@@ -522,17 +528,11 @@ static int ring_add(struct wd_progs *progs, uint64_t sandbox)
 	return 0;
 }
 
-static void ring_remove(struct wd_progs *progs, uint64_t sandbox)
+void wd_progs_rings_remove(struct wd_progs *progs)
 {
-	size_t kept = 0;
-
-	for (size_t i = 0; i < progs->n_ring_ids; i++) {
-		if (progs->ring_ids[i] == sandbox)
-			bpf_map_delete_elem(progs->maps[WD_MAP_RINGS], &sandbox);
-		else
-			progs->ring_ids[kept++] = progs->ring_ids[i];
-	}
-	progs->n_ring_ids = kept;
+	for (size_t i = 0; i < progs->n_ring_ids; i++)
+		bpf_map_delete_elem(progs->maps[WD_MAP_RINGS], &progs->ring_ids[i]);
+	progs->n_ring_ids = 0;
 }
 
 int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs)
@@ -578,7 +578,7 @@ out_add_sandbox:
 	err = wd_net_entries_add(&progs->maps[WD_MAP_NET4], sandbox, rs);
 	if (err)
 		goto out_remove_paths;
-	err = ring_add(progs, sandbox);
+	err = ring_add(progs, sandbox, &sb);
 	if (err)
 		goto out_remove_paths;
 	err = bpf_map_update_elem(progs->maps[WD_MAP_SANDBOXES], &sandbox, &sb, BPF_NOEXIST);
@@ -592,7 +592,6 @@ out_add_sandbox:
 	return 0;
 
 out_remove_paths:
-	ring_remove(progs, sandbox);
 	wd_net_entries_remove(&progs->maps[WD_MAP_NET4], sandbox, rs);
 	lsm_entries_remove(progs, sandbox, rs);
 	return err;
@@ -610,7 +609,6 @@ int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const stru
 		err = -errno;
 		log_warn("bpf: cannot remove sandbox %llu", (unsigned long long)sandbox);
 	}
-	ring_remove(progs, sandbox);
 	wd_net_entries_remove(&progs->maps[WD_MAP_NET4], sandbox, rs);
 	if (lsm_entries_remove(progs, sandbox, rs) && !err)
 		err = -EIO;

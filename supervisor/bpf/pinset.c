@@ -468,6 +468,16 @@ static void delete_keys(int fd, size_t ksz, bool (*pick)(const void *key, uint64
 
 void wd_pinset_purge(const int *maps, uint64_t sandbox)
 {
+	struct wd_sandbox sb;
+
+	/*
+	 * A ring of wardend's (top bit set) that a sandbox purged here used goes too: its
+	 * supervisor died, so its wardend retired the ring (it reuses only a ring whose run
+	 * ended in order), and the sandbox was its last reader.
+	 */
+	if (bpf_map_lookup_elem(maps[WD_MAP_SANDBOXES], &sandbox, &sb) == 0 &&
+	    sb.ring != sandbox && (sb.ring >> 63))
+		bpf_map_delete_elem(maps[WD_MAP_RINGS], &sb.ring);
 	/* the entry that turns the programs on first, then what it turned on */
 	bpf_map_delete_elem(maps[WD_MAP_SANDBOXES], &sandbox);
 	bpf_map_delete_elem(maps[WD_MAP_RINGS], &sandbox);
@@ -528,12 +538,13 @@ static bool last_out(int root, const char *name, const int *maps)
  * With the root locked: unpin @name if it is unused. The links' fds are taken first (into
  * @links, @n of them) so that their release, slow for LSM programs, happens outside the lock.
  */
-static void unpin_if_last(int root, const char *name, const int *maps, int **links, size_t *n)
+static bool unpin_if_last(int root, const char *name, const int *maps, int **links, size_t *n)
 {
 	if (!last_out(root, name, maps))
-		return;
+		return false;
 	remove_set(root, name, links, n);
 	log_info("bpf: the last user of %s/%s is out: unpinned", PIN_ROOT, name);
+	return true;
 }
 
 /* Release what unpin_if_last took, after the root is unlocked (nobody waits for a detach). */
@@ -569,7 +580,14 @@ void wd_pinset_leave(struct wd_progs *progs)
 		log_warn("bpf: cannot lock %s: the set stays pinned", PIN_ROOT);
 		return;
 	}
-	unpin_if_last(root, progs->set_name, progs->maps, &links, &n);
+	/*
+	 * This run's rings leave wd_rings here, not with their sandboxes: a set that goes takes
+	 * them along, and each delete from a map of maps waits for an RCU grace period (10-15
+	 * ms), the most of what an embedded run's end cost. No record reaches them meanwhile: the
+	 * programs find a ring only through a sandbox entry, and this run's are gone.
+	 */
+	if (!unpin_if_last(root, progs->set_name, progs->maps, &links, &n))
+		wd_progs_rings_remove(progs);
 	close(root);
 	release_links(progs->set, links, n);
 }
@@ -605,6 +623,7 @@ int wd_progs_forget(enum wd_progs_set set, uint64_t sandbox)
 
 int wd_progs_find_maps(enum wd_progs_set set, uint64_t sandbox, int *ring, int *counts)
 {
+	struct wd_sandbox sb;
 	int maps[WD_MAP_NR], err;
 	char name[32];
 	__u32 id;
@@ -616,7 +635,8 @@ int wd_progs_find_maps(enum wd_progs_set set, uint64_t sandbox, int *ring, int *
 	set_name(name, sizeof(name), set);
 	err = open_pins(maps, set, name);
 	/* a user-space lookup of a map in a map gives the inner map's id */
-	if (!err && bpf_map_lookup_elem(maps[WD_MAP_RINGS], &sandbox, &id) == 0) {
+	if (!err && bpf_map_lookup_elem(maps[WD_MAP_SANDBOXES], &sandbox, &sb) == 0 &&
+	    bpf_map_lookup_elem(maps[WD_MAP_RINGS], &sb.ring, &id) == 0) {
 		*ring = bpf_map_get_fd_by_id(id);
 		if (*ring < 0)
 			err = *ring;

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -299,12 +300,64 @@ static int load_private(struct wd_progs *progs)
 	return err ?: wd_progs_take_maps(progs);
 }
 
+static struct {
+	int fd;
+	uint64_t key;
+} ring_given = { .fd = -1 };
+
+void wd_progs_ring_give(int fd, uint64_t key)
+{
+	ring_given.fd = fd;
+	ring_given.key = key;
+}
+
+int wd_progs_ring_make(struct wd_progs *progs, size_t bytes, int *fd, uint64_t *key)
+{
+	__u32 inner;
+	int err;
+
+	*fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "wd_ring", 0, 0, (__u32)bytes, NULL);
+	if (*fd < 0) {
+		log_warnx("bpf: cannot make an audit ring of %zu bytes: %s", bytes, strerror(-*fd));
+		return *fd;
+	}
+	if (getrandom(key, sizeof(*key), 0) != sizeof(*key)) {
+		err = -errno;
+		goto fail;
+	}
+	*key |= 1ull << 63;
+	inner = (__u32)*fd;
+	err = bpf_map_update_elem(progs->maps[WD_MAP_RINGS], key, &inner, BPF_NOEXIST);
+	if (!err)
+		return 0;
+fail:
+	log_warnx("bpf: cannot put a ring in wd_rings: %s", strerror(-err));
+	close(*fd);
+	*fd = -1;
+	return err;
+}
+
+void wd_progs_ring_unmake(struct wd_progs *progs, int fd, uint64_t key)
+{
+	if (progs && progs->maps[WD_MAP_RINGS] >= 0)
+		bpf_map_delete_elem(progs->maps[WD_MAP_RINGS], &key);
+	close(fd);
+}
+
 /* This run's ring, read into @fn: the set's programs find it through wd_rings. */
 static int make_ring(struct wd_progs *progs, size_t bytes)
 {
 	int err;
 
-	progs->ring = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "wd_ring", 0, 0, (__u32)bytes, NULL);
+	if (ring_given.fd >= 0) {
+		/* wardend's, in wd_rings already: taken over, once */
+		progs->ring = ring_given.fd;
+		progs->ring_key = ring_given.key;
+		ring_given.fd = -1;
+	} else {
+		progs->ring = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "wd_ring", 0, 0, (__u32)bytes,
+					     NULL);
+	}
 	if (progs->ring < 0) {
 		err = progs->ring;
 		log_warnx("bpf: cannot make an audit ring of %zu bytes: %s", bytes, strerror(-err));

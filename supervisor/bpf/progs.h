@@ -38,6 +38,18 @@ enum wd_progs_set wd_progs_set_of(const char *backend);
 #define WD_PROGS_RING_BYTES_DAEMON (256u << 10)
 /* The ring size of every later wd_progs_start in this process and the children it forks. */
 void wd_progs_ring_default(size_t ring_bytes);
+/*
+ * wardend's rings: made once, each put in the set's wd_rings under a key of its own (top bit
+ * set: never a sandbox's id, which an embedded run's ring is keyed by), and reused run after
+ * run, so that a run changes no map of maps (each change waits for an RCU grace period).
+ * wd_progs_ring_make: a ring of @bytes in @progs's (held) set; its fd and key. 0 or -errno.
+ * wd_progs_ring_unmake: out of wd_rings again, and closed.
+ * wd_progs_ring_give: in a supervisor forked by wardend, the next wd_progs_start reads this ring
+ * (its fd taken over) and keys its sandboxes' records to it instead of making its own.
+ */
+int wd_progs_ring_make(struct wd_progs *progs, size_t bytes, int *fd, uint64_t *key);
+void wd_progs_ring_unmake(struct wd_progs *progs, int fd, uint64_t key);
+void wd_progs_ring_give(int fd, uint64_t key);
 
 /*
  * Use @set: this build's set pinned on the host, or loaded and pinned now if there is none. The

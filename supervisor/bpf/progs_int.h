@@ -50,8 +50,13 @@ struct wd_progs {
 	 */
 	int set_dir;
 	char set_name[32]; /* "lsm-<hash>" or "rec-<hash>" */
-	/* this run's own ring (-1: none), and the sandboxes it was put in wd_rings for */
+	/*
+	 * this run's own ring (-1: none), and the sandboxes it was put in wd_rings for; or, with
+	 * ring_key set, a ring given by wardend (wd_progs_ring_give), already in wd_rings under
+	 * that key, which this run neither adds nor removes
+	 */
 	int ring;
+	uint64_t ring_key;
 	uint64_t *ring_ids;
 	size_t n_ring_ids;
 	struct ring_buffer *rb;
@@ -86,6 +91,11 @@ void wd_progs_release_links(int *links, size_t n);
  * in (the caller loads a private set).
  */
 int wd_pinset_enter(struct wd_progs *progs);
+/*
+ * maps.c: the entries this run put in wd_rings (keyed by its sandboxes), deleted: when it
+ * leaves a set that stays pinned (wd_pinset_leave).
+ */
+void wd_progs_rings_remove(struct wd_progs *progs);
 /* pinset.c: a run's sandbox is in: it stops being a holder (wd_progs_hold's never do). */
 void wd_pinset_drop_hold(struct wd_progs *progs);
 /* pinset.c: this run is no longer a user; the last one out unpins the set. */

@@ -451,6 +451,7 @@ int wd_adopt(const struct wd_adopt_opts *o)
 	d.st.actx.backend = d.k.backend;
 	d.st.actx.rules = &d.rs;
 	d.st.actx.sandbox = d.cg.name;
+	d.st.sandbox_id = d.cg.id;
 	d.st.actx.boot_to_real_ns =
 		(int64_t)wd_clock_ns(CLOCK_REALTIME) - (int64_t)wd_clock_ns(CLOCK_BOOTTIME);
 	d.holds.st = &d.st;

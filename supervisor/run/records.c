@@ -248,6 +248,12 @@ int wd_run_on_record(void *ctx, void *rec, size_t size)
 	bool ok;
 
 	ok = wd_rec_decode(rec, size, &v) == 0;
+	if (ok && st->sandbox_id && v.h->sandbox != st->sandbox_id) {
+		st->malformed++;
+		log_warnx("audit: a kernel record of another sandbox (%llu) dropped",
+			  (unsigned long long)v.h->sandbox);
+		return 0;
+	}
 	if (ok) {
 		extra.exe = exe_of(st, &v);
 		if (absolute_target(&v, target, sizeof(target)))

@@ -54,6 +54,12 @@ struct run_state {
 	FILE *audit;
 	struct wd_exe_cache exes;
 	uint64_t malformed; /* records the kernel sent that did not parse */
+	/*
+	 * The sandbox whose records these are (its cgroup id; 0 until known). A record of any
+	 * other is dropped, counted with the malformed: a ring wardend reuses run after run carries only
+	 * the current run's, and none of an earlier one reaches this run's audit stream.
+	 */
+	uint64_t sandbox_id;
 	struct refusal refused[WD_REFUSALS];
 	unsigned int next_refusal;
 	struct wd_pty *pty; /* the command's own terminal, relayed in the run loop; may be NULL */

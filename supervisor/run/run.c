@@ -212,6 +212,7 @@ static int confine(struct run *r)
 	int err;
 
 	r->st.actx.sandbox = r->cg.name;
+	r->st.sandbox_id = r->cg.id;
 	wd_setup_name(&r->setup, r->cg.name);
 	r->rep.sandbox = r->cg.name;
 	if (!r->st.audit && wd_run_open_default_sink(&r->st, &r->rs, r->cg.name)) {

@@ -92,3 +92,59 @@ test_wardend_refuses_bad_requests_and_a_second_daemon() {
 	expect_line "$T/d2.log" "another wardend answers on $WARDEN_RUN_DIR/control.sock"
 	stop_daemon
 }
+
+# rings_in_use: how many audit rings the set's wd_rings holds (every set pinned: a test's own)
+rings_in_use() {
+	local n=0 m
+	for m in /sys/fs/bpf/warden/*/wd_rings; do
+		[ -e "$m" ] || continue
+		n=$((n + $("$BIN/bpftool" -j map dump pinned "$m" | grep -o '"key"' | wc -l)))
+	done
+	echo "$n"
+}
+
+# run_denied NAME: a run through wardend of cat on a file the policy does not let it read, its
+# records in $WD_OUT/NAME.audit; waits for its exit record and sets $sb.
+run_denied() {
+	echo secret > "$T/$1.secret"
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc"],"exec":["/usr/bin","/bin","%s"]}}\n' \
+		"$LOADER" > "$T/deny.json"
+	touch "$WD_OUT/$1.audit"
+	reply=$(ctl "{\"op\":\"run\",\"backend\":\"$BACKEND\",\"policy\":\"$T/deny.json\",\"audit\":\"$WD_OUT/$1.audit\",\"stderr\":\"$T/$1.err\",\"argv\":[\"cat\",\"$T/$1.secret\"]}")
+	case $reply in *'"ok":true'*) ;; *) fail "run $1 refused: $reply" ;; esac
+	sb=$(record_field "$reply" sandbox)
+	wait_record "$WD_OUT/$1.audit" '"type":"exit"' "$daemon" > /dev/null
+}
+
+# wardend lends each supervisor one of its rings and takes it back when the run ends in order,
+# so runs one after another add no ring once its pool's are made (each change of wd_rings waits an RCU grace period) and
+# each run's audit stream holds its own sandbox's records, none of the run before on that ring.
+# A ring whose supervisor crashed stays with that sandbox: the next run gets another.
+test_runs_through_wardend_reuse_rings_and_keep_their_records_apart() {
+	local n sbs=() i
+	start_daemon "$T/d.log"
+	for i in 1 2 3 4 5 6; do
+		run_denied "r$i"
+		sbs+=("$sb")
+		grep -q "\"sandbox\":\"$sb\",\"type\":\"file\".*\"target\":\"$T/r$i.secret\",\"verdict\":\"deny\"" \
+			"$WD_OUT/r$i.audit" || fail "run $i has no record of its denied read: $(cat "$WD_OUT/r$i.audit")"
+		[ "$(grep -vc "\"sandbox\":\"$sb\"" "$WD_OUT/r$i.audit")" = 0 ] ||
+			fail "run $i's audit holds another sandbox's records: $(grep -v "\"sandbox\":\"$sb\"" "$WD_OUT/r$i.audit")"
+	done
+	# as many rings as its pool has cgroups (4 by default), made ahead while it waited
+	n=$(rings_in_use)
+	[ "$n" -ge 1 ] && [ "$n" -le 4 ] || fail "six runs one after another left $n rings, not 1 to 4"
+	# a crashed supervisor's ring is its sandbox's: the run after it is on another ring
+	run_held
+	held=$sb
+	kill -KILL "$supervisor"
+	line=$(held_again)
+	run_denied after_crash
+	[ "$(grep -c "\"sandbox\":\"$held\"" "$WD_OUT/after_crash.audit")" = 0 ] ||
+		fail "the run after a crash got the crashed run's records"
+	decide deny "$line" > /dev/null || fail "deny failed"
+	wait_record "$WD_OUT/audit" "\"sandbox\":\"$held\",\"type\":\"exit\"" "$daemon" > /dev/null
+	[ "$(grep -c "\"sandbox\":\"$sb\"" "$WD_OUT/audit")" = 0 ] ||
+		fail "the taken-over sandbox's stream got the next run's records"
+	stop_daemon
+}
