@@ -30,6 +30,9 @@
 
 #include <cJSON.h>
 
+#include "policy/effective.h"
+#include "policy/templates.h"
+#include "policy/policy.h"
 #include "supervisor/backend/backend.h"
 #include "supervisor/ipc/line.h"
 #include "supervisor/ipc/rundir.h"
@@ -61,6 +64,11 @@ struct sup {
 	int client; /* the client waiting for the run's reply, or -1 */
 	char *argv0;
 	char *cgroup; /* a run's cgroup from the pool: removed if its supervisor left it empty */
+	int waiter; /* the client that asked "wait": told of the run's end, or -1 */
+	cJSON *id; /* the request's id, echoed in its reply and events (may be NULL) */
+	char *report; /* the report file: the request's, or one of ours (own_report) */
+	bool own_report; /* ours, under <run dir>/reports: removed once sent */
+	char *policy_file; /* an inline policy, written for its supervisor: removed at its end */
 };
 
 /*
@@ -105,12 +113,14 @@ static const char usage[] =
 	"  -v              say more (twice: debug)\n"
 	"  -h, --help      this text\n";
 
-static void send_reply(int fd, cJSON *r)
+static void send_reply_id(int fd, cJSON *r, const cJSON *id)
 {
 	size_t len;
 	char *text;
 	int err;
 
+	if (id)
+		cJSON_AddItemToObject(r, "id", cJSON_Duplicate(id, true));
 	cJSON_AddNumberToObject(r, "v", WD_DAEMON_PROTO);
 	text = wd_json_line(r, &len);
 	/*
@@ -127,15 +137,31 @@ static void send_reply(int fd, cJSON *r)
 	cJSON_Delete(r);
 }
 
-static cJSON *error_reply(const char *fmt, const char *arg)
+static void send_reply(int fd, cJSON *r)
+{
+	send_reply_id(fd, r, NULL);
+}
+
+/*
+ * An error reply: "error" in words, "code" for a program to act on: bad_request (malformed, or
+ * a field of the wrong type or value), unknown_key (with "key"), bad_policy (with "pointer"
+ * when the policy names one), not_found, busy, start_failed, internal.
+ */
+static cJSON *coded_error(const char *code, const char *fmt, const char *arg)
 {
 	cJSON *r = cJSON_CreateObject();
-	char msg[512];
+	char msg[1200];
 
 	snprintf(msg, sizeof(msg), fmt, arg);
 	cJSON_AddBoolToObject(r, "ok", false);
 	cJSON_AddStringToObject(r, "error", msg);
+	cJSON_AddStringToObject(r, "code", code);
 	return r;
+}
+
+static cJSON *error_reply(const char *fmt, const char *arg)
+{
+	return coded_error("bad_request", fmt, arg);
 }
 
 static struct sup *sup_free_slot(void)
@@ -206,7 +232,7 @@ static void adopt(const char *name, unsigned int wait_ms)
 		prctl(PR_SET_NAME, "wardend-sup");
 		_exit(wd_adopt(&o));
 	}
-	*s = (struct sup){ .pid = pid, .adopted = true, .ready = -1, .client = -1 };
+	*s = (struct sup){ .pid = pid, .adopted = true, .ready = -1, .client = -1, .waiter = -1 };
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	log_info("taking %s over (supervisor %d)", name, (int)pid);
 }
@@ -242,6 +268,95 @@ static const char *str_field(const cJSON *req, const char *key)
 static int output_fd(const char *path)
 {
 	return open(path ? path : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+}
+
+/* Every key of @req is one of @keys (NULL-ended): else an unknown_key error naming it. */
+static cJSON *check_keys(const cJSON *req, const char *op, const char *const *keys)
+{
+	const cJSON *k;
+
+	cJSON_ArrayForEach(k, req) {
+		bool known = false;
+
+		for (int i = 0; keys[i] && !known; i++)
+			known = strcmp(k->string, keys[i]) == 0;
+		if (!known) {
+			char what[300];
+			cJSON *r;
+
+			snprintf(what, sizeof(what), "%s: unknown key \"%.200s\"", op, k->string);
+			r = coded_error("unknown_key", "%s", what);
+			cJSON_AddStringToObject(r, "key", k->string);
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static unsigned int file_seq;
+
+/* A file of ours under <run dir>/@sub (made root-only), for @what: its path in @buf. 0 or -1. */
+static int our_file(char *buf, size_t size, const char *sub, const char *what)
+{
+	snprintf(buf, size, "%s/%s", d.dir, sub);
+	if (mkdir(buf, 0700) && errno != EEXIST)
+		return -1;
+	snprintf(buf, size, "%s/%s/%s-%d-%u.json", d.dir, sub, what, (int)getpid(), ++file_seq);
+	return 0;
+}
+
+/* An inline policy (a JSON object) written where its supervisor reads it: the path, or NULL. */
+static char *write_inline_policy(const cJSON *pol)
+{
+	char path[PATH_MAX], *text = cJSON_PrintUnformatted(pol);
+	size_t len = text ? strlen(text) : 0;
+	int fd = -1;
+	bool ok = false;
+
+	if (text && !our_file(path, sizeof(path), "policies", "policy"))
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0) {
+		ok = write(fd, text, len) == (ssize_t)len;
+		close(fd);
+		if (!ok)
+			unlink(path);
+	}
+	free(text);
+	return ok ? strdup(path) : NULL;
+}
+
+/*
+ * The policy a run asks for, checked here before anything starts, so the client hears what is
+ * wrong with it (the field by JSON pointer) rather than "see its stderr": NULL if it is good.
+ */
+static cJSON *check_policy(const char *policy, const char *backend)
+{
+	const struct wd_backend_ops *ops;
+	struct wd_policy pol;
+	char msg[1024], why[1024];
+	const char *ptr;
+	cJSON *r = NULL;
+
+	if (wd_policy_load_effective(policy, NULL, &pol, msg, sizeof(msg))) {
+		r = coded_error("bad_policy", "run: %s", msg);
+	} else {
+		ops = wd_backend_choose(backend ? backend : "auto", why, sizeof(why));
+		if (!ops)
+			r = coded_error("start_failed", "run: cannot run a sandbox here: %s", why);
+		else if (wd_policy_refuse_unenforced(&pol, policy, ops->features, msg, sizeof(msg)))
+			r = coded_error("bad_policy", "run: %s", msg);
+	}
+	wd_policy_free(&pol);
+	/* "FILE: /pointer: what": the pointer, for a program to point at */
+	ptr = r ? strstr(msg, ": /") : NULL;
+	if (r && ptr) {
+		char pointer[512];
+		size_t n = strcspn(ptr + 2, ":");
+
+		snprintf(pointer, sizeof(pointer), "%.*s", (int)(n < 511 ? n : 511), ptr + 2);
+		cJSON_AddStringToObject(r, "pointer", pointer);
+	}
+	return r;
 }
 
 static int free_rings(void)
@@ -319,32 +434,46 @@ static void rings_free(void)
 			close(d.rings[i].fd);
 }
 
-static cJSON *op_run(const cJSON *req, int client, bool *deferred)
+static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferred)
 {
-	static const char *const paths[] = { "policy", "audit", "report", "stdout", "stderr",
-					     "cwd" };
+	static const char *const keys[] = { "op", "v", "id", "policy", "argv", "audit", "report",
+					    "stdout", "stderr", "cwd", "backend", "wait", NULL };
+	static const char *const paths[] = { "audit", "report", "stdout", "stderr", "cwd" };
 	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(req, "argv"), *a;
-	const char *backend = str_field(req, "backend");
+	const cJSON *pol = cJSON_GetObjectItemCaseSensitive(req, "policy");
+	const cJSON *wait = cJSON_GetObjectItemCaseSensitive(req, "wait");
+	const char *backend = str_field(req, "backend"), *policy = NULL, *report;
+	char *policy_file = NULL, own_report[PATH_MAX];
 	int pfd[2], n = 0, out, err;
 	struct wd_cgroup cg = { .fd = -1 };
 	struct ring *ring;
 	struct sup *s;
+	cJSON *bad;
 	char **args;
 	pid_t pid;
 
-	if (!str_field(req, "policy"))
-		return error_reply("run: \"policy\" (a policy file's absolute path or a template "
-				   "name) is required%s", "");
+	bad = check_keys(req, "run", keys);
+	if (bad)
+		return bad;
+	if (cJSON_IsString(pol) &&
+	    (pol->valuestring[0] == '/' || wd_is_template_name(pol->valuestring))) {
+		policy = pol->valuestring;
+	} else if (!cJSON_IsObject(pol)) {
+		/* the daemon's working directory is not the client's */
+		return error_reply("run: \"policy\" must be a policy (a JSON object), a template "
+				   "name or a policy file's absolute path%s", "");
+	}
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, paths[i]);
 		const char *p = cJSON_IsString(v) ? v->valuestring : NULL;
 
 		if (v && !p)
 			return error_reply("run: \"%s\" must be a string", paths[i]);
-		/* the daemon's working directory is not the client's */
-		if (p && i != 0 && p[0] != '/')
+		if (p && p[0] != '/')
 			return error_reply("run: \"%s\" must be an absolute path", paths[i]);
 	}
+	if (wait && !cJSON_IsBool(wait))
+		return error_reply("run: \"wait\" must be true or false%s", "");
 	if (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) < 1)
 		return error_reply("run: \"argv\" must be a non-empty array of strings%s", "");
 	cJSON_ArrayForEach(a, argv)
@@ -356,9 +485,32 @@ static cJSON *op_run(const cJSON *req, int client, bool *deferred)
 				   backend);
 	s = sup_free_slot();
 	if (!s)
-		return error_reply("run: this daemon supervises as many sandboxes as it may%s", "");
-	if (pipe2(pfd, O_CLOEXEC))
-		return error_reply("run: pipe: %s", strerror(errno));
+		return coded_error("busy", "run: this daemon supervises as many sandboxes as it "
+				   "may%s", "");
+	if (!policy) {
+		policy_file = write_inline_policy(pol);
+		if (!policy_file)
+			return coded_error("internal", "run: cannot write the policy for its "
+					   "supervisor: %s", strerror(errno));
+		policy = policy_file;
+	}
+	bad = check_policy(policy, backend);
+	report = str_field(req, "report");
+	own_report[0] = 0;
+	if (!bad && cJSON_IsTrue(wait) && !report) {
+		if (our_file(own_report, sizeof(own_report), "reports", "report"))
+			bad = coded_error("internal", "run: cannot make a report file: %s",
+					  strerror(errno));
+		report = own_report;
+	}
+	if (!bad && pipe2(pfd, O_CLOEXEC))
+		bad = coded_error("internal", "run: pipe: %s", strerror(errno));
+	if (bad) {
+		if (policy_file)
+			unlink(policy_file);
+		free(policy_file);
+		return bad;
+	}
 	/* an empty pool is no error: the run makes its own cgroup (and ring) */
 	wd_cgroup_pool_take(&d.pool, &cg);
 	ring = ring_take(backend);
@@ -368,13 +520,16 @@ static cJSON *op_run(const cJSON *req, int client, bool *deferred)
 		close(pfd[0]);
 		close(pfd[1]);
 		wd_cgroup_destroy(&cg);
-		return error_reply("run: fork: %s", strerror(errno));
+		if (policy_file)
+			unlink(policy_file);
+		free(policy_file);
+		return coded_error("internal", "run: fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
 		struct wd_run_opts o = {
-			.policy_path = str_field(req, "policy"),
+			.policy_path = policy,
 			.audit_path = str_field(req, "audit"),
-			.report_path = str_field(req, "report"),
+			.report_path = report,
 			.backend = backend ? backend : "auto",
 			.survive_s = d.survive_s,
 			.ready_fd = pfd[1],
@@ -404,8 +559,15 @@ static cJSON *op_run(const cJSON *req, int client, bool *deferred)
 	close(pfd[1]);
 	if (ring)
 		ring->user = pid;
-	*s = (struct sup){ .pid = pid, .ready = pfd[0], .client = client };
+	*s = (struct sup){ .pid = pid, .ready = pfd[0], .client = client, .waiter = -1,
+			   .policy_file = policy_file };
 	s->argv0 = strdup(cJSON_GetArrayItem(argv, 0)->valuestring);
+	s->id = id ? cJSON_Duplicate(id, true) : NULL;
+	if (cJSON_IsTrue(wait)) {
+		s->waiter = client;
+		s->report = strdup(report);
+		s->own_report = own_report[0] != 0;
+	}
 	if (cg.fd >= 0) {
 		/* the supervisor has it now: its own fd, its own removal */
 		close(cg.fd);
@@ -446,7 +608,7 @@ static cJSON *op_kill(const cJSON *req)
 	if (!name)
 		return error_reply("kill: \"sandbox\" is required%s", "");
 	if (!s)
-		return error_reply("kill: this daemon supervises no sandbox %s", name);
+		return coded_error("not_found", "kill: this daemon supervises no sandbox %s", name);
 	/* its supervisor kills the sandbox, writes the exit record and removes it */
 	if (kill(s->pid, SIGTERM))
 		return error_reply("kill: %s", strerror(errno));
@@ -457,23 +619,33 @@ static cJSON *op_kill(const cJSON *req)
 
 static void handle(struct client *c, const char *line)
 {
+	static const char *const plain[] = { "op", "v", "id", NULL };
+	static const char *const kill_keys[] = { "op", "v", "id", "sandbox", NULL };
 	cJSON *req = cJSON_Parse(line), *r = NULL;
 	const char *op = req ? str_field(req, "op") : NULL;
 	const cJSON *v = req ? cJSON_GetObjectItemCaseSensitive(req, "v") : NULL;
+	const cJSON *id = req ? cJSON_GetObjectItemCaseSensitive(req, "id") : NULL;
 	bool deferred = false;
 
+	/* an id is the client's to match replies and events with: a short string or a number */
+	if (id && !(cJSON_IsNumber(id) || (cJSON_IsString(id) && strlen(id->valuestring) <= 128)))
+		id = NULL;
 	if (!req || !cJSON_IsObject(req))
 		r = error_reply("a request is one JSON object a line%s", "");
 	else if (v && (!cJSON_IsNumber(v) || v->valueint != WD_DAEMON_PROTO))
 		r = error_reply("unsupported protocol version (this wardend speaks 1)%s", "");
+	else if (cJSON_GetObjectItemCaseSensitive(req, "id") && !id)
+		r = error_reply("\"id\" must be a number or a string of at most 128 bytes%s", "");
 	else if (!op)
 		r = error_reply("\"op\" is required: run, list, kill or status%s", "");
 	else if (strcmp(op, "run") == 0)
-		r = op_run(req, c->fd, &deferred);
+		r = op_run(req, c->fd, id, &deferred);
 	else if (strcmp(op, "list") == 0)
-		r = op_list();
+		r = check_keys(req, op, plain) ?: op_list();
 	else if (strcmp(op, "kill") == 0)
-		r = op_kill(req);
+		r = check_keys(req, op, kill_keys) ?: op_kill(req);
+	else if (strcmp(op, "status") == 0 && (r = check_keys(req, op, plain)))
+		;
 	else if (strcmp(op, "status") == 0) {
 		int n = 0;
 
@@ -486,7 +658,7 @@ static void handle(struct client *c, const char *line)
 	} else
 		r = error_reply("unknown op %s (run, list, kill, status)", op);
 	if (r)
-		send_reply(c->fd, r);
+		send_reply_id(c->fd, r, id);
 	cJSON_Delete(req);
 	(void)deferred;
 }
@@ -494,9 +666,12 @@ static void handle(struct client *c, const char *line)
 static void drop(struct client *c)
 {
 	/* a run waiting to answer this client answers no one */
-	for (int i = 0; i < MAX_SANDBOXES; i++)
+	for (int i = 0; i < MAX_SANDBOXES; i++) {
 		if (d.sups[i].client == c->fd)
 			d.sups[i].client = -1;
+		if (d.sups[i].waiter == c->fd)
+			d.sups[i].waiter = -1;
+	}
 	if (c->fd >= 0)
 		close(c->fd);
 	wd_lines_free(&c->in);
@@ -570,9 +745,60 @@ static void on_ready(struct sup *s)
 		cJSON_AddBoolToObject(r, "ok", true);
 		cJSON_AddStringToObject(r, "sandbox", s->name);
 		cJSON_AddNumberToObject(r, "supervisor", s->pid);
-		send_reply(s->client, r);
+		send_reply_id(s->client, r, s->id);
 		s->client = -1;
 	}
+}
+
+/* The report file @path as JSON, or NULL (none written, or not JSON). */
+static cJSON *read_report(const char *path)
+{
+	char buf[65536];
+	ssize_t n = -1;
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	return cJSON_Parse(buf);
+}
+
+/*
+ * The run's end, to the client that asked to wait: {"event":"exit","sandbox":S,"code":N,
+ * "report":{...}} with the supervisor's exit code (warden run's) and the run report; after a
+ * take-over "taken_over":true and the report null (the successor writes none).
+ */
+static void tell_exit(struct sup *s, int status)
+{
+	cJSON *e = cJSON_CreateObject(), *rep = s->adopted ? NULL : read_report(s->report);
+
+	cJSON_AddStringToObject(e, "event", "exit");
+	if (s->name[0])
+		cJSON_AddStringToObject(e, "sandbox", s->name);
+	cJSON_AddNumberToObject(e, "code", wd_exit_code_of_wait(status));
+	if (s->adopted)
+		cJSON_AddBoolToObject(e, "taken_over", true);
+	cJSON_AddItemToObject(e, "report", rep ? rep : cJSON_CreateNull());
+	send_reply_id(s->waiter, e, s->id);
+	s->waiter = -1;
+}
+
+/* What a sup slot holds of its request, let go (the slot is free, or taken over afresh). */
+static void sup_release(struct sup *s)
+{
+	if (s->own_report && s->report)
+		unlink(s->report);
+	if (s->policy_file)
+		unlink(s->policy_file);
+	free(s->report);
+	free(s->policy_file);
+	free(s->argv0);
+	cJSON_Delete(s->id);
+	*s = (struct sup){ 0 };
 }
 
 static void on_exit_status(struct sup *s, int status)
@@ -583,11 +809,18 @@ static void on_exit_status(struct sup *s, int status)
 		on_ready(s);
 	if (s->client >= 0) {
 		char msg[64];
+		cJSON *rep = read_report(s->report), *r;
+		const cJSON *why = rep ? cJSON_GetObjectItemCaseSensitive(rep, "error") : NULL;
 
 		snprintf(msg, sizeof(msg), "%d", wd_exit_code_of_wait(status));
-		send_reply(s->client, error_reply("run: the sandbox did not start (its supervisor "
-						  "exited %s; see its stderr and report)",
-						  msg));
+		r = coded_error("start_failed", "run: the sandbox did not start (its supervisor "
+				"exited %s; see its stderr and report)", msg);
+		if (cJSON_IsString(why))
+			cJSON_AddStringToObject(r, "reason", why->valuestring);
+		send_reply_id(s->client, r, s->id);
+		cJSON_Delete(rep);
+		/* answered: nothing more to wait for */
+		s->waiter = -1;
 	}
 	log_info("supervisor %d of %s ended (status %d)", (int)s->pid,
 		 s->name[0] ? s->name : "(no sandbox)", status);
@@ -603,15 +836,32 @@ static void on_exit_status(struct sup *s, int status)
 	/* a supervisor of ours that crashed leaves its sandbox to its keeper: take it back */
 	if (crashed && s->name[0]) {
 		char name[32];
+		int waiter = s->waiter;
+		cJSON *id = s->id;
+		struct sup *t;
 
 		snprintf(name, sizeof(name), "%s", s->name);
-		free(s->argv0);
-		*s = (struct sup){ 0 };
+		s->id = NULL;
+		sup_release(s);
 		adopt(name, 5000);
+		/* a client waiting for the run waits for its successor */
+		t = sup_by_name(name);
+		if (t && waiter >= 0) {
+			t->waiter = waiter;
+			t->id = id;
+			id = NULL;
+		} else if (waiter >= 0) {
+			struct sup gone = { .waiter = waiter, .id = id, .adopted = true };
+
+			snprintf(gone.name, sizeof(gone.name), "%s", name);
+			tell_exit(&gone, status);
+		}
+		cJSON_Delete(id);
 		return;
 	}
-	free(s->argv0);
-	*s = (struct sup){ 0 };
+	if (s->waiter >= 0)
+		tell_exit(s, status);
+	sup_release(s);
 }
 
 static void reap(void)

@@ -171,6 +171,22 @@ fail:
 }
 
 /*
+ * vfork, and exec_keeper in the child: the keeper is exec'd at once, so copying the
+ * supervisor's page tables (and faulting on each page it writes after) would be for nothing, and
+ * the caller waits for the exec anyway. The child only makes system calls and writes its own
+ * frame and @src (which the caller only frees). The child's pid, or -1 (errno).
+ */
+static pid_t __attribute__((noinline)) spawn_exec_keeper(int prog, int *src, int n,
+							  char *const argv[], int errfd)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0)
+		exec_keeper(prog, src, n, argv, errfd);
+	return pid;
+}
+
+/*
  * Fork and exec warden-keeper with its fds in place (see WD_KEEPER_*_FD); -errno if it could
  * not be exec'd. @named is the successors' socket, or -1.
  */
@@ -213,13 +229,11 @@ static int spawn_keeper(struct wd_keeper *k, const struct wd_cgroup *cg, unsigne
 	src[n++] = named >= 0 ? named : null;
 	for (size_t i = 0; i < n_held; i++)
 		src[n++] = held[i];
-	pid = fork();
+	pid = spawn_exec_keeper(prog, src, n, argv, errp[1]);
 	if (pid < 0) {
 		err = -errno;
 		goto out;
 	}
-	if (pid == 0)
-		exec_keeper(prog, src, n, argv, errp[1]);
 	close(errp[1]);
 	errp[1] = -1;
 	/* EOF: the exec went through (the pipe was close-on-exec); else why it did not */

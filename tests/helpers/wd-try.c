@@ -42,7 +42,7 @@
  *   wd-try replace-dir DIR rmdir|rename TARGET NAME  in one process, quickly: make and
  *                             unlink DIR/seed, take DIR away (rmdir, or rename to DIR.old),
  *                             make DIR a symlink to TARGET, and print unlink(DIR/NAME)'s result
- *   wd-try ctl SOCKET LINE    send LINE to a unix stream socket, print the one-line reply
+ *   wd-try ctl SOCKET LINE [N]  send LINE to a unix stream socket, print the first N reply lines (1)
  *   wd-try as UID GID GROUPS PROG [ARG...]  drop to UID and GID with the supplementary GROUPS
  *                             (comma-separated, or "-" for none) and execute PROG (busybox has
  *                             no setpriv --reuid)
@@ -576,7 +576,8 @@ static int replace_dir(const char *dir, const char *how, const char *target, con
 	return 0;
 }
 
-static int ctl(const char *path, const char *line)
+/* Send @line on @path's stream socket; print the first @lines reply lines (or all until EOF). */
+static int ctl(const char *path, const char *line, int lines)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char buf[65536];
@@ -590,8 +591,12 @@ static int ctl(const char *path, const char *line)
 	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) || write(fd, "\n", 1) != 1)
 		return fail();
 	while (got < sizeof(buf) - 1 && (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0) {
+		int seen = 0;
+
 		got += (size_t)n;
-		if (memchr(buf, '\n', got))
+		for (size_t i = 0; i < got; i++)
+			seen += buf[i] == '\n';
+		if (seen >= lines)
 			break;
 	}
 	buf[got] = 0;
@@ -677,10 +682,10 @@ int main(int argc, char **argv)
 	if (argc >= 6 && strcmp(argv[1], "replace-dir") == 0)
 		return replace_dir(argv[2], argv[3], argv[4], argv[5]);
 	if (argc >= 4 && strcmp(argv[1], "ctl") == 0)
-		return ctl(argv[2], argv[3]);
+		return ctl(argv[2], argv[3], argc >= 5 ? atoi(argv[4]) : 1);
 	if (argc >= 6 && strcmp(argv[1], "as") == 0)
 		return run_as(argv + 2);
-	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] |\n"
+	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] | ctl SOCKET LINE [LINES] |\n"
 			"              fexec at|proc|link PATH ARGV0 [ARG...] |\n"
 			"              openat2 PATH trunc|read [in-root] | gate READY GO |\n"
 			"              exit N | kill-self SIG | fork-locker FILE | trylock FILE |\n"

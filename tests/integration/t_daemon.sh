@@ -75,16 +75,16 @@ test_a_crashed_supervisor_of_wardend_is_taken_over_by_wardend() {
 test_wardend_refuses_bad_requests_and_a_second_daemon() {
 	start_daemon "$T/d.log"
 	expect_eq "unknown op" "$(ctl '{"op":"explode"}')" \
-		'{"ok":false,"error":"unknown op explode (run, list, kill, status)","v":1}'
+		'{"ok":false,"error":"unknown op explode (run, list, kill, status)","code":"bad_request","v":1}'
 	expect_eq "no argv" "$(ctl '{"op":"run","policy":"/x.json"}')" \
-		'{"ok":false,"error":"run: \"argv\" must be a non-empty array of strings","v":1}'
+		'{"ok":false,"error":"run: \"argv\" must be a non-empty array of strings","code":"bad_request","v":1}'
 	expect_eq "relative audit" "$(ctl '{"op":"run","policy":"/x.json","audit":"a.log","argv":["true"]}')" \
-		'{"ok":false,"error":"run: \"audit\" must be an absolute path","v":1}'
+		'{"ok":false,"error":"run: \"audit\" must be an absolute path","code":"bad_request","v":1}'
 	expect_eq "kill of nothing" "$(ctl '{"op":"kill","sandbox":"sb-00000000"}')" \
-		'{"ok":false,"error":"kill: this daemon supervises no sandbox sb-00000000","v":1}'
+		'{"ok":false,"error":"kill: this daemon supervises no sandbox sb-00000000","code":"not_found","v":1}'
 	case $(ctl '{"op":"run","policy":"/nonexistent.json","argv":["true"]}') in
-	*'"ok":false'*'the sandbox did not start'*) ;;
-	*) fail "a run of a missing policy was not refused" ;;
+	*'"ok":false'*'"code":"bad_policy"'*) ;;
+	*) fail "a run of a missing policy was not refused as a bad policy" ;;
 	esac
 	if "$BIN/wardend" > "$T/d2.log" 2>&1; then
 		fail "a second wardend started on the same run directory"
@@ -146,5 +146,57 @@ test_runs_through_wardend_reuse_rings_and_keep_their_records_apart() {
 	wait_record "$WD_OUT/audit" "\"sandbox\":\"$held\",\"type\":\"exit\"" "$daemon" > /dev/null
 	[ "$(grep -c "\"sandbox\":\"$sb\"" "$WD_OUT/audit")" = 0 ] ||
 		fail "the taken-over sandbox's stream got the next run's records"
+	stop_daemon
+}
+
+# The request envelope: an id echoed in the reply, a key no operation has refused by name, a
+# relative policy path refused, and a bad policy refused before anything starts, with the
+# field's JSON pointer in the reply rather than in a stderr file.
+test_wardend_echoes_ids_and_refuses_unknown_keys_and_bad_policies_up_front() {
+	start_daemon "$T/d.log"
+	expect_eq "status id" "$(ctl '{"op":"status","id":"s1","extra":1}')" \
+		'{"ok":false,"error":"status: unknown key \"extra\"","code":"unknown_key","key":"extra","id":"s1","v":1}'
+	case $(ctl '{"op":"list","id":7}') in
+	'{"sandboxes":[],"ok":true,"id":7,"v":1}') ;;
+	*) fail "list did not echo its id: $(ctl '{"op":"list","id":7}')" ;;
+	esac
+	case $(ctl '{"op":"run","id":"r1","policy":"cli","argv":["true"],"stdin":"x"}') in
+	*'"code":"unknown_key","key":"stdin","id":"r1"'*) ;;
+	*) fail "an unknown run key was not refused by name" ;;
+	esac
+	case $(ctl '{"op":"run","policy":"policies/p.json","argv":["true"]}') in
+	*'must be a policy (a JSON object), a template name or a policy file'*'"code":"bad_request"'*) ;;
+	*) fail "a relative policy path was not refused" ;;
+	esac
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr"],"exec":[5]}}\n' > "$T/bad.json"
+	reply=$(ctl "{\"op\":\"run\",\"id\":\"b\",\"policy\":\"$T/bad.json\",\"argv\":[\"true\"]}")
+	case $reply in
+	*'"code":"bad_policy"'*'"pointer":"/fs/exec/0"'*'"id":"b"'*) ;;
+	*) fail "a bad policy's field was not named: $reply" ;;
+	esac
+	expect_eq "supervisors after refusals" "$(ctl '{"op":"status"}' | grep -o '"supervisors":[0-9]*')" '"supervisors":0'
+	stop_daemon
+}
+
+# "wait": the run's end comes on the same connection, after its "ok", as an exit event with the
+# run report; an inline policy (a JSON object) needs no file the daemon can read.
+test_a_run_with_an_inline_policy_and_wait_gets_its_report_on_the_connection() {
+	local pol lines ok ev
+	start_daemon "$T/d.log"
+	echo secret > "$T/secret"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc"],"exec":["/usr/bin","/bin","%s"]}}' "$LOADER")
+	lines=$(timeout 120 "$BIN/wd-try" ctl "$WARDEN_RUN_DIR/control.sock" \
+		"{\"op\":\"run\",\"id\":42,\"wait\":true,\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"cat $T/secret; exit 3\"]}" 2) ||
+		fail "no reply"
+	ok=$(echo "$lines" | sed -n 1p)
+	ev=$(echo "$lines" | sed -n 2p)
+	case $ok in '{"ok":true,"sandbox":"sb-'*'"id":42,"v":1}') ;; *) fail "first line: $ok" ;; esac
+	case $ev in '{"event":"exit","sandbox":"sb-'*'"code":3,"report":{'*'"status":"completed"'*'"exit_code":3'*'"id":42,"v":1}') ;;
+	*) fail "exit event: $ev" ;;
+	esac
+	case $ev in *'"denials":0'*) fail "the denied read is not in the report: $ev" ;; esac
+	# the inline policy and the daemon's own report file are gone with the run
+	[ -z "$(find "$WARDEN_RUN_DIR/policies" "$WARDEN_RUN_DIR/reports" -type f 2>/dev/null)" ] ||
+		fail "left behind: $(find "$WARDEN_RUN_DIR/policies" "$WARDEN_RUN_DIR/reports" -type f)"
 	stop_daemon
 }

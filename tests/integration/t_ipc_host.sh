@@ -40,19 +40,19 @@ test_wardend_answers_a_line_with_a_nul_byte_as_garbage_and_goes_on() {
 	expect_eq "control, first" "$(printf '%s\n' "$out" | sed -n 1p | cut -c1-22)" \
 		'{"ok":true,"supervisor'
 	expect_eq "control, second" "$(printf '%s\n' "$out" | sed -n 2p)" \
-		'{"ok":false,"error":"unknown op explode (run, list, kill, status)","v":1}'
+		'{"ok":false,"error":"unknown op explode (run, list, kill, status)","code":"bad_request","v":1}'
 	# a NUL byte: the line is no request (not the status request before the NUL), the next is
 	out=$(raw "$WARDEN_RUN_DIR/control.sock" \
 		'b"{\"op\":\"status\"}\x00{\"op\":\"explode\"}\n{\"op\":\"status\"}\n"' 2) ||
 		fail "no answer to a line with a NUL byte: $out"
 	expect_eq "NUL line" "$(printf '%s\n' "$out" | sed -n 1p)" \
-		'{"ok":false,"error":"a request is one JSON object a line","v":1}'
+		'{"ok":false,"error":"a request is one JSON object a line","code":"bad_request","v":1}'
 	expect_eq "next line" "$(printf '%s\n' "$out" | sed -n 2p | cut -c1-22)" \
 		'{"ok":true,"supervisor'
 	# a line over the bound: said so, and the connection ends (never a buffer grown for it)
 	out=$(raw "$WARDEN_RUN_DIR/control.sock" 'b"x" * 70000' 2)
 	expect_eq "oversize line" "$out" "$(printf '%s\n%s' \
-		'{"ok":false,"error":"a request is at most 65535 bytes","v":1}' eof)"
+		'{"ok":false,"error":"a request is at most 65535 bytes","code":"bad_request","v":1}' eof)"
 	kill -TERM "$daemon"
 	wait "$daemon" || true
 }
