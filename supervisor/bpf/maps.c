@@ -17,6 +17,7 @@
 #include "policy/path.h"
 #include "supervisor/bpf/devid.h"
 #include "supervisor/bpf/progs_int.h"
+#include "supervisor/net/rate.h"
 #include "supervisor/util/fsutil.h"
 #include "supervisor/util/log.h"
 
@@ -544,7 +545,8 @@ int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct 
 	if (err)
 		goto out_remove_paths;
 out_add_sandbox:
-	err = ring_add(progs, sandbox);
+	err = wd_rate_add(progs->maps[WD_MAP_RATE], sandbox, rs);
+	err = err ?: ring_add(progs, sandbox);
 	if (err)
 		goto out_remove_paths;
 	err = bpf_map_update_elem(progs->maps[WD_MAP_SANDBOXES], &sandbox, &sb, BPF_NOEXIST);
@@ -559,6 +561,7 @@ out_add_sandbox:
 
 out_remove_paths:
 	ring_remove(progs, sandbox);
+	wd_rate_remove(progs->maps[WD_MAP_RATE], sandbox);
 	lsm_entries_remove(progs, sandbox, rs);
 	return err;
 }
@@ -576,7 +579,13 @@ int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const stru
 		log_warn("bpf: cannot remove sandbox %llu", (unsigned long long)sandbox);
 	}
 	ring_remove(progs, sandbox);
+	wd_rate_remove(progs->maps[WD_MAP_RATE], sandbox);
 	if (lsm_entries_remove(progs, sandbox, rs) && !err)
 		err = -EIO;
 	return err;
+}
+
+int wd_progs_rate(const struct wd_progs *progs, uint64_t sandbox, struct wd_rate *out)
+{
+	return wd_rate_read(progs->maps[WD_MAP_RATE], sandbox, out);
 }

@@ -18,7 +18,6 @@
 #include "supervisor/util/fsutil.h"
 #include "supervisor/util/log.h"
 
-#define WD_CGROUP_SUBTREE "warden"
 /* How long a killed sandbox may take to empty before we give up removing it. */
 #define WD_CGROUP_DRAIN_MS 10000
 
