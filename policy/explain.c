@@ -503,6 +503,17 @@ static void rate_words(uint64_t count, uint64_t per_ms, bool size, const char *n
 		snprintf(buf, bufsz, "%s %s", n, per);
 }
 
+static void explain_egress_rate(const struct wd_policy *p, struct lines *ls)
+{
+	char buf[400];
+
+	if (!p->egress_rate_set.set)
+		return;
+	rate_words(p->egress_bytes, p->egress_per_ms, true, NULL, buf, sizeof(buf));
+	say(ls, S_NETWORK, p->egress_rate_set.origin, "/net/egress_rate", "may send at most %s",
+	    buf);
+}
+
 static void explain_network(const struct wd_policy *p, struct lines *ls)
 {
 	char buf[400];
@@ -511,6 +522,7 @@ static void explain_network(const struct wd_policy *p, struct lines *ls)
 		say(ls, S_NETWORK, -1, NULL,
 		    "not stated, so every connection will be denied once "
 		    "warden enforces net; until then it is the host's network");
+		explain_egress_rate(p, ls);
 		return;
 	}
 	say(ls, S_NETWORK, p->net_default_set.set ? p->net_default_set.origin : -1,
@@ -536,11 +548,7 @@ static void explain_network(const struct wd_policy *p, struct lines *ls)
 		snprintf(ptr, sizeof(ptr), "/net/deny/%zu", i);
 		say(ls, S_NETWORK, p->net_deny.v[i].origin, ptr, "may not connect to %s", buf);
 	}
-	if (p->egress_rate_set.set) {
-		rate_words(p->egress_bytes, p->egress_per_ms, true, NULL, buf, sizeof(buf));
-		say(ls, S_NETWORK, p->egress_rate_set.origin, "/net/egress_rate",
-		    "may send at most %s", buf);
-	}
+	explain_egress_rate(p, ls);
 }
 
 static void explain_limits(const struct wd_policy *p, struct lines *ls)
@@ -823,7 +831,7 @@ void wd_policy_explain(const struct wd_policy *p, const char *name,
 static const char *const feat_names[] = {
 	"fs", "mode", "fs.deny", "fs.protect", "exec", "net",
 	"limits", "env", "user", "namespaces", "hold", "exec.hold",
-	"hold.approvers", "namespaces.net.veth",
+	"hold.approvers", "namespaces.net.veth", "net.egress_rate",
 };
 
 /* The short name of feature bit @b, else its words: a bit added later is never left out. */

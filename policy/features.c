@@ -29,8 +29,10 @@ unsigned int wd_policy_features(const struct wd_policy *p)
 		f |= WD_FEAT_EXEC;
 	if (p->exec_hold.n)
 		f |= WD_FEAT_EXEC_HOLD;
-	if (p->net_default_set.set || p->net_allow.n || p->net_deny.n || p->egress_rate_set.set)
+	if (p->net_default_set.set || p->net_allow.n || p->net_deny.n)
 		f |= WD_FEAT_NET;
+	if (p->egress_rate_set.set)
+		f |= WD_FEAT_NET_RATE;
 	for (int i = 0; i < WD_LIMIT_NR; i++)
 		if (p->limits[i].s.set)
 			f |= WD_FEAT_LIMITS;
@@ -109,8 +111,10 @@ static void feature_where(const struct wd_policy *p, unsigned int feat, char *pt
 	case WD_FEAT_NET:
 		(void)(at_set(&w, &p->net_default_set, "/net/default") ||
 		       at_net(&w, &p->net_allow, "/net/allow/0") ||
-		       at_net(&w, &p->net_deny, "/net/deny/0") ||
-		       at(&w, "/net/egress_rate", p->egress_rate_set.origin));
+		       at_net(&w, &p->net_deny, "/net/deny/0"));
+		break;
+	case WD_FEAT_NET_RATE:
+		at(&w, "/net/egress_rate", p->egress_rate_set.origin);
 		break;
 	case WD_FEAT_LIMITS:
 		for (int i = 0; i < WD_LIMIT_NR; i++) {
@@ -175,6 +179,7 @@ static const struct {
 	{ WD_FEAT_EXEC_HOLD, "exec.hold (programs run only when an operator approves)" },
 	{ WD_FEAT_HOLD_APPROVERS, "hold.approvers (deciders other than root)" },
 	{ WD_FEAT_NET_VETH, "namespaces.net \"veth\" (a veth pair to the host)" },
+	{ WD_FEAT_NET_RATE, "net.egress_rate (the sandbox's egress bandwidth)" },
 };
 
 const char *wd_feature_words(unsigned int feat)

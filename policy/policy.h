@@ -309,6 +309,7 @@ enum wd_feature {
 	WD_FEAT_EXEC_HOLD = 1 << 11, /* exec.hold (WD_FEAT_EXEC is exec.allow and exec.deny) */
 	WD_FEAT_HOLD_APPROVERS = 1 << 12, /* hold.approvers */
 	WD_FEAT_NET_VETH = 1 << 13, /* namespaces.net "veth" (WD_FEAT_NAMESPACES is the rest) */
+	WD_FEAT_NET_RATE = 1 << 14, /* net.egress_rate (WD_FEAT_NET is the rest of net) */
 };
 
 /*
@@ -318,7 +319,7 @@ enum wd_feature {
 #define WD_FEAT_ENFORCED                                                                         \
 	(WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT | WD_FEAT_HOLD |        \
 	 WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |                    \
-	 WD_FEAT_HOLD_APPROVERS)
+	 WD_FEAT_HOLD_APPROVERS | WD_FEAT_NET_RATE)
 
 /*
  * The parts @p states: a non-empty list, a set scalar, a namespace other than "host". An unset

@@ -241,7 +241,7 @@ static void test_net(void **state)
 	assert_int_equal(p.net_deny.v[1].prefix, 32);
 	assert_int_equal(p.egress_bytes, 1 << 20);
 	assert_int_equal(p.egress_per_ms, 1000);
-	assert_int_equal(wd_policy_features(&p), WD_FEAT_NET);
+	assert_int_equal(wd_policy_features(&p), WD_FEAT_NET | WD_FEAT_NET_RATE);
 	wd_policy_free(&p);
 }
 
@@ -694,13 +694,12 @@ static void test_unenforced(void **state)
 		{ ",\"exec\":{\"deny\":[\"/x\"]}}", "/exec/deny/0: exec rules" },
 		{ ",\"net\":{\"default\":\"deny\"}}", "/net/default: net" },
 		{ ",\"net\":{\"deny\":[\"*:25\"]}}", "/net/deny/0: net" },
-		{ ",\"net\":{\"egress_rate\":\"1MiB/s\"}}", "/net/egress_rate: net" },
 		{ ",\"limits\":{\"memory\":\"1GiB\",\"pids\":4}}", "/limits/memory: limits are" },
 		{ ",\"namespaces\":{\"pid\":\"private\",\"net\":\"veth\"}}",
 		  "/namespaces/net: namespaces.net \"veth\"" },
 	};
 	/* enforced on some backend now: fs.deny, fs.protect, exec.hold, hold settings, env, user,
-	 * namespaces but a veth pair, approvers */
+	 * namespaces but a veth pair, approvers, net.egress_rate */
 	static const char *const enforced[] = {
 		",\"fs\":{\"deny\":[\"/x\"]}}",
 		",\"fs\":{\"protect\":[\"/x\"]}}",
@@ -712,6 +711,8 @@ static void test_unenforced(void **state)
 		",\"namespaces\":{\"tmp\":\"private\",\"bind_ro\":[\"/srv\"]}}",
 		",\"hold\":{\"approvers\":[\"user:a\"]}}",
 		",\"hold\":{\"delete_burst\":{\"count\":5,\"window\":\"1s\"}}}",
+		/* net.egress_rate alone (cgroup_skb, supervisor/net/rate.c) */
+		",\"net\":{\"egress_rate\":\"1MiB/s\"}}",
 	};
 	struct wd_policy p;
 	char json[512], why[512];
