@@ -276,12 +276,12 @@ const struct wd_capability wd_capabilities[] = {
 	{ "setup.net-veth", "namespaces.net veth: a veth pair to the host", NO("not yet"),
 	  NO("not yet") },
 	{ "net.egress-rate", "net.egress_rate: the sandbox's egress bytes held to its rate",
-	  PART("cgroup_skb/egress on warden's subtree, one schedule per sandbox for all its sockets "
-	       "(within 10% over 5 s of loopback TCP); what its sockets still hold when it ends "
-	       "leaves unlimited"),
-	  PART("cgroup_skb/egress on warden's subtree, one schedule per sandbox for all its sockets "
-	       "(within 10% over 5 s of loopback TCP); what its sockets still hold when it ends "
-	       "leaves unlimited") },
+	  PART("cgroup_skb/egress on warden's subtree, one schedule per sandbox for all its "
+	       "sockets (within 10% over 5 s of loopback TCP); what its sockets still hold when "
+	       "it ends leaves unlimited"),
+	  PART("cgroup_skb/egress on warden's subtree, one schedule per sandbox for all its "
+	       "sockets (within 10% over 5 s of loopback TCP); what its sockets still hold when "
+	       "it ends leaves unlimited") },
 	{ "net.egress", "network egress rules", NO("not yet"), NO("not yet") },
 	{ NULL, NULL, { 0, NULL }, { 0, NULL } },
 };

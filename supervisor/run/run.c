@@ -413,8 +413,8 @@ static void egress_take(struct run *r)
 				       .dropped_bytes = k.dropped_bytes,
 				       .dropped_packets = k.dropped_packets };
 	if (e->dropped_packets)
-		wd_run_audit_write(&r->st, wd_audit_egress_limit_line(&r->st.actx,
-								      wd_clock_ns(CLOCK_REALTIME), e));
+		wd_run_audit_write(&r->st, wd_audit_egress_limit_line(
+						   &r->st.actx, wd_clock_ns(CLOCK_REALTIME), e));
 }
 
 /*

@@ -146,7 +146,8 @@ static int serve(const char *portfile, uint64_t skip_ms, int n_conns)
 		}
 	}
 	if (!t.first || t.last <= t.mark) {
-		printf("{\"bytes\":%llu,\"rate\":0,\"interval_s\":0}\n", (unsigned long long)t.total);
+		printf("{\"bytes\":%llu,\"rate\":0,\"interval_s\":0}\n",
+		       (unsigned long long)t.total);
 		return 0;
 	}
 	printf("{\"bytes\":%llu,\"counted\":%llu,\"rate\":%.0f,\"interval_s\":%.3f}\n",
@@ -222,7 +223,7 @@ static int connect_n(unsigned int port, unsigned long n)
 {
 	uint64_t t0 = now_ns(), t;
 
-	/* closed with a reset: thousands of TIME_WAIT sockets would make the port search the cost */
+	/* closed with a reset: thousands in TIME_WAIT would make the port search the cost */
 	for (unsigned long i = 0; i < n; i++) {
 		int s = connect_lo(port);
 
