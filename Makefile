@@ -33,7 +33,7 @@ CPPFLAGS += -D_GNU_SOURCE -I$(OUT) -I. -Ibpf $(PKG_CFLAGS)
 ALL_CFLAGS := -std=gnu11 -pthread $(WARN) $(CFLAGS) -MMD -MP -ffunction-sections -fdata-sections
 BPF_CFLAGS := -g -O2 -Wall -Werror --target=bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf
 
-BPF_PROGS := wd_lsm wd_recorder wd_net wd_probe
+BPF_PROGS := wd_lsm wd_recorder wd_net wd_probe wd_rate
 BPF_OBJS := $(patsubst %,$(OUT)/bpf/%.bpf.o,$(BPF_PROGS))
 SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_PROGS)) $(OUT)/wd_recorder.lskel.h
 
@@ -54,6 +54,8 @@ UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabiliti
 	test_ipc test_probe_cache test_records test_net_keys
 # the DNS forwarder (supervisor/dns/)
 UNIT_TESTS += test_dns
+# net.egress_rate's figures (supervisor/net/rate.c)
+UNIT_TESTS += test_rate
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
@@ -61,6 +63,8 @@ HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-hold \
 	$(OUT)/tests/helpers/wd-pty \
 	$(OUT)/tests/helpers/wd-net
+# net.egress_rate's sender and receiver (t_rate.sh, bench/rows/net.sh)
+HELPERS += $(OUT)/tests/helpers/wd-rate
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper $(HELPERS)
@@ -101,7 +105,8 @@ $(OUT)/supervisor/backend/probe_cache.o: $(OUT)/wd_probe_key.h
 
 # The pinned program set's version (supervisor/bpf/pinset.c): both objects' bytes, hashed once
 # here rather than by every run (1.9 MB of FNV was a tenth of a run's own CPU time).
-$(OUT)/wd_set_key.h: $(OUT)/bpf/wd_lsm.bpf.o $(OUT)/bpf/wd_recorder.bpf.o $(OUT)/bpf/wd_net.bpf.o
+$(OUT)/wd_set_key.h: $(OUT)/bpf/wd_lsm.bpf.o $(OUT)/bpf/wd_recorder.bpf.o $(OUT)/bpf/wd_net.bpf.o \
+		     $(OUT)/bpf/wd_rate.bpf.o
 	$(call msg,GEN,$@)
 	$(Q)printf '#define WD_SET_OBJECTS 0x%sull\n' "$$(cat $^ | sha256sum | cut -c1-16)" > $@
 $(OUT)/supervisor/bpf/pinset.o: $(OUT)/wd_set_key.h
@@ -344,6 +349,7 @@ $(OUT)/bench/audit_replay: $(OUT)/bench/audit_replay.o $(LIB_OBJS)
 bench: all $(BENCH_PROGS)
 	$(Q)rm -rf $(BENCH_BIN) && mkdir -p $(BENCH_BIN)
 	$(Q)cp $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper $(BENCH_PROGS) \
+		$(OUT)/tests/helpers/wd-rate $(OUT)/bpf/wd_rate.bpf.o \
 		$(BENCH_BIN)/
 	$(Q)bench/run.sh --bin $(BENCH_BIN) $(if $(filter 1,$(BENCH_VM)),--vm $(VM_CACHE))
 

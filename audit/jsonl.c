@@ -605,6 +605,27 @@ char *wd_audit_lost_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t
 	return record_take(&b);
 }
 
+char *wd_audit_egress_limit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
+				 const struct wd_audit_egress *e)
+{
+	struct wd_jbuf b;
+
+	wd_jb_init_heap(&b);
+	record_head(ctx, &b, ts_real_ns, "limit");
+	put_word(&b, "op", "egress_rate");
+	put_word(&b, "verdict", "deny");
+	put_word(&b, "rule", "/net/egress_rate");
+	wd_jb_key(&b, "rate");
+	wd_jb_uint(&b, e->rate);
+	wd_jb_key(&b, "egress_bytes");
+	wd_jb_uint(&b, e->bytes);
+	wd_jb_key(&b, "dropped_bytes");
+	wd_jb_uint(&b, e->dropped_bytes);
+	wd_jb_key(&b, "dropped_packets");
+	wd_jb_uint(&b, e->dropped_packets);
+	return record_take(&b);
+}
+
 void wd_hold_view_fields(cJSON *o, const struct wd_hold_view *v)
 {
 	cJSON_AddNumberToObject(o, "pid", v->pid);

@@ -71,6 +71,17 @@ char *wd_audit_adopt_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, size_t 
 uint64_t wd_audit_next_seq(FILE *f, const char *sandbox);
 char *wd_audit_lost_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t count);
 
+/* What net.egress_rate let through and dropped over a sandbox's life (supervisor/net/rate.c). */
+struct wd_audit_egress {
+	uint64_t rate; /* bytes per second */
+	uint64_t bytes; /* passed */
+	uint64_t dropped_bytes;
+	uint64_t dropped_packets;
+};
+/* The one `limit` record of a sandbox whose egress rate dropped packets, at its end. */
+char *wd_audit_egress_limit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
+				 const struct wd_audit_egress *e);
+
 struct wd_hold_view;
 struct cJSON;
 /*

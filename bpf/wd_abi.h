@@ -11,6 +11,7 @@
 
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
+#include <linux/bpf.h> /* struct bpf_spin_lock (wd_rate) */
 #endif
 
 /* Bytes of a path kept in an audit record (d_path's own limit is PATH_MAX). */
@@ -374,6 +375,23 @@ struct wd_rec_sock {
 #define WD_REC_FILE_SIZE 88 /* offsetof(struct wd_rec_file, path) */
 #define WD_REC_SYSCALL_SIZE 80 /* offsetof(struct wd_rec_syscall, name) */
 #define WD_REC_SOCK_SIZE 80 /* offsetof(struct wd_rec_sock, addr) */
+
+/*
+ * Value of wd_rate (bpf/wd_rate.bpf.c), by sandbox cgroup id: net.egress_rate as a virtual
+ * schedule (GCRA, the token bucket's equivalent): a packet passes while the schedule of the
+ * bytes passed so far (tat_ns) runs at most burst_ns ahead of now, and pushes it on by its
+ * length at the rate; otherwise it is dropped. The counters are read at the sandbox's end.
+ */
+struct wd_rate {
+	struct bpf_spin_lock lock;
+	__u32 __pad0;
+	__u64 rate; /* bytes per second, above zero */
+	__u64 burst_ns; /* how far ahead of now the schedule may run: the burst at the rate */
+	__u64 tat_ns; /* when the bytes passed so far are paid for (bpf_ktime_get_ns) */
+	__u64 bytes; /* passed */
+	__u64 dropped_bytes;
+	__u64 dropped_packets;
+};
 
 /*
  * Both sides compile these: a field moved on one side only would misread every record, so it

@@ -503,6 +503,17 @@ static void rate_words(uint64_t count, uint64_t per_ms, bool size, const char *n
 		snprintf(buf, bufsz, "%s %s", n, per);
 }
 
+static void explain_egress_rate(const struct wd_policy *p, struct lines *ls)
+{
+	char buf[400];
+
+	if (!p->egress_rate_set.set)
+		return;
+	rate_words(p->egress_bytes, p->egress_per_ms, true, NULL, buf, sizeof(buf));
+	say(ls, S_NETWORK, p->egress_rate_set.origin, "/net/egress_rate", "may send at most %s",
+	    buf);
+}
+
 static void explain_network(const struct wd_policy *p, struct lines *ls)
 {
 	char buf[400];
@@ -511,6 +522,7 @@ static void explain_network(const struct wd_policy *p, struct lines *ls)
 		say(ls, S_NETWORK, -1, NULL,
 		    "not stated, so the network is not ruled: the sandbox has the host's "
 		    "network as warden does (state net to rule it)");
+		explain_egress_rate(p, ls);
 		return;
 	}
 	say(ls, S_NETWORK, p->net_default_set.set ? p->net_default_set.origin : -1,
@@ -547,11 +559,7 @@ static void explain_network(const struct wd_policy *p, struct lines *ls)
 		say(ls, S_NETWORK, p->net_ping_set.origin, "/net/ping", "%s",
 		    p->net_ping ? "may make ICMP echo (ping) sockets"
 				: "may not make ICMP echo (ping) sockets");
-	if (p->egress_rate_set.set) {
-		rate_words(p->egress_bytes, p->egress_per_ms, true, NULL, buf, sizeof(buf));
-		say(ls, S_NETWORK, p->egress_rate_set.origin, "/net/egress_rate",
-		    "may send at most %s", buf);
-	}
+	explain_egress_rate(p, ls);
 }
 
 static void explain_limits(const struct wd_policy *p, struct lines *ls)

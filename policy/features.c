@@ -40,7 +40,7 @@ unsigned int wd_policy_features(const struct wd_policy *p)
 		f |= WD_FEAT_EXEC_ALLOW;
 	if (p->exec_hold.n)
 		f |= WD_FEAT_EXEC_HOLD;
-	if (p->net_default_set.set || p->net_allow.n || p->net_deny.n || p->egress_rate_set.set ||
+	if (p->net_default_set.set || p->net_allow.n || p->net_deny.n ||
 	    p->net_listen.n || p->net_ping_set.set)
 		f |= WD_FEAT_NET;
 	if (net_name_at(&p->net_allow) >= 0 || net_name_at(&p->net_deny) >= 0)
@@ -128,8 +128,7 @@ static void feature_where(const struct wd_policy *p, unsigned int feat, char *pt
 		       at_net(&w, &p->net_allow, "/net/allow/0") ||
 		       at_net(&w, &p->net_deny, "/net/deny/0") ||
 		       at_net(&w, &p->net_listen, "/net/listen/0") ||
-		       at_set(&w, &p->net_ping_set, "/net/ping") ||
-		       at(&w, "/net/egress_rate", p->egress_rate_set.origin));
+		       at_set(&w, &p->net_ping_set, "/net/ping"));
 		break;
 	case WD_FEAT_NET_NAMES: {
 		const struct wd_net_list *l = net_name_at(&p->net_allow) >= 0 ? &p->net_allow
@@ -208,7 +207,7 @@ static const struct {
 	{ WD_FEAT_HOLD_APPROVERS, "hold.approvers (deciders other than root)" },
 	{ WD_FEAT_NET_VETH, "namespaces.net \"veth\" (a veth pair to the host)" },
 	{ WD_FEAT_NET_NAMES, "names in net rules (write the address or CIDR block, or \"*\")" },
-	{ WD_FEAT_NET_RATE, "net.egress_rate" },
+	{ WD_FEAT_NET_RATE, "net.egress_rate (the sandbox's egress bandwidth)" },
 };
 
 const char *wd_feature_words(unsigned int feat)

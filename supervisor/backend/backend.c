@@ -68,6 +68,11 @@ int wd_backend_base_sandbox_remove(struct wd_backend *b, uint64_t cgid,
 	return wd_progs_sandbox_remove(base(b)->progs, cgid, rs, final);
 }
 
+int wd_backend_rate(const struct wd_backend *b, uint64_t cgid, struct wd_rate *out)
+{
+	return wd_progs_rate(base_c(b)->progs, cgid, out);
+}
+
 int wd_backend_base_event_fd(const struct wd_backend *b)
 {
 	return wd_progs_event_fd(base_c(b)->progs);

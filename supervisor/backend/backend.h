@@ -27,7 +27,7 @@ struct wd_backend;
 #define WD_BACKEND_FEATURES                                                                 \
 	(WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT | WD_FEAT_HOLD |  \
 	 WD_FEAT_EXEC | WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES | \
-	 WD_FEAT_HOLD_APPROVERS | WD_FEAT_NET)
+	 WD_FEAT_HOLD_APPROVERS | WD_FEAT_NET | WD_FEAT_NET_RATE)
 
 struct wd_backend_ops {
 	const char *name;
@@ -87,6 +87,8 @@ struct wd_backend_base {
 int wd_backend_base_sandbox_remove(struct wd_backend *b, uint64_t cgid,
 				   const struct wd_ruleset *rs, struct wd_sandbox *final);
 int wd_backend_base_event_fd(const struct wd_backend *b);
+/* The sandbox's net.egress_rate counters (wd_progs_rate), either backend: 0 or -errno. */
+int wd_backend_rate(const struct wd_backend *b, uint64_t cgid, struct wd_rate *out);
 void wd_backend_base_audit_maps(const struct wd_backend *b, int *events, int *counts);
 int wd_backend_base_consume(struct wd_backend *b);
 /* The ops every backend takes from its struct wd_backend_base, in its ops table. */

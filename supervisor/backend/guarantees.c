@@ -312,7 +312,13 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("cgroup sock_create (inet); seccomp refuses AF_PACKET") },
 	{ "net.names", "names in net rules, allowed at the addresses warden resolved",
 	  NO("not yet: refused by pointer"), NO("not yet: refused by pointer") },
-	{ "net.egress-rate", "net.egress_rate", NO("not yet: refused"), NO("not yet: refused") },
+	{ "net.egress-rate", "net.egress_rate: the sandbox's egress bytes held to its rate",
+	  PART("cgroup_skb/egress on warden's subtree, one schedule per sandbox for all its "
+	       "sockets (within 10% over 5 s of loopback TCP); what its sockets still hold when "
+	       "it ends leaves unlimited"),
+	  PART("cgroup_skb/egress on warden's subtree, one schedule per sandbox for all its "
+	       "sockets (within 10% over 5 s of loopback TCP); what its sockets still hold when "
+	       "it ends leaves unlimited") },
 	{ NULL, NULL, { 0, NULL }, { 0, NULL } },
 };
 

@@ -18,6 +18,7 @@
 #include "supervisor/net/entries.h"
 #include "supervisor/bpf/devid.h"
 #include "supervisor/bpf/progs_int.h"
+#include "supervisor/net/rate.h"
 #include "supervisor/util/fsutil.h"
 #include "supervisor/util/log.h"
 
@@ -576,6 +577,7 @@ int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct 
 out_add_sandbox:
 	/* the network rules are the cgroup programs', on both sets */
 	err = wd_net_entries_add(&progs->maps[WD_MAP_NET4], sandbox, rs);
+	err = err ?: wd_rate_add(progs->maps[WD_MAP_RATE], sandbox, rs);
 	if (err)
 		goto out_remove_paths;
 	err = ring_add(progs, sandbox, &sb);
@@ -593,6 +595,7 @@ out_add_sandbox:
 
 out_remove_paths:
 	wd_net_entries_remove(&progs->maps[WD_MAP_NET4], sandbox, rs);
+	wd_rate_remove(progs->maps[WD_MAP_RATE], sandbox);
 	lsm_entries_remove(progs, sandbox, rs);
 	return err;
 }
@@ -610,7 +613,13 @@ int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const stru
 		log_warn("bpf: cannot remove sandbox %llu", (unsigned long long)sandbox);
 	}
 	wd_net_entries_remove(&progs->maps[WD_MAP_NET4], sandbox, rs);
+	wd_rate_remove(progs->maps[WD_MAP_RATE], sandbox);
 	if (lsm_entries_remove(progs, sandbox, rs) && !err)
 		err = -EIO;
 	return err;
+}
+
+int wd_progs_rate(const struct wd_progs *progs, uint64_t sandbox, struct wd_rate *out)
+{
+	return wd_rate_read(progs->maps[WD_MAP_RATE], sandbox, out);
 }

@@ -26,6 +26,7 @@
 #include "supervisor/bpf/lite.h"
 #include "wd_set_key.h"
 #include "supervisor/bpf/progs_int.h"
+#include "supervisor/net/rate.h"
 #include "supervisor/sandbox/cgroup.h"
 #include "supervisor/util/log.h"
 
@@ -38,6 +39,7 @@
 
 static const char *const map_pin[WD_MAP_NR] = {
 	[WD_MAP_SANDBOXES] = "wd_sandboxes", [WD_MAP_RINGS] = "wd_rings",
+	[WD_MAP_RATE] = WD_RATE_MAP_PIN,
 	[WD_MAP_PATHS] = "wd_paths",	     [WD_MAP_INODES] = "wd_inodes",
 	[WD_MAP_PROTECT] = "wd_protect",	     [WD_MAP_NET4] = "wd_net4",
 	[WD_MAP_NET6] = "wd_net6",	     [WD_MAP_NETCFG] = "wd_net_cfg",
@@ -73,6 +75,7 @@ static uint64_t set_hash(enum wd_progs_set set)
 		WD_NET_LISTEN_MAX,	       sizeof(struct wd_net4_key),
 		sizeof(struct wd_net6_key),    sizeof(struct wd_net_val),
 		sizeof(struct wd_net_cfg),
+		sizeof(struct wd_rate),
 	};
 	/* the objects' bytes, hashed by the build (Makefile: wd_set_key.h) */
 	uint64_t h = WD_SET_OBJECTS;
@@ -189,15 +192,19 @@ static int pin_objects(struct wd_progs *progs, const char *dir)
 {
 	const struct bpf_object_skeleton *skel[2] = { progs->rec->skeleton,
 						      progs->lsm ? progs->lsm->skeleton : NULL };
-	struct bpf_map *m[WD_MAP_NR] = { progs->rec->maps.wd_sandboxes, progs->rec->maps.wd_rings,
-					 progs->lsm ? progs->lsm->maps.wd_paths : NULL,
-					 progs->lsm ? progs->lsm->maps.wd_inodes : NULL,
-					 progs->lsm ? progs->lsm->maps.wd_protect : NULL };
+	/* (wd_rate is pinned by its own loader, supervisor/net/rate.c) */
+	struct bpf_map *m[WD_MAP_NR] = {
+		[WD_MAP_SANDBOXES] = progs->rec->maps.wd_sandboxes,
+		[WD_MAP_RINGS] = progs->rec->maps.wd_rings,
+		[WD_MAP_PATHS] = progs->lsm ? progs->lsm->maps.wd_paths : NULL,
+		[WD_MAP_INODES] = progs->lsm ? progs->lsm->maps.wd_inodes : NULL,
+		[WD_MAP_PROTECT] = progs->lsm ? progs->lsm->maps.wd_protect : NULL,
+	};
 	char path[512], name[128];
 	int err = 0;
 
 	for (int i = 0; i < WD_MAP_NET4 && !err; i++) {
-		if (!wd_set_has_map(progs->set, i))
+		if (!wd_set_has_map(progs->set, i) || !m[i])
 			continue;
 		err = pin_path(path, sizeof(path), dir, map_pin[i]);
 		err = err ?: bpf_map__pin(m[i], path);
@@ -301,6 +308,15 @@ static int load_full(struct wd_progs *progs, int root, const char *dir)
 	return err ?: wd_progs_take_maps(progs);
 }
 
+/* The egress-rate program (supervisor/net/rate.c), attached and pinned into @dir with the rest. */
+static int load_rate(struct wd_progs *progs, const char *dir)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", PIN_ROOT, dir);
+	return wd_rate_load_pin(path, &progs->maps[WD_MAP_RATE]);
+}
+
 /*
  * Load the set and pin it as @name: into a directory of its own first, renamed into place
  * when complete, so a set directory found is always whole.
@@ -318,6 +334,7 @@ static int load_and_pin(struct wd_progs *progs, int root, const char *name)
 	err = progs->set == WD_PROGS_SYSCALL_EXIT ? load_lite(progs, root, tmp) : -ENOTSUP;
 	if (err)
 		err = load_full(progs, root, tmp);
+	err = err ?: load_rate(progs, tmp);
 	if (!err && renameat(root, tmp, root, name)) {
 		err = -errno;
 		log_warn("bpf: cannot rename %s/%s to %s", PIN_ROOT, tmp, name);
@@ -484,6 +501,7 @@ void wd_pinset_purge(const int *maps, uint64_t sandbox)
 	bpf_map_delete_elem(maps[WD_MAP_NETCFG], &sandbox);
 	delete_keys(maps[WD_MAP_NET4], sizeof(struct wd_net4_key), net_key_of, sandbox);
 	delete_keys(maps[WD_MAP_NET6], sizeof(struct wd_net6_key), net_key_of, sandbox);
+	wd_rate_remove(maps[WD_MAP_RATE], sandbox);
 	delete_keys(maps[WD_MAP_PATHS], sizeof(struct wd_path_key), path_key_of, sandbox);
 	delete_keys(maps[WD_MAP_PROTECT], sizeof(struct wd_path_key), path_key_of, sandbox);
 	delete_keys(maps[WD_MAP_INODES], sizeof(struct wd_inode_key), inode_key_of, sandbox);

@@ -104,6 +104,11 @@ int wd_progs_protect_inode(struct wd_progs *progs, uint64_t sandbox, const char 
 /* The reverse order; also reads the sandbox's final counters into @final (may be NULL). */
 int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs,
 			  struct wd_sandbox *final);
+/*
+ * @sandbox's net.egress_rate counters (struct wd_rate), read before wd_progs_sandbox_remove:
+ * 0, -ENOENT when it has no egress rate, or -errno.
+ */
+int wd_progs_rate(const struct wd_progs *progs, uint64_t sandbox, struct wd_rate *out);
 
 /* An fd that polls readable when records wait (-1: no ring); then call wd_progs_consume. */
 int wd_progs_event_fd(const struct wd_progs *progs);

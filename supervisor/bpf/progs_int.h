@@ -19,6 +19,7 @@
 enum wd_set_map {
 	WD_MAP_SANDBOXES,
 	WD_MAP_RINGS,
+	WD_MAP_RATE, /* net.egress_rate (supervisor/net/rate.c); -1 in a private set */
 	WD_MAP_PATHS, /* this and below: the LSM set only */
 	WD_MAP_INODES,
 	WD_MAP_PROTECT,

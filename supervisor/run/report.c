@@ -12,6 +12,19 @@
 #include "supervisor/util/log.h"
 #include "supervisor/run/report.h"
 
+/* "net": what net.egress_rate let through and dropped (docs/policy.md, "Egress rate"). */
+static void add_egress(cJSON *o, const struct wd_audit_egress *e)
+{
+	cJSON *net = cJSON_AddObjectToObject(o, "net");
+
+	if (!net)
+		return;
+	cJSON_AddNumberToObject(net, "egress_rate", (double)e->rate);
+	cJSON_AddNumberToObject(net, "egress_bytes", (double)e->bytes);
+	cJSON_AddNumberToObject(net, "egress_dropped_bytes", (double)e->dropped_bytes);
+	cJSON_AddNumberToObject(net, "egress_dropped_packets", (double)e->dropped_packets);
+}
+
 char *wd_report_json(const struct wd_report *r)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -37,6 +50,8 @@ char *wd_report_json(const struct wd_report *r)
 	cJSON_AddNumberToObject(o, "denials", (double)r->denials);
 	cJSON_AddNumberToObject(o, "lost_records", (double)r->lost_records);
 	cJSON_AddNumberToObject(o, "holds", (double)r->holds);
+	if (r->has_egress)
+		add_egress(o, &r->egress);
 	argv = cJSON_AddArrayToObject(o, "argv");
 	for (size_t i = 0; argv && r->argv && r->argv[i]; i++)
 		cJSON_AddItemToArray(argv, cJSON_CreateString(r->argv[i]));

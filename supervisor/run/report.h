@@ -3,7 +3,10 @@
 #ifndef WD_REPORT_H
 #define WD_REPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "audit/jsonl.h"
 
 #include "supervisor/util/fsutil.h"
 
@@ -21,6 +24,9 @@ struct wd_report {
 	uint64_t denials;
 	uint64_t lost_records;
 	uint64_t holds; /* operations that waited for a decision */
+	/* net.egress_rate: the "net" object, when the policy set a rate */
+	bool has_egress;
+	struct wd_audit_egress egress;
 	char *const *argv;
 };
 

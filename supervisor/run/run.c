@@ -398,6 +398,27 @@ static void supervise_command(struct run *r)
 }
 
 /*
+ * net.egress_rate's counters into the report, and one `limit` record when it dropped anything.
+ * The sandbox is empty: nothing sends any more.
+ */
+static void egress_take(struct run *r)
+{
+	struct wd_audit_egress *e = &r->rep.egress;
+	struct wd_rate k;
+
+	if (wd_backend_rate(r->be, r->cg.id, &k))
+		return;
+	r->rep.has_egress = true;
+	*e = (struct wd_audit_egress){ .rate = k.rate,
+				       .bytes = k.bytes,
+				       .dropped_bytes = k.dropped_bytes,
+				       .dropped_packets = k.dropped_packets };
+	if (e->dropped_packets)
+		wd_run_audit_write(&r->st, wd_audit_egress_limit_line(
+						   &r->st.actx, wd_clock_ns(CLOCK_REALTIME), e));
+}
+
+/*
  * The cgroup was made: whatever the command left behind dies with the sandbox, then the last
  * records, the exit record and the report; the holds and the prompt go.
  */
@@ -415,6 +436,7 @@ static void teardown_sandbox(struct run *r)
 	wd_keeper_stop(&r->keeper);
 	wd_run_records_drain(st, &rec);
 	if (r->sandbox_added) {
+		egress_take(r);
 		r->ops->sandbox_remove(r->be, r->cg.id, &r->rs, &r->final);
 		r->rep.denials = r->final.denials;
 		r->rep.lost_records = r->final.lost;

@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* warden's subtree under the cgroup2 mount: every sandbox is below it. */
+#define WD_CGROUP_SUBTREE "warden"
+
 struct wd_cgroup {
 	char name[32]; /* "sb-<hex>": the sandbox's name in records and reports */
 	char path[PATH_MAX];

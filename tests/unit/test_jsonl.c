@@ -368,6 +368,23 @@ static void test_supervisor_records(void **state)
 	assert_int_equal((int)num(o, "count"), 12);
 	cJSON_Delete(o);
 	free(line);
+
+	line = wd_audit_egress_limit_line(&ctx, 0,
+					  &(struct wd_audit_egress){ .rate = 2097152,
+								     .bytes = 10485760,
+								     .dropped_bytes = 4096,
+								     .dropped_packets = 3 });
+	o = cJSON_Parse(line);
+	assert_string_equal(str(o, "type"), "limit");
+	assert_string_equal(str(o, "op"), "egress_rate");
+	assert_string_equal(str(o, "verdict"), "deny");
+	assert_string_equal(str(o, "rule"), "/net/egress_rate");
+	assert_int_equal((int)num(o, "rate"), 2097152);
+	assert_int_equal((int)num(o, "egress_bytes"), 10485760);
+	assert_int_equal((int)num(o, "dropped_bytes"), 4096);
+	assert_int_equal((int)num(o, "dropped_packets"), 3);
+	cJSON_Delete(o);
+	free(line);
 }
 
 /* A file of @text, open for reading and appending as warden adopt opens the audit file. */
