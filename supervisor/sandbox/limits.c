@@ -475,6 +475,8 @@ static void read_pids(const struct wd_limits *l, int cg_fd, struct wd_limit_usag
 	if (dfd < 0)
 		return;
 	u->have_pids = read_u64(dfd, "pids.current", &u->pids_current);
+	/* 6.13+; before it the run loop's samples of pids.current stand */
+	read_u64(dfd, "pids.peak", &u->pids_peak);
 	if (read_at(dfd, "pids.events", buf, sizeof(buf)) == 0)
 		u->pids_max_hits = keyed(buf, "max");
 	if (dfd != cg_fd)

@@ -70,7 +70,7 @@ int wd_limits_child_join(const struct wd_limits *l);
 struct wd_limit_usage {
 	uint64_t cpu_usec, user_usec, system_usec; /* cpu.stat (v2), else cpuacct */
 	uint64_t mem_peak; /* bytes: memory.peak / max_usage_in_bytes, else the sampled peak */
-	uint64_t mem_current, pids_current;
+	uint64_t mem_current, pids_current, pids_peak;
 	uint64_t oom_kills; /* memory.events oom_kill / v1 memory.oom_control oom_kill */
 	uint64_t mem_failcnt; /* v1 memory.failcnt, or v2 memory.events max */
 	uint64_t pids_max_hits; /* pids.events max */
