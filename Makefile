@@ -59,7 +59,7 @@ HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
 	$(OUT)/tests/helpers/wd-auditck \
 	$(OUT)/tests/helpers/wd-hold \
-	$(OUT)/tests/helpers/wd-pty
+	$(OUT)/tests/helpers/wd-pty $(OUT)/tests/helpers/wd-hog
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper $(HELPERS)
