@@ -158,6 +158,9 @@ static int prepare_sandbox(struct run *r)
 	if (!r->ops) {
 		log_warnx("cannot run a sandbox here: %s", r->msg);
 		r->rep.error = r->msg;
+		/* a backend that does not exist is a usage error, one that cannot run here is not */
+		if (strcmp(r->o->backend, "auto") && !wd_backend_named(r->o->backend))
+			r->rc = WD_EXIT_USAGE;
 		return -ENOTSUP;
 	}
 	r->rep.backend = r->ops->name;
@@ -450,8 +453,7 @@ static void supervise_command(struct run *r)
 		log_warnx("%s", r->msg);
 	} else if (r->child.exec_errno) {
 		wd_child_wait(&r->child, &r->si);
-		r->rep.status = r->child.exec_errno == r->ops->deny_errno ? "denied_to_start"
-									   : "failed_to_start";
+		r->rep.status = "failed_to_start"; /* denied_to_start once the denial is counted */
 		r->rep.start_errno = r->child.exec_errno;
 		r->rc = r->child.exec_errno == ENOENT ? WD_EXIT_NOT_FOUND : WD_EXIT_CANNOT_EXEC;
 		r->rep.exit_code = r->rc;
@@ -571,6 +573,10 @@ static void teardown_sandbox(struct run *r)
 	if (r->sandbox_added) {
 		r->ops->sandbox_remove(r->be, r->cg.id, &r->rs, &r->final);
 		r->rep.denials = r->final.denials;
+		/* the exec failed with the backend's errno and the backend denied something: it */
+		if (r->rep.start_errno && r->rep.start_errno == r->ops->deny_errno &&
+		    r->final.denials)
+			r->rep.status = "denied_to_start";
 		r->rep.lost_records = r->final.lost;
 		if (r->final.lost)
 			wd_run_audit_write(st, wd_audit_lost_line(&st->actx,
