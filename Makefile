@@ -59,7 +59,7 @@ HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
 	$(OUT)/tests/helpers/wd-auditck \
 	$(OUT)/tests/helpers/wd-hold \
-	$(OUT)/tests/helpers/wd-pty $(OUT)/tests/helpers/wd-hog
+	$(OUT)/tests/helpers/wd-pty $(OUT)/tests/helpers/wd-hog $(OUT)/tests/helpers/wd-schemack
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper $(HELPERS)
@@ -144,6 +144,10 @@ $(OUT)/tests/helpers/%: $(OUT)/tests/helpers/%.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^
 
+$(OUT)/tests/helpers/wd-schemack: $(OUT)/tests/helpers/wd-schemack.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ -lcjson
+
 # The LSM check runs the loader's own choice of programs (supervisor/bpf/progs.c).
 $(OUT)/tests/helpers/wd-lsm-check: $(OUT)/tests/helpers/wd-lsm-check.o $(LIB_OBJS)
 	$(call msg,LD,$@)
@@ -219,6 +223,7 @@ vmstage: all
 	$(Q)cp $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper $(HELPERS) \
 		$(VM_STAGE)/bin/
 	$(Q)cp -r tests/integration tests/escape $(VM_STAGE)/tests/
+	$(Q)cp docs/report.schema.json $(VM_STAGE)/bin/
 	$(Q)cp $(BTRFS_TOOLS) $(VM_TOOLS) $(VM_STAGE)/bin/
 
 .PHONY: vmtest

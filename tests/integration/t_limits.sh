@@ -14,6 +14,12 @@ lpolicy() {
 	sed -i "s|}}\$|},\"limits\":$1}|" "$T/p.json"
 }
 
+# expect_valid_report FILE: the report validates against docs/report.schema.json (staged in $BIN).
+expect_valid_report() {
+	"$BIN/wd-schemack" "$BIN/report.schema.json" "$1" 2> "$T/schemack" ||
+		fail "report $1 fails docs/report.schema.json: $(cat "$T/schemack")"
+}
+
 # limit_field FILE LIMIT KEY: KEY of the report's entry for LIMIT.
 limit_field() {
 	sed -n "/\"$2\":[[:space:]]*{/,/}/p" "$1" > "$T/entry"
@@ -56,6 +62,7 @@ test_limits_fork_bomb_stops_at_pids() {
 	expect_eq "pids hit" "$(limit_field "$T/r.json" pids hit)" true
 	[ "$(limit_field "$T/r.json" pids figure)" -ge 1 ] || fail "no refused fork counted"
 	expect_line "$T/entry" "pids.max"
+	expect_valid_report "$T/r.json"
 	expect_eq "max pids" "$(report_field "$T/r.json" max_pids)" 16
 	# the host's own processes still fork
 	expect_eq "host fork" "$(sh -c 'echo alive')" alive
@@ -73,6 +80,7 @@ test_limits_allocation_bomb_is_oom() {
 	[ "$(report_field "$T/r.json" peak_memory_bytes)" -le $((32 << 20)) ] ||
 		fail "peak memory above the limit: $(report_field "$T/r.json" peak_memory_bytes)"
 	expect_line "$T/entry" "mechanism" "memory"
+	expect_valid_report "$T/r.json"
 	expect_cgroups_gone
 }
 
@@ -102,6 +110,7 @@ test_limits_wall_time_kills_every_descendant() {
 	expect_eq "exit" "$rc" 137
 	expect_eq "status" "$(report_field "$T/r.json" status)" timeout
 	expect_eq "wall_time hit" "$(limit_field "$T/r.json" wall_time hit)" true
+	expect_valid_report "$T/r.json"
 	for p in $pids; do
 		! kill -0 "$p" 2>/dev/null || fail "pid $p of the sandbox lives on"
 	done
@@ -161,6 +170,7 @@ test_limits_kill_grace_kills_a_command_that_stays() {
 	expect_eq "exit" "$rc" 143
 	expect_eq "marker" "$(tail -n1 "$T/w/m")" "got 15"
 	expect_eq "kill_grace hit" "$(limit_field "$T/r.json" kill_grace hit)" true
+	expect_valid_report "$T/r.json"
 	expect_cgroups_gone
 }
 
@@ -195,6 +205,13 @@ test_limits_exit_status_table() {
 	rc=0; wrun --policy "$T/p.json" --report "$T/r.json" -- /bin/true 2>/dev/null || rc=$?
 	expect_eq "exec denied" "$rc" 126
 	expect_eq "denied" "$(report_field "$T/r.json" status)" denied_to_start
+	expect_valid_report "$T/r.json"
+	# and a run warden could not start at all
+	rc=0; wrun --policy "$T/p.json" --report "$T/r.json" --backend foo -- true 2>/dev/null ||
+		rc=$?
+	expect_eq "--backend foo with a report" "$rc" 2
+	expect_eq "failed" "$(report_field "$T/r.json" status)" failed_to_start
+	expect_valid_report "$T/r.json"
 	expect_cgroups_gone
 }
 

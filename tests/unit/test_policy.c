@@ -251,7 +251,8 @@ static void test_limits(void **state)
 
 	(void)state;
 	ok(S ",\"limits\":{\"wall_time\":\"1h30m\",\"cpu_time\":\"500ms\",\"memory\":\"256MiB\","
-	     "\"pids\":64,\"fork_rate\":\"50/s\",\"output\":\"0B\"}}",
+	     "\"pids\":64,\"fork_rate\":\"50/s\",\"output\":\"0B\",\"cpu\":0.25,"
+	     "\"kill_grace\":\"2s\"}}",
 	   &p);
 	assert_int_equal(p.limits[WD_LIMIT_WALL_TIME].value, 5400000);
 	assert_int_equal(p.limits[WD_LIMIT_CPU_TIME].value, 500);
@@ -261,6 +262,8 @@ static void test_limits(void **state)
 	assert_int_equal(p.limits[WD_LIMIT_FORK_RATE].per_ms, 1000);
 	assert_true(p.limits[WD_LIMIT_OUTPUT].s.set);
 	assert_int_equal(p.limits[WD_LIMIT_OUTPUT].value, 0);
+	assert_int_equal(p.limits[WD_LIMIT_CPU].value, 250);
+	assert_int_equal(p.limits[WD_LIMIT_KILL_GRACE].value, 2000);
 	for (int i = 0; i < WD_LIMIT_NR; i++)
 		assert_true(p.limits[i].s.set);
 	assert_int_equal(wd_policy_features(&p), WD_FEAT_LIMITS);
@@ -695,7 +698,9 @@ static void test_unenforced(void **state)
 		{ ",\"net\":{\"default\":\"deny\"}}", "/net/default: net" },
 		{ ",\"net\":{\"deny\":[\"*:25\"]}}", "/net/deny/0: net" },
 		{ ",\"net\":{\"egress_rate\":\"1MiB/s\"}}", "/net/egress_rate: net" },
-		{ ",\"limits\":{\"memory\":\"1GiB\",\"pids\":4}}", "/limits/memory: limits are" },
+		{ ",\"limits\":{\"memory\":\"1GiB\",\"fork_rate\":\"5/s\"}}",
+		  "/limits/fork_rate: this limit is" },
+		{ ",\"limits\":{\"output\":\"1MiB\"}}", "/limits/output: this limit is" },
 		{ ",\"namespaces\":{\"pid\":\"private\",\"net\":\"veth\"}}",
 		  "/namespaces/net: namespaces.net \"veth\"" },
 	};
@@ -712,6 +717,8 @@ static void test_unenforced(void **state)
 		",\"namespaces\":{\"tmp\":\"private\",\"bind_ro\":[\"/srv\"]}}",
 		",\"hold\":{\"approvers\":[\"user:a\"]}}",
 		",\"hold\":{\"delete_burst\":{\"count\":5,\"window\":\"1s\"}}}",
+		",\"limits\":{\"wall_time\":\"1s\",\"cpu_time\":\"1s\",\"memory\":\"1GiB\","
+		"\"pids\":4,\"cpu\":0.5,\"kill_grace\":\"1s\"}}",
 	};
 	struct wd_policy p;
 	char json[512], why[512];
