@@ -559,19 +559,25 @@ void wd_limits_remove(struct wd_limits *l)
 	}
 }
 
-int wd_limits_remove_named(const char *name)
+int wd_limits_remove_for(const struct wd_cgroup *cg)
 {
 	struct wd_cg_layout_info info;
-	char dir[PATH_MAX];
+	char mnt[PATH_MAX], dir[2 * PATH_MAX];
+	const char *rel;
 	int n = 0;
 
-	if (strncmp(name, "sb-", 3) || strchr(name, '/'))
+	/* <cgroup2>/warden[/<group>]/sb-*: the same relative path under each v1 hierarchy */
+	if (wd_cgroup2_mount(mnt, sizeof(mnt)) || strncmp(cg->path, mnt, strlen(mnt)))
+		return 0;
+	rel = cg->path + strlen(mnt);
+	if (strncmp(rel, "/warden/", 8) || strstr(rel, "/.") || strncmp(cg->name, "sb-", 3))
 		return 0;
 	memset(&info, 0, sizeof(info));
 	find_v1(&info);
 	for (int c = 0; c < WD_CTRL_NR; c++) {
-		if (!info.v1[c][0] || v1_dir(info.v1[c], name, false, dir, sizeof(dir)))
+		if (!info.v1[c][0])
 			continue;
+		snprintf(dir, sizeof(dir), "%s%s", info.v1[c], rel);
 		if (access(dir, F_OK) == 0 && v1_rmdir(dir) == 0)
 			n++;
 	}

@@ -84,9 +84,9 @@ uint64_t wd_limits_cpu_usec(const struct wd_limits *l, int cg_fd);
 /* The v1 cgroups removed (what is left in them killed first: only the sandbox's). */
 void wd_limits_remove(struct wd_limits *l);
 /*
- * After a crash (keeper, adopter): remove the v1 cgroups warden makes for sandbox @name, found by
- * name under each v1 hierarchy of the layout. How many were removed.
+ * Where warden did not make them itself (a keeper, an adopter): remove the v1 cgroups of the
+ * sandbox whose v2 cgroup is @cg, at the same path under each v1 hierarchy. How many went.
  */
-int wd_limits_remove_named(const char *name);
+int wd_limits_remove_for(const struct wd_cgroup *cg);
 
 #endif

@@ -227,3 +227,23 @@ test_limits_unenforced_keys_refused_by_name() {
 	expect_eq "exit" "$rc" 2
 	expect_line "$T/err" "/limits/output: this limit is not enforced"
 }
+
+test_limits_cgroups_gone_after_warden_is_killed() {
+	lpolicy '{"pids":8,"memory":"64MiB"}'
+	touch "$T/w/pids" "$T/audit"
+	# warden itself is $run (exec), not a shell around it
+	(exec "$WARDEN" run --backend "$BACKEND" --policy "$T/p.json" --audit "$T/audit" \
+		-- "$H" sleepers 2 "$T/w/pids" > "$T/out" 2>&1) &
+	run=$!
+	trap 'kill -KILL $run 2>/dev/null || true' EXIT
+	wait_record "$T/w/pids" ready "$run" > /dev/null
+	pids=$(running_pids)
+	kill -KILL "$run"
+	# the keeper ends the sandbox, removes its cgroups (v1 too), then writes the exit record
+	timeout 60 "$BIN/wd-try" wait-line "$T/audit" '"type":"exit"' > /dev/null ||
+		fail "no exit record from the keeper"
+	for p in $pids; do
+		! kill -0 "$p" 2>/dev/null || fail "pid $p of the sandbox lives on"
+	done
+	expect_cgroups_gone
+}
