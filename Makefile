@@ -54,6 +54,8 @@ UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabiliti
 	test_ipc test_probe_cache test_records
 # the DNS forwarder (supervisor/dns/)
 UNIT_TESTS += test_dns
+# the run report against docs/report.schema.json (supervisor/run/report.c)
+UNIT_TESTS += test_report
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
@@ -176,7 +178,7 @@ $(OUT)/policy/templates_data.o: $(OUT)/policy/templates_data.c
 
 # Unit tests that read files of the source tree (the schema, the corpus) find it here.
 $(OUT)/tests/unit/test_policy_schema.o $(OUT)/tests/unit/test_policy_corpus.o \
-$(OUT)/tests/unit/test_templates.o: CPPFLAGS += -DWD_SRCDIR='"$(CURDIR)"'
+$(OUT)/tests/unit/test_templates.o $(OUT)/tests/unit/test_report.o: CPPFLAGS += -DWD_SRCDIR='"$(CURDIR)"'
 
 # ---- dependencies -------------------------------------------------------------------------------
 DEB_PKGS := make gcc clang llvm bc libbpf-dev bpftool libelf-dev zlib1g-dev libcjson-dev \
