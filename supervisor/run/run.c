@@ -507,6 +507,12 @@ static void limit_hit(const struct run *r, const struct wd_limit_usage *u,
 		l->figure_unit = "refused_forks";
 		l->hit = u->pids_max_hits > 0;
 		break;
+	case WD_LIMIT_CPU:
+		l->have_figure = true;
+		l->figure = u->cpu_throttled;
+		l->figure_unit = "throttled_periods";
+		l->hit = u->cpu_throttled > 0;
+		break;
 	case WD_LIMIT_KILL_GRACE:
 		l->hit = r->rl.signo && r->rl.killed && !r->rl.hit;
 		break;

@@ -483,6 +483,18 @@ static void read_pids(const struct wd_limits *l, int cg_fd, struct wd_limit_usag
 		close(dfd);
 }
 
+/* nr_throttled of the cgroup the quota is on: the v2 one (with the cpu controller) or v1's. */
+static void read_throttled(const struct wd_limits *l, int cg_fd, struct wd_limit_usage *u)
+{
+	char buf[1024];
+	int dfd = l->v1[WD_CTRL_CPU][0] ? v1_open(l, WD_CTRL_CPU) : cg_fd;
+
+	if (dfd >= 0 && read_at(dfd, "cpu.stat", buf, sizeof(buf)) == 0)
+		u->cpu_throttled = keyed(buf, "nr_throttled");
+	if (dfd >= 0 && dfd != cg_fd)
+		close(dfd);
+}
+
 void wd_limits_read(const struct wd_limits *l, int cg_fd, struct wd_limit_usage *u)
 {
 	char buf[1024];
@@ -496,6 +508,8 @@ void wd_limits_read(const struct wd_limits *l, int cg_fd, struct wd_limit_usage 
 	}
 	read_memory(l, cg_fd, u);
 	read_pids(l, cg_fd, u);
+	if (l->mech[WD_LIMIT_CPU])
+		read_throttled(l, cg_fd, u);
 }
 
 /*

@@ -74,6 +74,7 @@ struct wd_limit_usage {
 	uint64_t oom_kills; /* memory.events oom_kill / v1 memory.oom_control oom_kill */
 	uint64_t mem_failcnt; /* v1 memory.failcnt, or v2 memory.events max */
 	uint64_t pids_max_hits; /* pids.events max */
+	uint64_t cpu_throttled; /* periods the quota held it back: cpu.stat nr_throttled */
 	bool have_cpu, have_mem, have_pids;
 };
 

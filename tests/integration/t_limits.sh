@@ -97,6 +97,9 @@ test_limits_cpu_spinner_held_to_its_quota() {
 	awk -v r="$ratio" 'BEGIN { exit !(r >= 0.1 && r <= 0.4) }' ||
 		fail "cpu time / wall time $ratio, quota 0.25"
 	expect_line <(limit_field "$T/r.json" cpu mechanism) "cpu"
+	expect_eq "cpu hit" "$(limit_field "$T/r.json" cpu hit)" true
+	[ "$(limit_field "$T/r.json" cpu figure)" -ge 1 ] || fail "no throttled period counted"
+	expect_valid_report "$T/r.json"
 	expect_cgroups_gone
 }
 
