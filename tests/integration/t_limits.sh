@@ -252,3 +252,25 @@ test_limits_cgroups_gone_after_warden_is_killed() {
 	done
 	expect_cgroups_gone
 }
+
+# The attack: a sandbox leaving its limits by moving itself to the cgroup above its own (v2, and
+# each v1 hierarchy's), or by raising the limit there. Refused, on both backends, when fs.write
+# does not cover cgroupfs (the guarantee table's escape.cgroup-procs).
+test_limits_sandbox_cannot_leave_its_limit_cgroups() {
+	lpolicy '{"pids":8,"memory":"64MiB"}'
+	targets="$WD_SANDBOX_GROUP/cgroup.procs $WD_SANDBOX_GROUP/pids.max"
+	# the v1 groups exist once a run with limits made them (this one, on a hybrid host)
+	wrun --policy "$T/p.json" -- true 2> /dev/null || fail "a run with limits failed"
+	for d in $(v1_groups); do
+		targets="$targets $d/cgroup.procs $d/tasks"
+		[ -e "$d/pids.max" ] && targets="$targets $d/pids.max"
+		[ -e "$d/memory.limit_in_bytes" ] && targets="$targets $d/memory.limit_in_bytes"
+	done
+	wrun --policy "$T/p.json" -- sh -c 'for t; do "$0" write "$t"; done; true' "$BIN/wd-try" \
+		$targets > "$T/out" 2> "$T/err" || fail "the attack did not run: $(cat "$T/err")"
+	expect_eq "attempts" "$(wc -l < "$T/out")" "$(echo $targets | wc -w)"
+	while read -r got; do
+		expect_eq "a write to the cgroups above the sandbox" "$got" "$DENY_ERRNO"
+	done < "$T/out"
+	expect_cgroups_gone
+}
