@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "policy/policy.h"
 #include "supervisor/sandbox/cgroup.h"
 
 struct wd_ruleset;
@@ -44,7 +45,7 @@ const char *wd_ctrl_name(enum wd_ctrl c);
 
 /* One sandbox's limits, as applied. */
 struct wd_limits {
-	const char *mech[8]; /* by enum wd_limit_kind: what applied it, NULL when unset */
+	const char *mech[WD_LIMIT_NR]; /* what applied each limit, NULL when unset */
 	char v1[WD_CTRL_NR][PATH_MAX]; /* the sandbox's own v1 cgroups, "" when none */
 	int v1_procs[WD_CTRL_NR]; /* their cgroup.procs (O_WRONLY), joined by the command */
 	uint64_t rl_as, rl_nproc; /* rlimits the command gets, 0 for none */
