@@ -56,13 +56,15 @@ UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabiliti
 UNIT_TESTS += test_dns
 # net.egress_rate's figures (supervisor/net/rate.c)
 UNIT_TESTS += test_rate
+# the run report against docs/report.schema.json (supervisor/run/report.c)
+UNIT_TESTS += test_report
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
 	$(OUT)/tests/helpers/wd-auditck \
 	$(OUT)/tests/helpers/wd-hold \
 	$(OUT)/tests/helpers/wd-pty \
-	$(OUT)/tests/helpers/wd-net
+	$(OUT)/tests/helpers/wd-net $(OUT)/tests/helpers/wd-hog $(OUT)/tests/helpers/wd-schemack
 # net.egress_rate's sender and receiver (t_rate.sh, bench/rows/net.sh)
 HELPERS += $(OUT)/tests/helpers/wd-rate
 
@@ -150,6 +152,10 @@ $(OUT)/tests/helpers/%: $(OUT)/tests/helpers/%.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^
 
+$(OUT)/tests/helpers/wd-schemack: $(OUT)/tests/helpers/wd-schemack.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ -lcjson
+
 # The LSM check runs the loader's own choice of programs (supervisor/bpf/progs.c).
 $(OUT)/tests/helpers/wd-lsm-check: $(OUT)/tests/helpers/wd-lsm-check.o $(LIB_OBJS)
 	$(call msg,LD,$@)
@@ -178,7 +184,7 @@ $(OUT)/policy/templates_data.o: $(OUT)/policy/templates_data.c
 
 # Unit tests that read files of the source tree (the schema, the corpus) find it here.
 $(OUT)/tests/unit/test_policy_schema.o $(OUT)/tests/unit/test_policy_corpus.o \
-$(OUT)/tests/unit/test_templates.o: CPPFLAGS += -DWD_SRCDIR='"$(CURDIR)"'
+$(OUT)/tests/unit/test_templates.o $(OUT)/tests/unit/test_report.o: CPPFLAGS += -DWD_SRCDIR='"$(CURDIR)"'
 
 # ---- dependencies -------------------------------------------------------------------------------
 DEB_PKGS := make gcc clang llvm bc libbpf-dev bpftool libelf-dev zlib1g-dev libcjson-dev \
@@ -225,6 +231,7 @@ vmstage: all
 	$(Q)cp $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper $(HELPERS) \
 		$(VM_STAGE)/bin/
 	$(Q)cp -r tests/integration tests/escape $(VM_STAGE)/tests/
+	$(Q)cp docs/report.schema.json $(VM_STAGE)/bin/
 	$(Q)cp $(BTRFS_TOOLS) $(VM_TOOLS) $(VM_STAGE)/bin/
 
 .PHONY: vmtest

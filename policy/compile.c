@@ -876,7 +876,7 @@ void wd_ruleset_dump(const struct wd_ruleset *rs, FILE *out)
 		fprintf(out, "net ping\n");
 	for (int i = 0; i < WD_LIMIT_NR; i++) {
 		static const char *const units[WD_LIMIT_NR] = {
-			"ms", "ms", "bytes", "tasks", "forks", "bytes",
+			"ms", "ms", "bytes", "tasks", "forks", "bytes", "millicpus", "ms",
 		};
 
 		if (!(rs->limits_set & (1u << i)))

@@ -495,7 +495,7 @@ static int apply_derive(struct loader *l, const struct wd_derive_item *it, struc
 		memcpy(key, it->value, (size_t)(eq - it->value));
 		key[eq - it->value] = 0;
 		sec = cJSON_AddObjectToObject(doc, "limits");
-		if (eq[1] && strspn(eq + 1, "0123456789") == strlen(eq + 1) && strlen(eq + 1) < 16)
+		if (eq[1] && strspn(eq + 1, "0123456789.") == strlen(eq + 1) && strlen(eq + 1) < 16)
 			val = cJSON_AddNumberToObject(sec, key, strtod(eq + 1, NULL));
 		else
 			val = cJSON_AddStringToObject(sec, key, eq + 1);

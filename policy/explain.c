@@ -105,6 +105,7 @@ static void limit_text(const struct wd_limit *l, enum wd_limit_kind k, char *buf
 	switch (k) {
 	case WD_LIMIT_WALL_TIME:
 	case WD_LIMIT_CPU_TIME:
+	case WD_LIMIT_KILL_GRACE:
 		wd_format_duration(l->value, buf, bufsz);
 		break;
 	case WD_LIMIT_MEMORY:
@@ -113,6 +114,9 @@ static void limit_text(const struct wd_limit *l, enum wd_limit_kind k, char *buf
 		break;
 	case WD_LIMIT_FORK_RATE:
 		wd_format_rate(l->value, l->per_ms, false, buf, bufsz);
+		break;
+	case WD_LIMIT_CPU:
+		snprintf(buf, bufsz, "%g", (double)l->value / 1000);
 		break;
 	default:
 		snprintf(buf, bufsz, "%llu", (unsigned long long)l->value);
@@ -188,6 +192,9 @@ static bool to_json(const struct wd_policy *p, cJSON *doc)
 		}
 		if (i == WD_LIMIT_PIDS) {
 			ok = cJSON_AddNumberToObject(limits, "pids", (double)p->limits[i].value);
+		} else if (i == WD_LIMIT_CPU) {
+			ok = cJSON_AddNumberToObject(limits, "cpu",
+						     (double)p->limits[i].value / 1000);
 		} else {
 			limit_text(&p->limits[i], (enum wd_limit_kind)i, buf, sizeof(buf));
 			ok = cJSON_AddStringToObject(limits, wd_limit_name((enum wd_limit_kind)i),
@@ -571,6 +578,8 @@ static void explain_limits(const struct wd_policy *p, struct lines *ls)
 		[WD_LIMIT_PIDS] = "may have at most %s processes and threads at once",
 		[WD_LIMIT_FORK_RATE] = "may start at most %s",
 		[WD_LIMIT_OUTPUT] = "keeps at most %s of standard output and error",
+		[WD_LIMIT_CPU] = "may use at most %s CPUs' worth of time",
+		[WD_LIMIT_KILL_GRACE] = "is killed %s after a signal warden passed on to it",
 	};
 	bool any = false;
 

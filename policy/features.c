@@ -22,6 +22,15 @@ static long net_name_at(const struct wd_net_list *l)
 	return -1;
 }
 
+/*
+ * The limits a run enforces (supervisor/sandbox/limits.h): WD_FEAT_LIMITS stands for the others
+ * only, each refused by its own key.
+ */
+static bool limit_enforced(int k)
+{
+	return k != WD_LIMIT_FORK_RATE && k != WD_LIMIT_OUTPUT;
+}
+
 unsigned int wd_policy_features(const struct wd_policy *p)
 {
 	unsigned int f = 0;
@@ -48,7 +57,7 @@ unsigned int wd_policy_features(const struct wd_policy *p)
 	if (p->egress_rate_set.set)
 		f |= WD_FEAT_NET_RATE;
 	for (int i = 0; i < WD_LIMIT_NR; i++)
-		if (p->limits[i].s.set)
+		if (p->limits[i].s.set && !limit_enforced(i))
 			f |= WD_FEAT_LIMITS;
 	if (p->env_pass.n || p->n_env_set)
 		f |= WD_FEAT_ENV;
@@ -148,7 +157,7 @@ static void feature_where(const struct wd_policy *p, unsigned int feat, char *pt
 
 			snprintf(lp, sizeof(lp), "/limits/%s",
 				 wd_limit_name((enum wd_limit_kind)i));
-			if (at_set(&w, &p->limits[i].s, lp))
+			if (!limit_enforced(i) && at_set(&w, &p->limits[i].s, lp))
 				break;
 		}
 		break;
@@ -198,7 +207,7 @@ static const struct {
 	{ WD_FEAT_EXEC, "exec.deny (programs that may not run)" },
 	{ WD_FEAT_EXEC_ALLOW, "exec.allow (an allow set of programs)" },
 	{ WD_FEAT_NET, "net (egress rules)" },
-	{ WD_FEAT_LIMITS, "limits" },
+	{ WD_FEAT_LIMITS, "this limit" },
 	{ WD_FEAT_ENV, "env (the sandbox's environment)" },
 	{ WD_FEAT_USER, "user (running as another user)" },
 	{ WD_FEAT_NAMESPACES, "namespaces other than the host's" },
@@ -252,8 +261,8 @@ int wd_policy_unenforced_mask(const struct wd_policy *p, unsigned int enforced, 
 			snprintf(from, sizeof(from), " (it comes from %s)", p->origins[origin]);
 		snprintf(why, whysz, "%s: %s %s not enforced by this warden yet%s", ptr,
 			 feature_words[i].what,
-			 feat == WD_FEAT_LIMITS || feat == WD_FEAT_NAMESPACES ||
-					 feat == WD_FEAT_HOLD || feat == WD_FEAT_NET_NAMES
+			 feat == WD_FEAT_NAMESPACES || feat == WD_FEAT_HOLD ||
+					 feat == WD_FEAT_NET_NAMES
 				 ? "are"
 				 : "is",
 			 from);

@@ -9,7 +9,7 @@
 
 static const struct {
 	const char *name;
-	enum { U_DURATION, U_SIZE, U_COUNT, U_RATE } unit;
+	enum { U_DURATION, U_SIZE, U_COUNT, U_RATE, U_CPUS } unit;
 	uint64_t min;
 	uint64_t max;
 } limit_defs[WD_LIMIT_NR] = {
@@ -19,6 +19,9 @@ static const struct {
 	[WD_LIMIT_PIDS] = { "pids", U_COUNT, 1, 4194304 },
 	[WD_LIMIT_FORK_RATE] = { "fork_rate", U_RATE, 1, UINT64_MAX },
 	[WD_LIMIT_OUTPUT] = { "output", U_SIZE, 0, UINT64_MAX },
+	/* thousandths of a CPU: 0.01 to 1024 CPUs */
+	[WD_LIMIT_CPU] = { "cpu", U_CPUS, 10, 1024000 },
+	[WD_LIMIT_KILL_GRACE] = { "kill_grace", U_DURATION, 1, 3600000 },
 };
 
 const char *wd_limit_name(enum wd_limit_kind k)
@@ -59,6 +62,14 @@ static void parse_limit(struct pctx *c, const cJSON *v, const char *ptr, const c
 		err = wd_parse_size(v->valuestring, &value, why, sizeof(why));
 		wd_format_size(limit_defs[k].min, lo, sizeof(lo));
 		break;
+	case U_CPUS:
+		if (!cJSON_IsNumber(v) || v->valuedouble < 0.01 || v->valuedouble > 1024) {
+			perr(c, ptr, "%s must be a number of CPUs from 0.01 to 1024, such as 0.5",
+			     name);
+			return;
+		}
+		value = (uint64_t)(v->valuedouble * 1000 + 0.5);
+		break;
 	case U_RATE:
 		if (!wdp_check_string(c, v, ptr, "a rate such as \"50/s\""))
 			return;
@@ -86,5 +97,7 @@ const struct key wdp_limit_keys[] = {
 	{ .name = "pids", .parse = parse_limit },
 	{ .name = "fork_rate", .parse = parse_limit },
 	{ .name = "output", .parse = parse_limit },
+	{ .name = "cpu", .parse = parse_limit },
+	{ .name = "kill_grace", .parse = parse_limit },
 	{ 0 },
 };

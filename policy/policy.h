@@ -111,7 +111,9 @@ enum wd_limit_kind {
 	WD_LIMIT_PIDS = 3,	/* value: tasks */
 	WD_LIMIT_FORK_RATE = 4, /* value: forks per per_ms milliseconds */
 	WD_LIMIT_OUTPUT = 5,	/* value: bytes of standard output and error kept */
-	WD_LIMIT_NR = 6,
+	WD_LIMIT_CPU = 6,	/* value: thousandths of a CPU (a quota per period) */
+	WD_LIMIT_KILL_GRACE = 7, /* value: milliseconds between a forwarded signal and the kill */
+	WD_LIMIT_NR = 8,
 };
 
 struct wd_limit {

@@ -41,6 +41,7 @@
 #include "supervisor/ipc/sock.h"
 #include "supervisor/run/keeper.h"
 #include "supervisor/sandbox/exit_status.h"
+#include "supervisor/sandbox/limits.h"
 #include "supervisor/sandbox/spawn.h"
 #include "supervisor/util/log.h"
 
@@ -317,6 +318,7 @@ static void __attribute__((noreturn)) keeper_main(struct keep *kp)
 	if (kp->path[0])
 		unlink(kp->path);
 	/* Held calls stay held meanwhile (the listener is ours); the kill ends them. */
+	wd_limits_remove_for(&kp->cg);
 	wd_cgroup_destroy(&kp->cg);
 	write_exit(kp, !gone);
 	_exit(0);

@@ -12,6 +12,7 @@
 
 #include "supervisor/backend/backend.h"
 #include "supervisor/sandbox/cgroup.h"
+#include "supervisor/sandbox/limits.h"
 #include "supervisor/backend/doctor.h"
 #include "supervisor/backend/probe.h"
 #include "supervisor/backend/probe_cache.h"
@@ -25,6 +26,7 @@ struct findings {
 	int abi, lsm_err, cg_err;
 	int hook_args[WD_PROBE_N_HOOKS]; /* -errno where the hook or the BTF is missing */
 	const struct wd_backend_ops *chosen;
+	struct wd_cg_layout_info layout;
 };
 
 static void find(struct findings *f)
@@ -43,8 +45,24 @@ static void find(struct findings *f)
 	wd_vmlinux_btf_release();
 	f->cg_err = wd_cgroup2_mount(f->cg2, sizeof(f->cg2));
 	f->hybrid = f->cg_err == 0 && strcmp(f->cg2, "/sys/fs/cgroup") != 0;
+	/* as a run finds it: the controllers switched on in warden's own subtree */
+	wd_cg_layout_find(&f->layout, true);
 	f->chosen = wd_backend_choose("auto", f->why_backend, sizeof(f->why_backend));
 	f->cached = wd_probe_cached(f->source, sizeof(f->source));
+}
+
+/* Where limits by controller @c are applied: v2, v1 (its mount) or an rlimit. */
+static const char *ctrl_where(const struct wd_cg_layout_info *l, int c)
+{
+	static char buf[PATH_MAX + 32];
+
+	if (l->v2_ctrl[c])
+		return "cgroup v2 (warden's subtree)";
+	if (l->v1[c][0]) {
+		snprintf(buf, sizeof(buf), "cgroup v1 at %s", l->v1[c]);
+		return buf;
+	}
+	return c == WD_CTRL_CPU ? "none: limits.cpu is refused" : "none: an rlimit instead";
 }
 
 /* "yes" or "no: why", as the BPF-LSM line has always said it. */
@@ -81,6 +99,11 @@ static void print_text(FILE *out, const struct findings *f)
 		fprintf(out, "cgroup2       not mounted\n");
 	else
 		fprintf(out, "cgroup2       %s (%s)\n", f->cg2, f->hybrid ? "hybrid host" : "pure v2");
+	fprintf(out, "cgroups       %s\n", wd_cg_layout_name(f->layout.layout));
+	for (int c = 0; c <= WD_CTRL_CPU; c++)
+		fprintf(out, "  %-12s%s\n", wd_ctrl_name((enum wd_ctrl)c), ctrl_where(&f->layout, c));
+	fprintf(out, "  %-12s%s\n", "kill", f->layout.kill ? "cgroup.kill" :
+		"no cgroup.kill: freeze, then kill each pid");
 	if (f->chosen)
 		fprintf(out, "backend       %s%s\n", f->chosen->name,
 			f->bpf_lsm ? "" : " (bpf-lsm cannot run here, see above)");
@@ -133,6 +156,14 @@ static void print_json(FILE *out, const struct findings *f)
 	}
 	add_string_or_null(o, "cgroup2", !f->cg_err, f->cg2);
 	cJSON_AddBoolToObject(o, "hybrid_cgroups", f->hybrid);
+	h = cJSON_AddObjectToObject(o, "cgroup_layout");
+	cJSON_AddStringToObject(h, "layout", (const char *[]){ "v2", "hybrid", "neither" }
+					     [f->layout.layout]);
+	for (int c = 0; c <= WD_CTRL_CPU; c++)
+		cJSON_AddStringToObject(h, wd_ctrl_name((enum wd_ctrl)c),
+					f->layout.v2_ctrl[c] ? "v2" : f->layout.v1[c][0] ? "v1"
+											 : "none");
+	cJSON_AddBoolToObject(h, "cgroup_kill", f->layout.kill);
 	add_string_or_null(o, "backend", f->chosen, f->chosen ? f->chosen->name : NULL);
 	if (!f->chosen)
 		cJSON_AddStringToObject(o, "backend_missing", f->why_backend);

@@ -36,6 +36,7 @@
 #include "supervisor/run/sink.h"
 #include "supervisor/run/supervise.h"
 #include "supervisor/sandbox/cgroup.h"
+#include "supervisor/sandbox/limits.h"
 #include "supervisor/sandbox/exit_status.h"
 #include "supervisor/sandbox/resolve.h"
 #include "supervisor/sandbox/spawn.h"
@@ -466,6 +467,7 @@ int wd_adopt(const struct wd_adopt_opts *o)
 out_sigs:
 	wd_run_prompt_stop(d.prompter);
 	if (ended) {
+		wd_limits_remove_for(&d.cg);
 		wd_cgroup_destroy(&d.cg);
 		wd_keeper_stop(&d.keeper);
 		/* its entries leave the host's pinned set; the last one out unpins it */

@@ -49,6 +49,8 @@ struct proc_exe {
 #define WD_REFUSALS 16
 #define WD_REFUSAL_NS 2000000000ull /* the record follows within milliseconds: be generous */
 
+struct run_limits;
+
 struct run_state {
 	struct wd_audit_ctx actx;
 	FILE *audit;
@@ -63,6 +65,7 @@ struct run_state {
 	struct refusal refused[WD_REFUSALS];
 	unsigned int next_refusal;
 	struct wd_pty *pty; /* the command's own terminal, relayed in the run loop; may be NULL */
+	struct run_limits *lim; /* wall time, cpu time, the signal's grace (supervise.h); may be NULL */
 	struct proc_exe proc_exe[WD_PROC_EXES];
 	size_t batch_len; /* bytes of whole lines in batch, not yet written */
 	uint64_t batch_writes; /* write(2) calls that wrote batches, for tests and benchmarks */

@@ -25,6 +25,56 @@ static void add_egress(cJSON *o, const struct wd_audit_egress *e)
 	cJSON_AddNumberToObject(net, "egress_dropped_packets", (double)e->dropped_packets);
 }
 
+static void add_u64_or_null(cJSON *o, const char *key, bool have, uint64_t v)
+{
+	if (have)
+		cJSON_AddNumberToObject(o, key, (double)v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void add_usage(cJSON *o, const struct wd_report *r)
+{
+	cJSON *u = cJSON_AddObjectToObject(o, "usage");
+
+	if (!u)
+		return;
+	if (r->have_cpu) {
+		cJSON_AddNumberToObject(u, "cpu_time_s", r->cpu_time_s);
+		cJSON_AddNumberToObject(u, "user_time_s", r->user_time_s);
+		cJSON_AddNumberToObject(u, "system_time_s", r->system_time_s);
+	} else {
+		cJSON_AddNullToObject(u, "cpu_time_s");
+		cJSON_AddNullToObject(u, "user_time_s");
+		cJSON_AddNullToObject(u, "system_time_s");
+	}
+	add_u64_or_null(u, "peak_memory_bytes", r->have_mem, r->peak_memory);
+	add_u64_or_null(u, "max_pids", r->have_pids, r->max_pids);
+	add_u64_or_null(u, "oom_kills", r->have_mem, r->oom_kills);
+	add_u64_or_null(u, "pids_max_hits", r->have_pids, r->pids_max_hits);
+}
+
+static void add_limits(cJSON *o, const struct wd_report *r)
+{
+	cJSON *ls = cJSON_AddObjectToObject(o, "limits");
+
+	for (size_t i = 0; ls && i < r->n_limits; i++) {
+		const struct wd_report_limit *l = &r->limits[i];
+		cJSON *e = cJSON_AddObjectToObject(ls, l->name);
+
+		if (!e)
+			return;
+		cJSON_AddNumberToObject(e, "value", (double)l->value);
+		cJSON_AddStringToObject(e, "unit", l->unit);
+		cJSON_AddStringToObject(e, "mechanism", l->mechanism ? l->mechanism : "");
+		cJSON_AddBoolToObject(e, "hit", l->hit);
+		if (l->have_figure) {
+			cJSON_AddNumberToObject(e, "figure", (double)l->figure);
+			cJSON_AddStringToObject(e, "figure_unit", l->figure_unit);
+		}
+	}
+}
+
 char *wd_report_json(const struct wd_report *r)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -47,6 +97,8 @@ char *wd_report_json(const struct wd_report *r)
 	else if (r->error)
 		cJSON_AddStringToObject(o, "error", r->error);
 	cJSON_AddNumberToObject(o, "wall_time_s", r->wall_time_s);
+	add_usage(o, r);
+	add_limits(o, r);
 	cJSON_AddNumberToObject(o, "denials", (double)r->denials);
 	cJSON_AddNumberToObject(o, "lost_records", (double)r->lost_records);
 	cJSON_AddNumberToObject(o, "holds", (double)r->holds);

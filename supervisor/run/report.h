@@ -12,15 +12,40 @@
 
 #define WD_REPORT_SCHEMA "warden.report/1"
 
+/* One limit of the policy as the run applied it. */
+struct wd_report_limit {
+	const char *name; /* its policy key */
+	uint64_t value; /* in @unit */
+	const char *unit; /* "ms", "bytes", "tasks", "millicpus" */
+	const char *mechanism; /* what applied it (supervisor/sandbox/limits.c) */
+	bool hit; /* the sandbox reached it */
+	bool have_figure;
+	uint64_t figure; /* what crossed it (or how often it was reached), in @figure_unit */
+	const char *figure_unit;
+};
+
+#define WD_REPORT_LIMITS 8
+
 struct wd_report {
 	const char *backend;
 	const char *sandbox;
-	const char *status; /* "completed" | "killed" | "failed_to_start" */
-	int exit_code; /* as warden exits: the command's, or 128+signal */
-	int signal; /* 0 unless killed */
+	/*
+	 * "completed" | "killed" (by a signal of its own) | "timeout" | "oom" | "signal" (warden
+	 * was told to stop) | "failed_to_start" | "denied_to_start" (the policy refused the exec)
+	 */
+	const char *status;
+	int exit_code; /* as warden exits: the command's, 128+signal, or warden's own */
+	int signal; /* what killed the command, or for "signal" what warden got; 0 otherwise */
 	int start_errno; /* for failed_to_start: why execve failed */
 	const char *error; /* for failed_to_start: why warden could not set the sandbox up */
 	double wall_time_s;
+	bool have_cpu, have_mem, have_pids;
+	double cpu_time_s, user_time_s, system_time_s; /* the sandbox's cgroup's, all its tasks */
+	uint64_t peak_memory; /* bytes */
+	uint64_t max_pids;
+	uint64_t oom_kills, pids_max_hits;
+	struct wd_report_limit limits[WD_REPORT_LIMITS];
+	size_t n_limits;
 	uint64_t denials;
 	uint64_t lost_records;
 	uint64_t holds; /* operations that waited for a decision */

@@ -33,6 +33,7 @@
 #include "supervisor/run/supervise.h"
 #include "supervisor/sandbox/cgroup.h"
 #include "supervisor/sandbox/exit_status.h"
+#include "supervisor/sandbox/limits.h"
 #include "supervisor/sandbox/resolve.h"
 #include "supervisor/sandbox/setup.h"
 #include "supervisor/sandbox/spawn.h"
@@ -55,6 +56,9 @@ struct run {
 	struct wd_keeper keeper;
 	struct wd_setup setup;
 	struct wd_pty pty;
+	struct wd_cg_layout_info layout;
+	struct wd_limits lim;
+	struct run_limits rl;
 	pid_t prompter;
 	sigset_t oldsigs;
 	siginfo_t si;
@@ -77,6 +81,8 @@ static void run_init(struct run *r, const struct wd_run_opts *o)
 	r->pty = (struct wd_pty){ .master = -1, .slave = -1, .in = -1, .out = -1, .tty = -1,
 				  .winch = -1 };
 	r->prompter = -1;
+	wd_limits_init(&r->lim);
+	r->rl = (struct run_limits){ .l = &r->lim, .wall_fd = -1, .sample_fd = -1, .grace_fd = -1 };
 	r->sigfd = -1;
 	r->rc = WD_EXIT_INTERNAL;
 }
@@ -152,6 +158,9 @@ static int prepare_sandbox(struct run *r)
 	if (!r->ops) {
 		log_warnx("cannot run a sandbox here: %s", r->msg);
 		r->rep.error = r->msg;
+		/* a backend that does not exist is a usage error, one that cannot run here is not */
+		if (strcmp(r->o->backend, "auto") && !wd_backend_named(r->o->backend))
+			r->rc = WD_EXIT_USAGE;
 		return -ENOTSUP;
 	}
 	r->rep.backend = r->ops->name;
@@ -159,6 +168,18 @@ static int prepare_sandbox(struct run *r)
 	if (wd_policy_refuse_unenforced(&r->pol, policy, r->ops->features, r->msg,
 					sizeof(r->msg))) {
 		log_warnx("%s (backend %s)", r->msg, r->ops->name);
+		r->rep.error = r->msg;
+		r->rc = WD_EXIT_USAGE;
+		return -EINVAL;
+	}
+	/* The host's cgroups: a limit no mechanism here can apply is refused now. */
+	wd_cg_layout_find(&r->layout, true);
+	if ((r->rs.limits_set & (1u << WD_LIMIT_CPU)) && !r->layout.v2_ctrl[WD_CTRL_CPU] &&
+	    !r->layout.v1[WD_CTRL_CPU][0]) {
+		snprintf(r->msg, sizeof(r->msg), "%s: /limits/cpu: no cpu controller here (%s), "
+			 "and no rlimit holds a CPU quota", policy,
+			 wd_cg_layout_name(r->layout.layout));
+		log_warnx("%s", r->msg);
 		r->rep.error = r->msg;
 		r->rc = WD_EXIT_USAGE;
 		return -EINVAL;
@@ -215,6 +236,12 @@ static int confine(struct run *r)
 	r->st.sandbox_id = r->cg.id;
 	wd_setup_name(&r->setup, r->cg.name);
 	r->rep.sandbox = r->cg.name;
+	err = wd_limits_apply(&r->lim, &r->layout, &r->cg, &r->rs, r->msg, sizeof(r->msg));
+	if (err) {
+		log_warnx("run: %s", r->msg);
+		r->rep.error = r->msg;
+		return err;
+	}
 	if (!r->st.audit && wd_run_open_default_sink(&r->st, &r->rs, r->cg.name)) {
 		r->rep.error = "the audit file could not be made (see warden's messages)";
 		return -EIO;
@@ -312,12 +339,37 @@ static void equip_keeper(struct run *r)
 	tell_keeper(&r->keeper, &r->st, &r->pol, r->child.pid);
 }
 
+/* The command's own cgroups v1 and rlimits, as soon as it is in its cgroup. */
+static int child_join(void *ctx)
+{
+	struct run *r = ctx;
+
+	return wd_limits_child_join(&r->lim);
+}
+
 /* The child's side of the backend, between clone3 and execve. */
 static int child_setup(void *ctx)
 {
 	struct run *r = ctx;
 
 	return r->ops->child_setup(r->be);
+}
+
+/* The run loop's limits over time, from the command's start. */
+static void start_limits(struct run *r)
+{
+	const struct wd_ruleset *rs = &r->rs;
+
+	if (rs->limits_set & (1u << WD_LIMIT_WALL_TIME))
+		r->rl.wall_ms = rs->limit[WD_LIMIT_WALL_TIME];
+	if (rs->limits_set & (1u << WD_LIMIT_CPU_TIME))
+		r->rl.cpu_usec = rs->limit[WD_LIMIT_CPU_TIME] * 1000;
+	if (rs->limits_set & (1u << WD_LIMIT_KILL_GRACE))
+		r->rl.grace_ms = rs->limit[WD_LIMIT_KILL_GRACE];
+	/* without its timers, a limit would not hold: the sandbox does not run on */
+	if (wd_run_limits_start(&r->rl))
+		wd_cgroup_kill(&r->cg);
+	r->st.lim = &r->rl;
 }
 
 /* The command, spawned in the sandbox and started (or failed to). 0 or -errno. */
@@ -333,7 +385,8 @@ static int spawn_command(struct run *r)
 	sopts = (struct wd_spawn_opts){ .cgroup_fd = r->cg.fd,
 					.clone_flags = r->ops->clone_flags(r->be) |
 						       r->setup.clone_flags,
-					.plan = &r->setup, .setup = child_setup, .setup_ctx = r };
+					.plan = &r->setup, .setup = child_setup, .setup_ctx = r,
+					.join = child_join, .join_ctx = r };
 	sopts.join_after_setup = r->ops->refuses_mounts && (sopts.clone_flags & CLONE_NEWNS);
 	sopts.survive = r->o->survive_s > 0;
 	sopts.tty = r->pty.slave;
@@ -356,7 +409,32 @@ static int spawn_command(struct run *r)
 	}
 	if (started)
 		equip_keeper(r);
+	if (started)
+		start_limits(r);
 	return 0;
+}
+
+/*
+ * What ended the command, when it was not the command itself: warden told to stop (it exits
+ * 128+N, whatever the command did with the signal), a time limit, the OOM killer.
+ */
+static void ended_by(struct run *r)
+{
+	struct wd_limit_usage u;
+
+	if (r->rl.signo) {
+		r->rep.status = "signal";
+		r->rep.signal = r->rl.signo;
+		r->rc = 128 + r->rl.signo;
+		return;
+	}
+	if (r->rl.hit) {
+		r->rep.status = "timeout";
+		return;
+	}
+	wd_limits_read(&r->lim, r->cg.fd, &u);
+	if (u.oom_kills && r->rc != 0)
+		r->rep.status = "oom";
 }
 
 /* How the command ended (or why it never started), in the report and warden's exit code. */
@@ -376,7 +454,7 @@ static void supervise_command(struct run *r)
 		log_warnx("%s", r->msg);
 	} else if (r->child.exec_errno) {
 		wd_child_wait(&r->child, &r->si);
-		r->rep.status = "failed_to_start";
+		r->rep.status = "failed_to_start"; /* denied_to_start once the denial is counted */
 		r->rep.start_errno = r->child.exec_errno;
 		r->rc = r->child.exec_errno == ENOENT ? WD_EXIT_NOT_FOUND : WD_EXIT_CANNOT_EXEC;
 		r->rep.exit_code = r->rc;
@@ -392,9 +470,88 @@ static void supervise_command(struct run *r)
 		r->rc = how.code;
 		r->rep.signal = how.signo;
 		r->rep.status = r->rep.signal ? "killed" : "completed";
+		ended_by(r);
 		r->rep.exit_code = r->rc;
 	}
 	r->rep.wall_time_s = (double)(wd_clock_ns(CLOCK_MONOTONIC) - r->t0) / 1e9;
+}
+
+static const char *const limit_units[WD_LIMIT_NR] = {
+	[WD_LIMIT_WALL_TIME] = "ms", [WD_LIMIT_CPU_TIME] = "ms",  [WD_LIMIT_MEMORY] = "bytes",
+	[WD_LIMIT_PIDS] = "tasks",   [WD_LIMIT_FORK_RATE] = "forks", [WD_LIMIT_OUTPUT] = "bytes",
+	[WD_LIMIT_CPU] = "millicpus", [WD_LIMIT_KILL_GRACE] = "ms",
+};
+
+/* Whether limit @k was reached, and the figure that says so. */
+static void limit_hit(const struct run *r, const struct wd_limit_usage *u,
+		      struct wd_report_limit *l, int k)
+{
+	switch (k) {
+	case WD_LIMIT_WALL_TIME:
+	case WD_LIMIT_CPU_TIME:
+		if ((k == WD_LIMIT_WALL_TIME) != (r->rl.hit == RUN_HIT_WALL_TIME) ||
+		    !r->rl.hit)
+			break;
+		l->hit = l->have_figure = true;
+		l->figure = k == WD_LIMIT_WALL_TIME ? r->rl.hit_figure : r->rl.hit_figure / 1000;
+		l->figure_unit = "ms";
+		break;
+	case WD_LIMIT_MEMORY:
+		l->have_figure = u->have_mem;
+		l->figure = u->oom_kills;
+		l->figure_unit = "oom_kills";
+		l->hit = u->oom_kills > 0;
+		break;
+	case WD_LIMIT_PIDS:
+		l->have_figure = u->have_pids;
+		l->figure = u->pids_max_hits;
+		l->figure_unit = "refused_forks";
+		l->hit = u->pids_max_hits > 0;
+		break;
+	case WD_LIMIT_CPU:
+		l->have_figure = true;
+		l->figure = u->cpu_throttled;
+		l->figure_unit = "throttled_periods";
+		l->hit = u->cpu_throttled > 0;
+		break;
+	case WD_LIMIT_KILL_GRACE:
+		l->hit = r->rl.signo && r->rl.killed && !r->rl.hit;
+		break;
+	default:
+		break;
+	}
+}
+
+/* The emptied sandbox's figures, and each limit as applied, into the report. */
+static void report_usage(struct run *r)
+{
+	struct wd_limit_usage u;
+
+	if (r->cg.fd < 0)
+		return;
+	wd_limits_read(&r->lim, r->cg.fd, &u);
+	r->rep.have_cpu = u.have_cpu;
+	r->rep.cpu_time_s = (double)u.cpu_usec / 1e6;
+	r->rep.user_time_s = (double)u.user_usec / 1e6;
+	r->rep.system_time_s = (double)u.system_usec / 1e6;
+	r->rep.have_mem = u.have_mem;
+	r->rep.peak_memory = u.mem_peak > r->rl.mem_peak ? u.mem_peak : r->rl.mem_peak;
+	r->rep.have_pids = u.have_pids;
+	r->rep.max_pids = u.pids_peak > r->rl.pids_peak ? u.pids_peak : r->rl.pids_peak;
+	r->rep.oom_kills = u.oom_kills;
+	r->rep.pids_max_hits = u.pids_max_hits;
+	r->rep.n_limits = 0;
+	for (int k = 0; k < WD_LIMIT_NR && r->rep.n_limits < WD_REPORT_LIMITS; k++) {
+		struct wd_report_limit *l = &r->rep.limits[r->rep.n_limits];
+
+		if (!(r->rs.limits_set & (1u << k)))
+			continue;
+		*l = (struct wd_report_limit){ .name = wd_limit_name((enum wd_limit_kind)k),
+					       .value = r->rs.limit[k], .unit = limit_units[k],
+					       .mechanism = r->lim.mech[k] };
+		limit_hit(r, &u, l, k);
+		r->rep.n_limits++;
+	}
 }
 
 /*
@@ -427,7 +584,13 @@ static void teardown_sandbox(struct run *r)
 	struct run_records rec = { .ops = r->ops, .be = r->be };
 	struct run_state *st = &r->st;
 
+	/* emptied first, so the figures are the whole sandbox's, then removed, v1 and v2 */
+	wd_cgroup_drain(&r->cg);
+	report_usage(r);
 	wd_cgroup_destroy(&r->cg);
+	wd_limits_remove(&r->lim);
+	wd_run_limits_close(&r->rl);
+	st->lim = NULL;
 	/* Its last output, then the caller's terminal as it was, before warden says more. */
 	wd_pty_drain(&r->pty);
 	wd_pty_close(&r->pty);
@@ -439,6 +602,10 @@ static void teardown_sandbox(struct run *r)
 		egress_take(r);
 		r->ops->sandbox_remove(r->be, r->cg.id, &r->rs, &r->final);
 		r->rep.denials = r->final.denials;
+		/* the exec failed with the backend's errno and the backend denied something: it */
+		if (r->rep.start_errno && r->rep.start_errno == r->ops->deny_errno &&
+		    r->final.denials)
+			r->rep.status = "denied_to_start";
 		r->rep.lost_records = r->final.lost;
 		if (r->final.lost)
 			wd_run_audit_write(st, wd_audit_lost_line(&st->actx,

@@ -4,11 +4,17 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "supervisor/run/pty.h"
 #include "supervisor/run/supervise.h"
+#include "supervisor/sandbox/limits.h"
 #include "supervisor/util/log.h"
 
 #define WD_POLL_MAX 48
@@ -49,7 +55,188 @@ void wd_run_records_drain(struct run_state *st, const struct run_records *rec)
 	wd_run_audit_flush(st);
 }
 
-enum poll_kind { P_RECORDS, P_CHILD, P_EMPTIED, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL, P_PTY };
+enum poll_kind { P_RECORDS, P_CHILD, P_EMPTIED, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL, P_PTY,
+		 P_WALL, P_SAMPLE, P_GRACE };
+
+/* How often cpu_time is checked and the peaks sampled. */
+#define WD_SAMPLE_MS 100
+/* What limits.kill_grace is when the policy leaves it out. */
+#define WD_KILL_GRACE_MS 5000
+
+static int timer_arm(int *fd, uint64_t ms, bool periodic)
+{
+	struct itimerspec it = { .it_value = { .tv_sec = (time_t)(ms / 1000),
+					       .tv_nsec = (long)(ms % 1000) * 1000000 } };
+
+	if (periodic)
+		it.it_interval = it.it_value;
+	if (*fd < 0)
+		*fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (*fd < 0 || timerfd_settime(*fd, 0, &it, NULL))
+		return -errno;
+	return 0;
+}
+
+int wd_run_limits_start(struct run_limits *lim)
+{
+	int err = 0;
+
+	lim->wall_fd = lim->sample_fd = lim->grace_fd = -1;
+	if (lim->wall_ms)
+		err = timer_arm(&lim->wall_fd, lim->wall_ms, false);
+	if (!err)
+		err = timer_arm(&lim->sample_fd, WD_SAMPLE_MS, true);
+	if (err)
+		log_warnx("run: cannot arm the limits' timers: %s", strerror(-err));
+	return err;
+}
+
+void wd_run_limits_close(struct run_limits *lim)
+{
+	int *fds[] = { &lim->wall_fd, &lim->sample_fd, &lim->grace_fd };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+static void limits_poll_set(const struct run_limits *lim, struct pollfd *pfd,
+			    enum poll_kind *kind, int *n)
+{
+	const int fds[] = { lim->wall_fd, lim->sample_fd, lim->grace_fd };
+	const enum poll_kind kinds[] = { P_WALL, P_SAMPLE, P_GRACE };
+
+	for (int i = 0; i < 3; i++) {
+		if (fds[i] < 0)
+			continue;
+		pfd[*n] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+		kind[(*n)++] = kinds[i];
+	}
+}
+
+/* The parent pid of @pid, from /proc/PID/stat (after the command name's closing paren). */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p ? (pid_t)strtol(p + 4, NULL, 10) : -1;
+}
+
+/*
+ * The command's pid as warden sees it: the child itself, or in a new pid namespace the one
+ * task of the sandbox's cgroup whose parent is the init. -1 when it is gone.
+ */
+static pid_t command_pid(const struct wd_cgroup *cg, const struct wd_child *child)
+{
+	char line[32];
+	pid_t found = -1;
+	FILE *f;
+	int fd;
+
+	if (child->status_fd < 0)
+		return child->pid;
+	fd = openat(cg->fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while (found < 0 && fgets(line, sizeof(line), f)) {
+		pid_t pid = (pid_t)strtol(line, NULL, 10);
+
+		if (pid > 0 && parent_of(pid) == child->pid)
+			found = pid;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The run loop ends the sandbox itself: every task of its cgroup dies. */
+static void limits_kill(struct run_limits *lim, const struct wd_cgroup *cg)
+{
+	lim->killed = true;
+	wd_cgroup_kill(cg);
+}
+
+/*
+ * A stop signal to warden: the first is passed on to the command, which has limits.kill_grace
+ * to end; a second, or the grace running out, kills the sandbox.
+ */
+static void limits_on_signal(struct run_limits *lim, const struct wd_cgroup *cg,
+			     const struct wd_child *child, int signo)
+{
+	uint64_t grace = lim->grace_ms ? lim->grace_ms : WD_KILL_GRACE_MS;
+	pid_t cmd;
+
+	if (lim->signo) {
+		log_info("run: signal %d again, killing sandbox %s", signo, cg->name);
+		limits_kill(lim, cg);
+		return;
+	}
+	lim->signo = signo;
+	cmd = command_pid(cg, child);
+	log_info("run: got signal %d, passed on to the command; sandbox %s is killed in %llu ms "
+		 "unless it ends first", signo, cg->name, (unsigned long long)grace);
+	if (cmd <= 0 || kill(cmd, signo) || timer_arm(&lim->grace_fd, grace, false))
+		limits_kill(lim, cg);
+}
+
+static void limits_on_sample(struct run_limits *lim, const struct wd_cgroup *cg)
+{
+	struct wd_limit_usage u;
+	uint64_t ticks;
+
+	if (read(lim->sample_fd, &ticks, sizeof(ticks)) < 0)
+		return;
+	wd_limits_read(lim->l, cg->fd, &u);
+	if (u.mem_current > lim->mem_peak)
+		lim->mem_peak = u.mem_current;
+	if (u.pids_current > lim->pids_peak)
+		lim->pids_peak = u.pids_current;
+	if (lim->cpu_usec && u.have_cpu && u.cpu_usec >= lim->cpu_usec && !lim->hit) {
+		lim->hit = RUN_HIT_CPU_TIME;
+		lim->hit_figure = u.cpu_usec;
+		log_info("run: sandbox %s used %llu ms of CPU time, its limit: killed", cg->name,
+			 (unsigned long long)(u.cpu_usec / 1000));
+		limits_kill(lim, cg);
+	}
+}
+
+static void limits_on_timer(struct run_limits *lim, const struct wd_cgroup *cg,
+			    enum poll_kind kind)
+{
+	uint64_t ticks;
+
+	if (kind == P_SAMPLE) {
+		limits_on_sample(lim, cg);
+		return;
+	}
+	if (read(kind == P_WALL ? lim->wall_fd : lim->grace_fd, &ticks, sizeof(ticks)) < 0)
+		return;
+	if (kind == P_WALL && !lim->hit) {
+		lim->hit = RUN_HIT_WALL_TIME;
+		lim->hit_figure = lim->wall_ms;
+		log_info("run: sandbox %s ran for its wall time: killed", cg->name);
+	} else if (kind == P_GRACE) {
+		log_info("run: sandbox %s did not end within the grace: killed", cg->name);
+	}
+	limits_kill(lim, cg);
+}
 
 /* What the loop waits on this time round, in @pfd and @kind: how many. */
 static int poll_set(struct run_state *st, const struct run_records *rec, struct wd_child *child,
@@ -71,6 +258,8 @@ static int poll_set(struct run_state *st, const struct run_records *rec, struct 
 	}
 	pfd[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
 	kind[n++] = P_SIGNAL;
+	if (st->lim && child)
+		limits_poll_set(st->lim, pfd, kind, &n);
 	if (holds->engine) {
 		pfd[n] = (struct pollfd){ .fd = wd_hold_listener_fd(holds->engine),
 					  .events = POLLIN };
@@ -130,7 +319,11 @@ int wd_run_supervise(struct run_state *st, const struct run_records *rec,
 				done = wd_cgroup_events_empty(events);
 				break;
 			case P_SIGNAL:
-				if (read(sigfd, &ssi, sizeof(ssi)) == sizeof(ssi)) {
+				if (read(sigfd, &ssi, sizeof(ssi)) != sizeof(ssi))
+					break;
+				if (st->lim && child) {
+					limits_on_signal(st->lim, cg, child, (int)ssi.ssi_signo);
+				} else {
 					log_info("run: got signal %u, killing sandbox %s",
 						 ssi.ssi_signo, cg->name);
 					wd_cgroup_kill(cg);
@@ -149,6 +342,11 @@ int wd_run_supervise(struct run_state *st, const struct run_records *rec,
 				break;
 			case P_PTY:
 				wd_pty_on_ready(st->pty, &pfd[i]);
+				break;
+			case P_WALL:
+			case P_SAMPLE:
+			case P_GRACE:
+				limits_on_timer(st->lim, cg, kind[i]);
 				break;
 			}
 		}

@@ -23,6 +23,31 @@ struct run_records {
 	struct wd_events *ev; /* a successor's reader of the keeper's ring buffer; may be NULL */
 };
 
+/* Why the run loop ended the sandbox itself. */
+enum run_limit_hit { RUN_HIT_NONE = 0, RUN_HIT_WALL_TIME, RUN_HIT_CPU_TIME };
+
+/*
+ * What the run loop enforces over time for `warden run` (run_state.lim): limits.wall_time (a
+ * timerfd), limits.cpu_time (the cgroup's usage, read on a 100 ms timerfd that also samples the
+ * peaks), and a stop signal to warden passed on to the command, the sandbox killed after
+ * limits.kill_grace or at a second signal.
+ */
+struct run_limits {
+	const struct wd_limits *l;
+	uint64_t wall_ms, cpu_usec, grace_ms; /* 0: no such limit (grace: at once) */
+	int wall_fd, sample_fd, grace_fd; /* timerfds, -1 until armed */
+	/* what happened */
+	enum run_limit_hit hit;
+	uint64_t hit_figure; /* the wall ms or cpu usec that crossed it */
+	int signo; /* the first stop signal warden got, or 0 */
+	bool killed; /* the run loop killed the sandbox */
+	uint64_t mem_peak, pids_peak; /* sampled */
+};
+
+/* Arm the timers (run start); 0 or -errno. */
+int wd_run_limits_start(struct run_limits *lim);
+void wd_run_limits_close(struct run_limits *lim);
+
 /*
  * The signals that end a supervised sandbox, blocked and read from the returned signalfd (or
  * -1, said why); @old gets the mask to restore.

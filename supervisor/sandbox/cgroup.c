@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,38 @@ out_rmdir:
 	return err;
 }
 
+/*
+ * Before cgroup.kill (5.14): frozen, so nothing forks meanwhile, each task killed, thawed so the
+ * kills are delivered. Every task of it is a sandbox's.
+ */
+static int freeze_and_kill(const struct wd_cgroup *cg)
+{
+	char line[32];
+	int fd, err;
+	FILE *f;
+
+	err = wd_write_at(cg->fd, "cgroup.freeze", "1");
+	if (err)
+		return err;
+	fd = openat(cg->fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+	}
+	while (f && fgets(line, sizeof(line), f)) {
+		long pid = strtol(line, NULL, 10);
+
+		if (pid > 0)
+			kill((pid_t)pid, SIGKILL);
+	}
+	if (f)
+		fclose(f);
+	wd_write_at(cg->fd, "cgroup.freeze", "0");
+	return err;
+}
+
 int wd_cgroup_kill(const struct wd_cgroup *cg)
 {
 	int err;
@@ -177,6 +210,8 @@ int wd_cgroup_kill(const struct wd_cgroup *cg)
 	if (cg->fd < 0)
 		return -EBADF;
 	err = wd_write_at(cg->fd, "cgroup.kill", "1");
+	if (err == -ENOENT)
+		err = freeze_and_kill(cg);
 	if (err)
 		log_warnx("cgroup: cannot kill %s: %s", cg->name, strerror(-err));
 	return err;
@@ -228,6 +263,14 @@ static int wait_empty(const struct wd_cgroup *cg, int timeout_ms)
 	}
 	close(fd);
 	return err;
+}
+
+int wd_cgroup_drain(const struct wd_cgroup *cg)
+{
+	if (cg->fd < 0)
+		return -EBADF;
+	wd_cgroup_kill(cg);
+	return wait_empty(cg, WD_CGROUP_DRAIN_MS);
 }
 
 int wd_cgroup_destroy(struct wd_cgroup *cg)

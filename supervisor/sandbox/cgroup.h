@@ -63,7 +63,12 @@ int wd_cgroup_pool_reap(int marks);
 
 /* Kill every task in it, wait until it is empty (bounded), remove it. Safe to call twice. */
 int wd_cgroup_destroy(struct wd_cgroup *cg);
-/* Ask the kernel to kill every task in it (cgroup.kill), without waiting. */
+/* Kill every task in it and wait (bounded) until it is empty; it stays. 0 or -errno. */
+int wd_cgroup_drain(const struct wd_cgroup *cg);
+/*
+ * Ask the kernel to kill every task in it (cgroup.kill), without waiting; before 5.14, freeze
+ * it and kill each task.
+ */
 int wd_cgroup_kill(const struct wd_cgroup *cg);
 /* Whether the cgroup whose cgroup.events @events is open on has no task left (read afresh). */
 bool wd_cgroup_events_empty(int events);

@@ -198,7 +198,10 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 	} else if (fds->procs >= 0 && write(fds->procs, "0", 1) != 1) {
 		goto fail;
 	}
-	r = child_confine(o, fds);
+	/* the command's process, in its cgroup: its v1 cgroups and rlimits, before the backend */
+	r = o->join ? o->join(o->join_ctx) : 0;
+	if (!r)
+		r = child_confine(o, fds);
 	if (r) {
 		errno = -r;
 		goto fail;

@@ -46,6 +46,12 @@ struct wd_spawn_opts {
 	unsigned int tty_fds;
 	wd_child_setup_fn setup; /* may be NULL */
 	void *setup_ctx;
+	/*
+	 * Run in the command's process as soon as it is in the cgroup, before @setup: what else it
+	 * joins and the rlimits it gets (supervisor/sandbox/limits.h). May be NULL.
+	 */
+	wd_child_setup_fn join;
+	void *join_ctx;
 	/* The holds' waiting room, installed last; NULL when the policy holds nothing. */
 	const struct wd_notify_plan *notify;
 	/*

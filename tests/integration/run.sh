@@ -45,7 +45,15 @@ cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 export WARDEN_CGROUP_GROUP="suite-$$"
 group="$cg2/warden/$WARDEN_CGROUP_GROUP"
 export WD_SANDBOX_GROUP="$group"
-trap 'rmdir "$group" 2>/dev/null' EXIT
+# ...and in each v1 hierarchy, where warden puts a sandbox's limits on a hybrid host
+v1_groups() {
+	awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup") print $5; break } }' \
+		/proc/self/mountinfo | while read -r m; do
+		[ -d "$m/warden/$WARDEN_CGROUP_GROUP" ] && echo "$m/warden/$WARDEN_CGROUP_GROUP"
+	done
+	return 0
+}
+trap 'rmdir "$group" $(v1_groups) 2>/dev/null' EXIT
 
 # Sandbox cgroups that exist now (none should outlive the test that made them).
 sandboxes() {
@@ -63,6 +71,17 @@ reap_new_sandboxes() {
 		echo 1 > "$d/cgroup.kill" 2>/dev/null
 		for _ in $(seq 100); do rmdir "$d" 2>/dev/null && break; read -rt 0.05 <> <(:) || :; done
 		echo "    left sandbox cgroup $d behind" >&2
+	done
+	# v1: only what is listed in this suite's own groups; tasks there are a sandbox's
+	for d in $(v1_groups); do
+		for d in "$d"/sb-*; do
+			[ -d "$d" ] || continue
+			case " $before " in *" $d "*) continue ;; esac
+			left=1
+			xargs -r kill -KILL < "$d/cgroup.procs" 2>/dev/null
+			for _ in $(seq 100); do rmdir "$d" 2>/dev/null && break; read -rt 0.05 <> <(:) || :; done
+			echo "    left v1 sandbox cgroup $d behind" >&2
+		done
 	done
 	return $left
 }

@@ -67,7 +67,8 @@ test_unknown_backend_refused() {
 	rc=0
 	"$WARDEN" run --backend selinux --policy "$T/p.json" -- "$BIN/wd-try" write "$T/marker" \
 		2> "$T/err" || rc=$?
-	expect_eq "exit status" "$rc" 125
+	# a backend that does not exist is a usage error (docs/cli.md#exit-status)
+	expect_eq "exit status" "$rc" 2
 	expect_line "$T/err" 'unknown backend "selinux"'
 	[ ! -e "$T/marker" ] || fail "the command ran"
 }

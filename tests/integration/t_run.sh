@@ -85,7 +85,8 @@ test_exec_outside_exec_set_fails() {
 	wrun --policy "$T/p.json" --audit "$T/audit2" --report "$T/r.json" \
 		-- "$T/allowed/copy" read "$T/allowed/file" 2> "$T/err" || rc=$?
 	expect_eq "warden exit status" "$rc" 126
-	expect_eq status "$(report_field "$T/r.json" status)" failed_to_start
+	# the policy refused it (docs/report.md#status)
+	expect_eq status "$(report_field "$T/r.json" status)" denied_to_start
 	expect_line "$T/err" "$T/allowed/copy: $DENY_TEXT"
 }
 

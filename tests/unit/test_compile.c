@@ -193,7 +193,8 @@ static void test_carried_parts_dump(void **state)
 		"\"udp:*.example.com:53\",\"*:8080\"],\"deny\":[\"[::ffff:10.1.2.3]:*\"],"
 		"\"egress_rate\":\"2MiB/s\"},"
 		"\"limits\":{\"wall_time\":\"30s\",\"cpu_time\":\"1m\",\"memory\":\"256MiB\","
-		"\"pids\":64,\"fork_rate\":\"600/m\",\"output\":\"1MiB\"},"
+		"\"pids\":64,\"fork_rate\":\"600/m\",\"output\":\"1MiB\",\"cpu\":1.5,"
+		"\"kill_grace\":\"3s\"},"
 		"\"env\":{\"pass\":[\"PATH\",\"LC_*\"],\"set\":{\"Z\":\"last\",\"A\":\"a\\nb\"}},"
 		"\"user\":\"nobody:nogroup\",\"namespaces\":{\"pid\":\"private\",\"net\":\"none\","
 		"\"ipc\":\"host\"},\"hold\":{\"timeout\":\"2m\",\"approvers\":[\"group:ops\"]}}";
@@ -230,6 +231,8 @@ static void test_carried_parts_dump(void **state)
 				"limit pids 64 tasks\n"
 				"limit fork_rate 600 forks per 60000 ms\n"
 				"limit output 1048576 bytes\n"
+				"limit cpu 1500 millicpus\n"
+				"limit kill_grace 3000 ms\n"
 				"env clean\n"
 				"env pass PATH\n"
 				"env pass LC_*\n"

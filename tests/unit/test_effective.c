@@ -441,8 +441,8 @@ static void test_prepare(void **state)
 
 	/* asked for, not enforced: refused, never ignored */
 	assert_int_equal(wd_policy_prepare("worker", NULL, &rs, msg, sizeof(msg)), -EOPNOTSUPP);
-	assert_string_equal(msg, "template worker: /limits/wall_time: limits are not enforced by "
-				 "this warden yet, so the policy is refused rather than run "
+	assert_string_equal(msg, "template worker: /limits/fork_rate: this limit is not enforced "
+				 "by this warden yet, so the policy is refused rather than run "
 				 "without it");
 	wd_policy_derive_add(&d, WD_DERIVE_ALLOW_HOST, "example.com:443");
 	assert_int_equal(wd_policy_prepare("cli", &d, &rs, msg, sizeof(msg)), -EOPNOTSUPP);

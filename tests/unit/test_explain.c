@@ -122,14 +122,13 @@ static const struct {
 	    "may delete, rename or truncate under $WORKDIR/.git only when an operator approves",
 	    "is killed after 30m of wall-clock time", "may have at most 64 processes",
 	    "a held call waits at most 5m for a decision, then is denied",
-	    "root may approve or deny",
-	    "refuses this policy today: /limits/wall_time: limits are not enforced" } },
+	    "root may approve or deny", "warden run enforces all of it" } },
 	{ "http-client",
 	  { "may read under /etc/ssl ", "(template http-client)",
 	    "may connect only where allowed below (default deny, loopback included)",
 	    "may connect to any host, tcp port 443", "may connect to any host, tcp port 80",
 	    "may send at most 10MiB a second", "may use at most 1GiB of memory",
-	    "refuses this policy today: /limits/wall_time: limits are not enforced" } },
+	    "refuses this policy today: /limits/output: this limit is not enforced" } },
 	{ "postgres-client",
 	  { "may read under $HOME/.pgpass", "may connect to 127.0.0.1, tcp port 5432",
 	    "may connect to ::1, tcp port 5432", "and only these variables besides:",
@@ -139,7 +138,7 @@ static const struct {
 	  { "may read under $WORKDIR\n", "may read and write under $WORKDIR/data\n",
 	    "may read and write under /var/tmp", "may start at most 10 processes a second",
 	    "keeps at most 16MiB of standard output and error",
-	    "refuses this policy today: /limits/wall_time: limits are not enforced" } },
+	    "refuses this policy today: /limits/fork_rate: this limit is not enforced" } },
 	{ "web-service",
 	  { "may read under $WORKDIR\n", "may read and write under $WORKDIR/data",
 	    "may not connect anywhere, loopback included (default deny)",
@@ -150,13 +149,14 @@ static const struct {
 	    "may not run /usr/bin/git with arguments push (any more)",
 	    "is killed after 30m of CPU time", "may start at most 20 processes a second",
 	    "LANG set to \"C.UTF-8\"", "net namespace: its own, with loopback only",
-	    "refuses this policy today: /limits/wall_time: limits are not enforced" } },
+	    "refuses this policy today: /limits/fork_rate: this limit is not enforced" } },
 	{ "worker-parallel",
 	  { "made of: template worker, template worker-parallel",
 	    "may have at most 1024 processes and threads at once           (template "
 	    "worker-parallel)",
 	    "is killed after 1h of wall-clock time                         (template worker)",
-	    "may use at most 8GiB of memory", "(it comes from template worker)" } },
+	    "may use at most 8GiB of memory",
+	    "refuses this policy today: /limits/fork_rate: this limit is not enforced" } },
 };
 
 static void test_every_template(void **state)
@@ -210,8 +210,8 @@ static void test_derived_shown(void **state)
 	assert_non_null(strstr(text, "  may execute under /opt/tool/bin"));
 	assert_non_null(strstr(text, "  may read and write under /srv/out"));
 	/* the first part refused is named with the flag it came from */
-	assert_non_null(strstr(text, "refuses this policy today: /limits/wall_time: limits are not "
-				     "enforced by this warden yet (it comes from --limit)"));
+	assert_non_null(strstr(text, "refuses this policy today: /net/allow/0: names in net rules"));
+	assert_non_null(strstr(text, "(it comes from --allow-host)"));
 	free(text);
 	wd_policy_derive_free(&d);
 }
@@ -277,8 +277,9 @@ static void test_json(void **state)
 	assert_string_equal(cJSON_GetArrayItem(item, 0)->valuestring, "template worker");
 	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "runnable")));
 	item = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "unenforced"), 0);
-	assert_string_equal(cJSON_GetObjectItem(item, "pointer")->valuestring, "/limits/wall_time");
-	assert_string_equal(cJSON_GetObjectItem(item, "from")->valuestring, "template worker");
+	assert_string_equal(cJSON_GetObjectItem(item, "pointer")->valuestring, "/limits/fork_rate");
+	assert_string_equal(cJSON_GetObjectItem(item, "from")->valuestring,
+			    "template worker-parallel");
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "variables"),
 						"WORKDIR")->valuestring,
 			    "/w/proj");
@@ -291,7 +292,8 @@ static void test_json(void **state)
 	assert_string_equal(cJSON_GetObjectItem(item, "section")->valuestring, "files");
 	assert_string_equal(cJSON_GetObjectItem(item, "text")->valuestring, "may read under /usr");
 	assert_string_equal(cJSON_GetObjectItem(item, "pointer")->valuestring, "/fs/read/0");
-	assert_string_equal(cJSON_GetObjectItem(item, "from")->valuestring, "template worker");
+	assert_string_equal(cJSON_GetObjectItem(item, "from")->valuestring,
+			    "template worker");
 	s = cJSON_PrintUnformatted(eff);
 	assert_string_equal(
 		s,

@@ -253,7 +253,8 @@ static void test_limits(void **state)
 
 	(void)state;
 	ok(S ",\"limits\":{\"wall_time\":\"1h30m\",\"cpu_time\":\"500ms\",\"memory\":\"256MiB\","
-	     "\"pids\":64,\"fork_rate\":\"50/s\",\"output\":\"0B\"}}",
+	     "\"pids\":64,\"fork_rate\":\"50/s\",\"output\":\"0B\",\"cpu\":0.25,"
+	     "\"kill_grace\":\"2s\"}}",
 	   &p);
 	assert_int_equal(p.limits[WD_LIMIT_WALL_TIME].value, 5400000);
 	assert_int_equal(p.limits[WD_LIMIT_CPU_TIME].value, 500);
@@ -263,6 +264,8 @@ static void test_limits(void **state)
 	assert_int_equal(p.limits[WD_LIMIT_FORK_RATE].per_ms, 1000);
 	assert_true(p.limits[WD_LIMIT_OUTPUT].s.set);
 	assert_int_equal(p.limits[WD_LIMIT_OUTPUT].value, 0);
+	assert_int_equal(p.limits[WD_LIMIT_CPU].value, 250);
+	assert_int_equal(p.limits[WD_LIMIT_KILL_GRACE].value, 2000);
 	for (int i = 0; i < WD_LIMIT_NR; i++)
 		assert_true(p.limits[i].s.set);
 	assert_int_equal(wd_policy_features(&p), WD_FEAT_LIMITS);
@@ -696,7 +699,9 @@ static void test_unenforced(void **state)
 		{ ",\"exec\":{\"allow\":[\"/x\"]}}", "/exec/allow/0: exec.allow" },
 		{ ",\"net\":{\"deny\":[\"10.0.0.0/8:*\",\"example.com:25\"]}}",
 		  "/net/deny/1: names in net rules" },
-		{ ",\"limits\":{\"memory\":\"1GiB\",\"pids\":4}}", "/limits/memory: limits are" },
+		{ ",\"limits\":{\"memory\":\"1GiB\",\"fork_rate\":\"5/s\"}}",
+		  "/limits/fork_rate: this limit is" },
+		{ ",\"limits\":{\"output\":\"1MiB\"}}", "/limits/output: this limit is" },
 		{ ",\"namespaces\":{\"pid\":\"private\",\"net\":\"veth\"}}",
 		  "/namespaces/net: namespaces.net \"veth\"" },
 	};
@@ -718,6 +723,8 @@ static void test_unenforced(void **state)
 		",\"hold\":{\"delete_burst\":{\"count\":5,\"window\":\"1s\"}}}",
 		/* net.egress_rate alone (cgroup_skb, supervisor/net/rate.c) */
 		",\"net\":{\"egress_rate\":\"1MiB/s\"}}",
+		",\"limits\":{\"wall_time\":\"1s\",\"cpu_time\":\"1s\",\"memory\":\"1GiB\","
+		"\"pids\":4,\"cpu\":0.5,\"kill_grace\":\"1s\"}}",
 	};
 	struct wd_policy p;
 	char json[512], why[512];

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The run report (supervisor/run/report.c) against docs/report.schema.json: each status, with
+ * and without the figures a host may lack, and what the schema must refuse.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <cJSON.h>
+
+#include "policy/policy.h"
+#include "supervisor/run/report.h"
+
+#define SCHEMA WD_SRCDIR "/docs/report.schema.json"
+
+static cJSON *schema;
+static char why[1024];
+
+#include "tests/schema_check.h"
+
+static int setup(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	(void)state;
+	if (wd_policy_read_file(SCHEMA, &text, &len))
+		fail_msg("cannot read %s", SCHEMA);
+	schema = cJSON_ParseWithLength(text, len);
+	free(text);
+	return schema ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	cJSON_Delete(schema);
+	return 0;
+}
+
+static char *const argv[] = { "wd-hog", "alloc", NULL };
+
+/* @r serialised and checked: valid or not as @want says. */
+static void check(const struct wd_report *r, bool want)
+{
+	char *s = wd_report_json(r);
+	cJSON *doc;
+
+	assert_non_null(s);
+	doc = cJSON_Parse(s);
+	assert_non_null(doc);
+	why[0] = 0;
+	if (valid(doc, schema, "") != want)
+		fail_msg("%s the schema%s%s:\n%s", want ? "fails" : "passes", why[0] ? ": " : "",
+			 why, s);
+	cJSON_Delete(doc);
+	free(s);
+}
+
+static void test_every_status_validates(void **state)
+{
+	static const char *const statuses[] = { "completed", "killed", "timeout", "oom",
+						"signal", "failed_to_start", "denied_to_start" };
+	struct wd_report r = { .backend = "landlock", .sandbox = "sb-0123abcd", .argv = argv };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {
+		r.status = statuses[i];
+		r.exit_code = i ? 137 : 0;
+		r.signal = i ? 9 : 0;
+		r.error = i >= 5 ? "Permission denied" : NULL;
+		check(&r, true);
+	}
+}
+
+static void test_figures_and_limits_validate(void **state)
+{
+	struct wd_report r = {
+		.backend = "bpf-lsm", .sandbox = "sb-0123abcd", .status = "oom", .exit_code = 137,
+		.signal = 9, .wall_time_s = 0.5, .have_cpu = true, .cpu_time_s = 0.25,
+		.user_time_s = 0.2, .system_time_s = 0.05, .have_mem = true,
+		.peak_memory = 32 << 20, .have_pids = true, .max_pids = 3, .oom_kills = 1,
+		.argv = argv,
+	};
+
+	(void)state;
+	r.limits[r.n_limits++] = (struct wd_report_limit){
+		.name = "memory", .value = 32 << 20, .unit = "bytes",
+		.mechanism = "cgroup v2 memory.max", .hit = true, .have_figure = true,
+		.figure = 1, .figure_unit = "oom_kills" };
+	r.limits[r.n_limits++] = (struct wd_report_limit){
+		.name = "wall_time", .value = 2000, .unit = "ms", .mechanism = "timerfd" };
+	r.limits[r.n_limits++] = (struct wd_report_limit){
+		.name = "cpu", .value = 500, .unit = "millicpus", .mechanism = "cgroup v2 cpu.max" };
+	check(&r, true);
+	/* a host without the figures: null, still valid */
+	r.have_cpu = r.have_mem = r.have_pids = false;
+	check(&r, true);
+}
+
+static void test_schema_refuses(void **state)
+{
+	struct wd_report r = { .backend = "landlock", .sandbox = "sb-0123abcd",
+			       .status = "completed", .argv = argv };
+
+	(void)state;
+	r.status = "finished";
+	check(&r, false);
+	r.status = "completed";
+	r.limits[r.n_limits++] = (struct wd_report_limit){
+		.name = "fork_rate", .value = 1, .unit = "forks", .mechanism = "x" };
+	check(&r, false);
+	r.limits[0] = (struct wd_report_limit){ .name = "pids", .value = 4, .unit = "tasks",
+						.mechanism = "" };
+	check(&r, false);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_status_validates),
+		cmocka_unit_test(test_figures_and_limits_validate),
+		cmocka_unit_test(test_schema_refuses),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
