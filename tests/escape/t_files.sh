@@ -215,6 +215,12 @@ test_keeper_and_adopt_write_to_the_file_opened_not_the_name() {
 		expect_eq gate "$line" ready
 		sb=$(record_field "$(line_with_all "$T/out/a.jsonl" '"type":"start"')" sandbox)
 		keeper=$(keeper_of "$run") || exit 1
+		# the keeper has the audit file once warden gave it over (after the command started:
+		# under load the gate can say ready first)
+		for _ in $(seq 1 200); do
+			ls -l "/proc/$keeper/fd" 2>/dev/null | grep -q "$T/out/a.jsonl" && break
+			sleep 0.05
+		done
 		# swapped while warden lives, so the keeper (or successor) comes to it after
 		mv "$T/out/a.jsonl" "$T/out/a.jsonl.old"
 		ln -s "$T/victim" "$T/out/a.jsonl"

@@ -110,6 +110,11 @@ test_fake_exit_status() {
 	sleep 60 < /dev/null > /dev/null 2>&1 3> "$T/sink" &
 	victim=$!
 	trap 'kill $victim 2>/dev/null' EXIT
+	# its fd 3 is there once the shell's child has made its redirections (under load, later)
+	for _ in $(seq 1 200); do
+		[ "$(readlink "/proc/$victim/fd/3" 2>/dev/null)" = "$T/sink" ] && break
+		sleep 0.05
+	done
 	out=$("$L" fake-status "$victim" 0 3)
 	[ "$out" != "wrote 0" ] && [ -s "$T/sink" ] ||
 		fail "control: writing through /proc/$victim/fd outside a sandbox: got '$out'"
