@@ -71,6 +71,20 @@ char *wd_audit_adopt_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, size_t 
 uint64_t wd_audit_next_seq(FILE *f, const char *sandbox);
 char *wd_audit_lost_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t count);
 
+/* A query of the sandbox's DNS forwarder decided, or (with addr) one address it let through. */
+struct wd_audit_dns {
+	const char *name;
+	unsigned int qtype;
+	const char *verdict; /* "allow" or "deny" */
+	const char *rule;    /* the deciding rule, as written; NULL: the default */
+	const char *why;     /* a refusal's reason (name, class, type, cname), or NULL */
+	bool tcp;
+	const char *addr;    /* an address of the answer, or NULL */
+	unsigned int ttl;
+};
+char *wd_audit_dns_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
+			const struct wd_audit_dns *d);
+
 struct wd_hold_view;
 struct cJSON;
 /*

@@ -614,3 +614,9 @@ int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const stru
 		err = -EIO;
 	return err;
 }
+
+void wd_progs_net_maps(const struct wd_progs *progs, int fds[2])
+{
+	fds[0] = progs->maps[WD_MAP_NET4];
+	fds[1] = progs->maps[WD_MAP_NET6];
+}

@@ -7,6 +7,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "supervisor/run/dns.h"
 #include "supervisor/run/pty.h"
 #include "supervisor/run/supervise.h"
 #include "supervisor/util/log.h"
@@ -49,7 +50,7 @@ void wd_run_records_drain(struct run_state *st, const struct run_records *rec)
 	wd_run_audit_flush(st);
 }
 
-enum poll_kind { P_RECORDS, P_CHILD, P_EMPTIED, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL, P_PTY };
+enum poll_kind { P_RECORDS, P_CHILD, P_EMPTIED, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL, P_PTY, P_DNS };
 
 /* What the loop waits on this time round, in @pfd and @kind: how many. */
 static int poll_set(struct run_state *st, const struct run_records *rec, struct wd_child *child,
@@ -86,6 +87,10 @@ static int poll_set(struct run_state *st, const struct run_records *rec, struct 
 			kind[n++] = P_CTL;
 		}
 	}
+	if (st->dns) {
+		pfd[n] = (struct pollfd){ .fd = wd_run_dns_fd(st->dns), .events = POLLIN };
+		kind[n++] = P_DNS;
+	}
 	if (st->pty) {
 		int m = wd_pty_poll_fds(st->pty, pfd + n, WD_POLL_MAX - n);
 
@@ -106,7 +111,9 @@ int wd_run_supervise(struct run_state *st, const struct run_records *rec,
 		enum poll_kind kind[WD_POLL_MAX];
 		int n = poll_set(st, rec, child, events, sigfd, holds, pfd, kind), r;
 
-		r = poll(pfd, (nfds_t)n, -1);
+		r = poll(pfd, (nfds_t)n, st->dns ? wd_run_dns_timeout(st->dns) : -1);
+		if (st->dns)
+			wd_run_dns_tick(st->dns);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -149,6 +156,9 @@ int wd_run_supervise(struct run_state *st, const struct run_records *rec,
 				break;
 			case P_PTY:
 				wd_pty_on_ready(st->pty, &pfd[i]);
+				break;
+			case P_DNS:
+				wd_run_dns_ready(st->dns);
 				break;
 			}
 		}
