@@ -60,7 +60,7 @@ HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-auditck \
 	$(OUT)/tests/helpers/wd-hold \
 	$(OUT)/tests/helpers/wd-pty \
-	$(OUT)/tests/helpers/wd-net
+	$(OUT)/tests/helpers/wd-net $(OUT)/tests/helpers/wd-dns
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper $(HELPERS)
@@ -149,6 +149,11 @@ $(OUT)/tests/helpers/%: $(OUT)/tests/helpers/%.o
 $(OUT)/tests/helpers/wd-lsm-check: $(OUT)/tests/helpers/wd-lsm-check.o $(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The test DNS server and client speak DNS through ldns.
+$(OUT)/tests/helpers/wd-dns: $(OUT)/tests/helpers/wd-dns.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ -lldns
 
 # The audit checker parses JSON with cJSON (and nothing of warden's own).
 $(OUT)/tests/helpers/wd-auditck: $(OUT)/tests/helpers/wd-auditck.o
