@@ -66,10 +66,12 @@ dns_policy() {
 	sed -i "s|}\$|,\"net\":$2}|" "$1"
 }
 
-# in_sandbox POLICY SCRIPT: run sh -c SCRIPT ($BIN in it replaced) in a sandbox; its output.
+# in_sandbox POLICY SCRIPT: run sh -c SCRIPT ($BIN in it replaced) in a sandbox, with the
+# wrun flags $EXTRA; its output.
 in_sandbox() {
 	rm -f "$T/audit"
-	wrun --policy "$1" --audit "$T/audit" -- /bin/sh -c "${2//\$BIN/$BIN}" 2> "$T/err"
+	# shellcheck disable=SC2086 # EXTRA: more wrun flags, split
+	wrun --policy "$1" ${EXTRA:-} --audit "$T/audit" -- /bin/sh -c "${2//\$BIN/$BIN}" 2> "$T/err"
 	[ -s "$T/err" ] && sed 's/^/      err: /' "$T/err" >&2
 	true
 }
@@ -148,4 +150,19 @@ test_closed_after_ttl() {
 		echo "later $r"')
 	expect_eq "while the TTL lasts" "$(echo "$out" | sed -n 's/^first //p')" ok
 	expect_eq "after TTL and grace" "$(echo "$out" | sed -n 's/^later //p')" EPERM
+}
+
+# --allow-host and --deny-host add name rules to the policy they derive from.
+test_allow_host_flags() {
+	dns_up
+	dns_policy "$T/p.json" '{"default":"deny","allow":["tcp:*.wild.test:80"]}'
+	EXTRA="--allow-host api.test:80 --deny-host www.wild.test:*"
+	out=$(in_sandbox "$T/p.json" '
+		echo "api $($BIN/wd-dns query udp 10.199.1.2 api.test | tr "\n" " ")"
+		echo "conn $($BIN/wd-net connect tcp 10.199.1.2 80)"
+		echo "www $($BIN/wd-dns query udp 10.199.1.2 www.wild.test | tr "\n" " ")"')
+	expect_eq "--allow-host name" "$(echo "$out" | sed -n 's/^api //p')" "10.199.1.2 "
+	expect_eq "its address" "$(echo "$out" | sed -n 's/^conn //p')" ok
+	expect_eq "--deny-host name" "$(echo "$out" | sed -n 's/^www //p')" "REFUSED "
+	expect_line "$T/audit" '"type":"dns"' '"name":"www.wild.test"' '"verdict":"deny"'
 }
