@@ -704,7 +704,7 @@ char *wd_audit_dns_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
 	wd_jb_key(&b, "verdict");
 	wd_jb_cstr(&b, d->verdict);
 	wd_jb_key(&b, "rule");
-	wd_jb_cstr(&b, d->rule ? d->rule : "");
+	wd_jb_cstr(&b, d->rule ? d->rule : "default");
 	if (d->why) {
 		wd_jb_key(&b, "why");
 		wd_jb_cstr(&b, d->why);

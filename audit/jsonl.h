@@ -76,7 +76,7 @@ struct wd_audit_dns {
 	const char *name;
 	unsigned int qtype;
 	const char *verdict; /* "allow" or "deny" */
-	const char *rule;    /* the deciding rule, as written; NULL: the default */
+	const char *rule;    /* the deciding rule's pointer ("/net/allow/0"); NULL: the default */
 	const char *why;     /* a refusal's reason (name, class, type, cname), or NULL */
 	bool tcp;
 	const char *addr;    /* an address of the answer, or NULL */

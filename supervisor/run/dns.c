@@ -11,21 +11,6 @@
 #include "supervisor/run/dns.h"
 #include "supervisor/util/log.h"
 
-/* A rule as the `dns` record names it: "tcp:api.example.com:443". */
-static void rule_words(const struct wd_net_rule *r, char *buf, size_t sz)
-{
-	const char *proto = r->proto == WD_NET_PROTO_TCP ? "tcp:" :
-			    r->proto == WD_NET_PROTO_UDP ? "udp:" : "";
-
-	if (r->port_lo == 0 && r->port_hi == 65535)
-		snprintf(buf, sz, "%s%s:*", proto, r->name ? r->name : "*");
-	else if (r->port_lo == r->port_hi)
-		snprintf(buf, sz, "%s%s:%u", proto, r->name ? r->name : "*", r->port_lo);
-	else
-		snprintf(buf, sz, "%s%s:%u-%u", proto, r->name ? r->name : "*", r->port_lo,
-			 r->port_hi);
-}
-
 /* The ruleset's name rule compiled from the policy's @r (a deny rule when @deny). */
 static const struct wd_net_name *name_of(const struct wd_ruleset *rs,
 					 const struct wd_net_rule *r, bool deny)
@@ -43,28 +28,36 @@ static const struct wd_net_name *name_of(const struct wd_ruleset *rs,
 	return NULL;
 }
 
+/* A rule as records name it: its JSON pointer ("/net/allow/0"), as the net records do. */
+static const char *rule_ptr(const struct wd_ruleset *rs, const struct wd_net_rule *r)
+{
+	const struct wd_net_name *nm = name_of(rs, r, false);
+
+	nm = nm ?: name_of(rs, r, true);
+	return nm ? wd_ruleset_rule_name(rs, nm->id) : NULL;
+}
+
 static int on_resolved(const struct wd_dns_resolved *r, void *arg)
 {
 	struct run_dns *d = arg;
 	const struct wd_net_name *nm;
-	char addr[INET6_ADDRSTRLEN] = "", rule[320] = "";
+	char addr[INET6_ADDRSTRLEN] = "";
 	uint64_t deadline;
 	int err;
 
 	inet_ntop(r->family, r->addr, addr, sizeof(addr));
-	if (r->rule)
-		rule_words(r->rule, rule, sizeof(rule));
 	if (!r->rule) /* net.default "allow": nothing to open */
 		return 0;
 	nm = name_of(d->rs, r->rule, r->deny);
 	if (!nm) {
-		log_warnx("dns: no compiled rule for %s", rule);
+		log_warnx("dns: no compiled rule for %s", r->rule->name);
 		return -ENOENT;
 	}
 	deadline = wd_dns_now_ms() + (uint64_t)r->ttl * 1000 + WD_NET_RESOLVED_GRACE_MS;
 	err = wd_net_resolved_add(&d->set, r->family, r->addr, nm, deadline);
 	if (!err && !r->deny) {
-		struct wd_audit_dns a = { .name = r->qname, .verdict = "allow", .rule = rule,
+		struct wd_audit_dns a = { .name = r->qname, .verdict = "allow",
+					  .rule = wd_ruleset_rule_name(d->rs, nm->id),
 					  .addr = addr, .ttl = r->ttl };
 
 		wd_run_audit_write(d->st, wd_audit_dns_line(&d->st->actx,
@@ -76,7 +69,6 @@ static int on_resolved(const struct wd_dns_resolved *r, void *arg)
 static void on_event(const struct wd_dns_event *ev, void *arg)
 {
 	struct run_dns *d = arg;
-	char rule[320] = "";
 	struct wd_audit_dns a = {
 		.name = ev->name,
 		.qtype = ev->qtype,
@@ -85,10 +77,8 @@ static void on_event(const struct wd_dns_event *ev, void *arg)
 		.tcp = ev->tcp,
 	};
 
-	if (ev->rule) {
-		rule_words(ev->rule, rule, sizeof(rule));
-		a.rule = rule;
-	}
+	if (ev->rule)
+		a.rule = rule_ptr(d->rs, ev->rule);
 	wd_run_audit_write(d->st, wd_audit_dns_line(&d->st->actx, wd_clock_ns(CLOCK_REALTIME),
 						    &a));
 }

@@ -93,7 +93,7 @@ test_allowed_name_reachable_at_its_address() {
 	expect_eq "another port of it" "$(echo "$out" | sed -n 's/^port81 //p')" EPERM
 	expect_eq "an address no answer gave" "$(echo "$out" | sed -n 's/^h2 //p')" EPERM
 	expect_line "$T/audit" '"type":"dns"' '"name":"api.test"' '"verdict":"allow"' \
-		'"addr":"10.199.1.2"' '"rule":"tcp:api.test:80"'
+		'"addr":"10.199.1.2"' '"rule":"/net/allow/0"'
 	expect_line "$T/audit" '"type":"net"' '"target":"10.199.2.2:80"' '"verdict":"deny"'
 }
 
@@ -118,7 +118,8 @@ test_other_name_refused() {
 		echo "after $($BIN/wd-net connect tcp 10.199.1.2 80)"')
 	expect_eq "a name no rule allows" "$(echo "$out" | sed -n 's/^dns //p')" "REFUSED "
 	expect_eq "its address stays closed" "$(echo "$out" | sed -n 's/^after //p')" EPERM
-	expect_line "$T/audit" '"type":"dns"' '"name":"evil.test"' '"verdict":"deny"'
+	expect_line "$T/audit" '"type":"dns"' '"name":"evil.test"' '"verdict":"deny"' \
+		'"rule":"default"' '"why":"name"'
 }
 
 test_ipv6_aaaa() {
@@ -164,5 +165,6 @@ test_allow_host_flags() {
 	expect_eq "--allow-host name" "$(echo "$out" | sed -n 's/^api //p')" "10.199.1.2 "
 	expect_eq "its address" "$(echo "$out" | sed -n 's/^conn //p')" ok
 	expect_eq "--deny-host name" "$(echo "$out" | sed -n 's/^www //p')" "REFUSED "
-	expect_line "$T/audit" '"type":"dns"' '"name":"www.wild.test"' '"verdict":"deny"'
+	expect_line "$T/audit" '"type":"dns"' '"name":"www.wild.test"' '"verdict":"deny"' \
+		'"rule":"/net/deny/0"'
 }
