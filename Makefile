@@ -54,6 +54,8 @@ UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabiliti
 	test_ipc test_probe_cache test_records test_net_keys
 # the DNS forwarder (supervisor/dns/)
 UNIT_TESTS += test_dns
+# resolved addresses in real LPM tries (supervisor/net/resolved.c; skipped without BPF)
+UNIT_TESTS += test_resolved
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
