@@ -4,8 +4,10 @@
  *
  *   wd-dns serve ADDR PORT TTL NAME=A[,A...]...  answer A/AAAA of NAME over UDP and TCP with
  *                                               TTL; other names NXDOMAIN; "ready" when bound
- *   wd-dns query udp|tcp SERVER NAME [TYPE]      ask SERVER:53 (TYPE A or AAAA); print the
- *                                               addresses, one per line, or the rcode's name
+ *   wd-dns query udp|udpu|tcp SERVER NAME [TYPE] ask SERVER:53 (TYPE A or AAAA); print the
+ *                                               addresses, one per line, or the rcode's name;
+ *                                               udpu: unconnected (sendto), and the reply must
+ *                                               come from SERVER:53 ("SOURCE addr" if not)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -187,7 +189,7 @@ static int serve(int argc, char **argv)
 
 static int query(int argc, char **argv)
 {
-	bool tcp = !strcmp(argv[2], "tcp");
+	bool tcp = !strcmp(argv[2], "tcp"), unconnected = !strcmp(argv[2], "udpu");
 	ldns_rr_type type = argc > 5 && !strcmp(argv[5], "AAAA") ? LDNS_RR_TYPE_AAAA
 								    : LDNS_RR_TYPE_A;
 	struct sockaddr_storage ss;
@@ -207,6 +209,31 @@ static int query(int argc, char **argv)
 	if (ldns_pkt2wire(&wire, q, &wl) != LDNS_STATUS_OK)
 		return 2;
 	fd = socket(ss.ss_family, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
+	if (fd >= 0 && unconnected) {
+		struct sockaddr_storage from;
+		socklen_t fl = sizeof(from);
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		char fa[INET6_ADDRSTRLEN] = "";
+
+		if (sendto(fd, wire, wl, 0, (struct sockaddr *)&ss, len) != (ssize_t)wl) {
+			printf("%s\n", strerrorname_np(errno));
+			return 1;
+		}
+		if (poll(&pfd, 1, 10000) != 1) {
+			printf("TIMEOUT\n");
+			return 1;
+		}
+		k = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl);
+		n = k > 0 ? (size_t)k : 0;
+		if (fl != len || memcmp(&from, &ss, len)) {
+			inet_ntop(from.ss_family, from.ss_family == AF_INET
+				  ? (void *)&((struct sockaddr_in *)&from)->sin_addr
+				  : (void *)&((struct sockaddr_in6 *)&from)->sin6_addr, fa, sizeof(fa));
+			printf("SOURCE %s:%u\n", fa, ntohs(((struct sockaddr_in *)&from)->sin_port));
+			return 1;
+		}
+		goto parse;
+	}
 	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len)) {
 		printf("%s\n", strerrorname_np(errno));
 		return 1;
@@ -240,6 +267,7 @@ static int query(int argc, char **argv)
 		k = recv(fd, buf, sizeof(buf), 0);
 		n = k > 0 ? (size_t)k : 0;
 	}
+parse:
 	if (ldns_wire2pkt(&r, buf, n) != LDNS_STATUS_OK) {
 		printf("MALFORMED\n");
 		return 1;
@@ -269,6 +297,6 @@ int main(int argc, char **argv)
 		return serve(argc, argv);
 	if (argc >= 5 && !strcmp(argv[1], "query"))
 		return query(argc, argv);
-	fprintf(stderr, "usage: wd-dns serve ADDR PORT TTL NAME=ADDR... | query udp|tcp SERVER NAME [A|AAAA]\n");
+	fprintf(stderr, "usage: wd-dns serve ADDR PORT TTL NAME=ADDR... | query udp|udpu|tcp SERVER NAME [A|AAAA]\n");
 	return 2;
 }

@@ -168,3 +168,19 @@ test_allow_host_flags() {
 	expect_line "$T/audit" '"type":"dns"' '"name":"www.wild.test"' '"verdict":"deny"' \
 		'"rule":"/net/deny/0"'
 }
+
+# Attack from inside: asking another server (here an address with none), unconnected UDP, or
+# the real server on another port does not get around the forwarder.
+test_other_server_still_forwarded() {
+	dns_up
+	dns_policy "$T/p.json" "$POLICY_DNS"
+	out=$(in_sandbox "$T/p.json" '
+		echo "elsewhere $($BIN/wd-dns query udp 10.199.2.2 evil.test | tr "\n" " ")"
+		echo "unconnected $($BIN/wd-dns query udpu 10.199.1.2 api.test | tr "\n" " ")"
+		echo "port5353 $($BIN/wd-net sendto 10.199.1.2 5353)"')
+	expect_eq "a server of the sandbox's choosing" \
+		"$(echo "$out" | sed -n 's/^elsewhere //p')" "REFUSED "
+	expect_eq "unconnected UDP, the reply from the server asked" \
+		"$(echo "$out" | sed -n 's/^unconnected //p')" "10.199.1.2 "
+	expect_eq "DNS on another port" "$(echo "$out" | sed -n 's/^port5353 //p')" EPERM
+}
