@@ -58,13 +58,16 @@ UNIT_TESTS += test_dns
 UNIT_TESTS += test_rate
 # the run report against docs/report.schema.json (supervisor/run/report.c)
 UNIT_TESTS += test_report
+# resolved addresses in real LPM tries (supervisor/net/resolved.c; skipped without BPF)
+UNIT_TESTS += test_resolved
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
 	$(OUT)/tests/helpers/wd-auditck \
 	$(OUT)/tests/helpers/wd-hold \
 	$(OUT)/tests/helpers/wd-pty \
-	$(OUT)/tests/helpers/wd-net $(OUT)/tests/helpers/wd-hog $(OUT)/tests/helpers/wd-schemack
+	$(OUT)/tests/helpers/wd-net $(OUT)/tests/helpers/wd-hog $(OUT)/tests/helpers/wd-schemack \
+	$(OUT)/tests/helpers/wd-dns
 # net.egress_rate's sender and receiver (t_rate.sh, bench/rows/net.sh)
 HELPERS += $(OUT)/tests/helpers/wd-rate
 
@@ -160,6 +163,11 @@ $(OUT)/tests/helpers/wd-schemack: $(OUT)/tests/helpers/wd-schemack.o
 $(OUT)/tests/helpers/wd-lsm-check: $(OUT)/tests/helpers/wd-lsm-check.o $(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The test DNS server and client speak DNS through ldns.
+$(OUT)/tests/helpers/wd-dns: $(OUT)/tests/helpers/wd-dns.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ -lldns
 
 # The audit checker parses JSON with cJSON (and nothing of warden's own).
 $(OUT)/tests/helpers/wd-auditck: $(OUT)/tests/helpers/wd-auditck.o

@@ -710,3 +710,33 @@ char *wd_audit_decision_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
 	}
 	return hold_line(ctx, ts_real_ns, "decision", o);
 }
+
+char *wd_audit_dns_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
+			const struct wd_audit_dns *d)
+{
+	struct wd_jbuf b;
+
+	wd_jb_init_heap(&b);
+	record_head(ctx, &b, ts_real_ns, "dns");
+	wd_jb_key(&b, "name");
+	wd_jb_cstr(&b, d->name);
+	wd_jb_key(&b, "qtype");
+	wd_jb_uint(&b, d->qtype);
+	wd_jb_key(&b, "verdict");
+	wd_jb_cstr(&b, d->verdict);
+	wd_jb_key(&b, "rule");
+	wd_jb_cstr(&b, d->rule ? d->rule : "default");
+	if (d->why) {
+		wd_jb_key(&b, "why");
+		wd_jb_cstr(&b, d->why);
+	}
+	wd_jb_key(&b, "tcp");
+	wd_jb_bool(&b, d->tcp);
+	if (d->addr) {
+		wd_jb_key(&b, "addr");
+		wd_jb_cstr(&b, d->addr);
+		wd_jb_key(&b, "ttl");
+		wd_jb_uint(&b, d->ttl);
+	}
+	return record_take(&b);
+}

@@ -81,6 +81,19 @@ struct wd_audit_egress {
 /* The one `limit` record of a sandbox whose egress rate dropped packets, at its end. */
 char *wd_audit_egress_limit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
 				 const struct wd_audit_egress *e);
+/* A query of the sandbox's DNS forwarder decided, or (with addr) one address it let through. */
+struct wd_audit_dns {
+	const char *name;
+	unsigned int qtype;
+	const char *verdict; /* "allow" or "deny" */
+	const char *rule;    /* the deciding rule's pointer ("/net/allow/0"); NULL: the default */
+	const char *why;     /* a refusal's reason (name, class, type, cname), or NULL */
+	bool tcp;
+	const char *addr;    /* an address of the answer, or NULL */
+	unsigned int ttl;
+};
+char *wd_audit_dns_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
+			const struct wd_audit_dns *d);
 
 struct wd_hold_view;
 struct cJSON;

@@ -187,6 +187,16 @@ struct wd_net_cfg {
 	__u8 n_listen;
 	__u16 __pad0;
 	struct wd_net_listen listen[WD_NET_LISTEN_MAX];
+	/*
+	 * The sandbox's DNS forwarder (docs/network.md, "Names"): TCP and UDP to port 53 of any
+	 * IPv4 address go to dns4:dns_port instead, and a UDP reply from there reads as from
+	 * dns_peer4:53. Network byte order; dns_port 0: no forwarder.
+	 */
+	__u32 dns4;
+	__u32 dns_peer4;
+	__u16 dns_port;
+	__u16 __pad1;
+	__u32 __pad2;
 };
 
 /* Value of wd_sandboxes, keyed by the sandbox's cgroup id. Counters are updated atomically. */

@@ -220,6 +220,13 @@ static __always_inline int egress4(struct bpf_sock_addr *ctx, __u16 op)
 	cfg = ruled(&id, &sb);
 	if (!cfg)
 		return WD_SOCK_ALLOW;
+	if (cfg->dns_port && port_be == bpf_htons(53) &&
+	    (protocol == IPPROTO_TCP || protocol == IPPROTO_UDP)) {
+		/* to the sandbox's forwarder, which answers only the names its policy allows */
+		ctx->user_ip4 = cfg->dns4;
+		ctx->user_port = cfg->dns_port;
+		return WD_SOCK_ALLOW;
+	}
 	decide4(id, cfg, addr, proto_bit(protocol), bpf_ntohs(port_be), &d);
 	return verdict(sb, id, op, AF_INET, NULL, addr, port_be, protocol, &d);
 }
@@ -264,6 +271,27 @@ SEC("cgroup/sendmsg4")
 int wd_net_sendmsg4(struct bpf_sock_addr *ctx)
 {
 	return egress4(ctx, WD_OP_SENDMSG);
+}
+
+/*
+ * A UDP reply from the forwarder reads as from the nameserver the sandbox thinks it asked, so a
+ * resolver that checks the source takes it.
+ */
+SEC("cgroup/recvmsg4")
+int wd_net_recvmsg4(struct bpf_sock_addr *ctx)
+{
+	struct wd_net_cfg *cfg;
+	struct wd_sandbox *sb;
+	__u64 id;
+
+	cfg = ruled(&id, &sb);
+	if (!cfg || !cfg->dns_port)
+		return WD_SOCK_ALLOW;
+	if (ctx->user_ip4 == cfg->dns4 && (__u16)ctx->user_port == cfg->dns_port) {
+		ctx->user_ip4 = cfg->dns_peer4;
+		ctx->user_port = bpf_htons(53);
+	}
+	return WD_SOCK_ALLOW;
 }
 
 SEC("cgroup/connect6")

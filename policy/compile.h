@@ -99,6 +99,12 @@ struct wd_ruleset {
 	size_t n_net;
 	struct wd_net_name *net_names;
 	size_t n_net_names;
+	/*
+	 * The sandbox's DNS forwarder, set by the supervisor that runs one (supervisor/run/dns.c)
+	 * before the sandbox is added: network byte order, dns_port 0 for none.
+	 */
+	__u32 dns4, dns_peer4;
+	__u16 dns_port;
 	bool net_on; /* the policy states net: the network programs rule this sandbox */
 	bool net_ping; /* net.ping */
 	struct wd_net_entry *net_listen; /* net.listen, action allow; prefix 0 family 0 for "*" */

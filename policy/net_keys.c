@@ -175,5 +175,8 @@ int wd_net_cfg_of(const struct wd_ruleset *rs, struct wd_net_cfg *cfg, char *why
 		memcpy(l->addr, e->addr, sizeof(l->addr));
 	}
 	cfg->n_listen = (__u8)rs->n_net_listen;
+	cfg->dns4 = rs->dns4;
+	cfg->dns_peer4 = rs->dns_peer4;
+	cfg->dns_port = rs->dns_port;
 	return 0;
 }

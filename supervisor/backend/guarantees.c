@@ -311,7 +311,10 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("cgroup sock_create (inet); seccomp refuses AF_PACKET"),
 	  YES("cgroup sock_create (inet); seccomp refuses AF_PACKET") },
 	{ "net.names", "names in net rules, allowed at the addresses warden resolved",
-	  NO("not yet: refused by pointer"), NO("not yet: refused by pointer") },
+	  YES("DNS to port 53 redirected to the supervisor's forwarder (cgroup connect4/sendmsg4); "
+	      "answers' addresses in the tries until TTL + 30 s; host netns, IPv4 DNS"),
+	  YES("DNS to port 53 redirected to the supervisor's forwarder (cgroup connect4/sendmsg4); "
+	      "answers' addresses in the tries until TTL + 30 s; host netns, IPv4 DNS") },
 	{ "net.egress-rate", "net.egress_rate: the sandbox's egress bytes held to its rate",
 	  PART("cgroup_skb/egress on warden's subtree, one schedule per sandbox for all its "
 	       "sockets (within 10% over 5 s of loopback TCP); what its sockets still hold when "

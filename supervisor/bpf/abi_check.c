@@ -33,7 +33,7 @@ _Static_assert(sizeof(struct wd_net_val) == 8 + 12 * WD_NET_RANGES, "wd_net_val 
 _Static_assert(sizeof(struct wd_net4_key) == 16 && sizeof(struct wd_net6_key) == 28,
 	       "net key sizes");
 _Static_assert(sizeof(struct wd_net_listen) == 28, "wd_net_listen size");
-_Static_assert(sizeof(struct wd_net_cfg) == 8 + 28 * WD_NET_LISTEN_MAX, "wd_net_cfg size");
+_Static_assert(sizeof(struct wd_net_cfg) == 8 + 28 * WD_NET_LISTEN_MAX + 16, "wd_net_cfg size");
 _Static_assert(WD_NET_LISTEN_MAX < 256, "n_listen is a byte");
 _Static_assert(offsetof(struct wd_net4_key, sandbox) == offsetof(struct wd_path_key, sandbox) &&
 		       offsetof(struct wd_net6_key, sandbox) == offsetof(struct wd_path_key, sandbox),

@@ -623,3 +623,9 @@ int wd_progs_rate(const struct wd_progs *progs, uint64_t sandbox, struct wd_rate
 {
 	return wd_rate_read(progs->maps[WD_MAP_RATE], sandbox, out);
 }
+
+void wd_progs_net_maps(const struct wd_progs *progs, int fds[2])
+{
+	fds[0] = progs->maps[WD_MAP_NET4];
+	fds[1] = progs->maps[WD_MAP_NET6];
+}

@@ -94,6 +94,8 @@ void wd_progs_stop(struct wd_progs *progs);
 
 /* Rules first, then the sandbox entry that turns them on: a task never sees half a policy. */
 int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs);
+/* The network tries (wd_net4, wd_net6), -1 where none; still @progs's. */
+void wd_progs_net_maps(const struct wd_progs *progs, int fds[2]);
 /*
  * Protect the existing object at @path in @sandbox by its (dev, ino), whatever name reaches it:
  * @deny (WD_ACC_*) is denied on it, and link() to it, with @rule named in the record. Call before

@@ -5,7 +5,7 @@
  * sandbox sees an answer, hands every A and AAAA of the question's CNAME chain to the caller,
  * which puts it into the sandbox's allow set until its TTL plus a grace period. Other names are
  * REFUSED and reported. One thread: the caller polls wd_dns_fd() and calls wd_dns_handle() and
- * wd_dns_tick(); nothing blocks. docs/dns.md says what is answered and the limits.
+ * wd_dns_tick(); nothing blocks. docs/network.md ("Names") says what is answered and the limits.
  */
 #ifndef WD_DNS_FORWARDER_H
 #define WD_DNS_FORWARDER_H
@@ -103,7 +103,7 @@ struct wd_dns_stats {
 
 struct wd_dns;
 
-/* Limits and timeouts as docs/dns.md gives them, no sockets, no rules. */
+/* Limits and timeouts as docs/network.md ("Names") gives them, no sockets, no rules. */
 void wd_dns_config_default(struct wd_dns_config *c);
 
 /*

@@ -40,6 +40,7 @@ static int attach_all(struct wd_net_bpf *skel)
 		{ skel->progs.wd_net_connect6, &skel->links.wd_net_connect6 },
 		{ skel->progs.wd_net_sendmsg4, &skel->links.wd_net_sendmsg4 },
 		{ skel->progs.wd_net_sendmsg6, &skel->links.wd_net_sendmsg6 },
+		{ skel->progs.wd_net_recvmsg4, &skel->links.wd_net_recvmsg4 },
 		{ skel->progs.wd_net_bind4, &skel->links.wd_net_bind4 },
 		{ skel->progs.wd_net_bind6, &skel->links.wd_net_bind6 },
 		{ skel->progs.wd_net_sock_create, &skel->links.wd_net_sock_create },

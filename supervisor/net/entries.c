@@ -79,8 +79,9 @@ int wd_net_entries_add(const int fds[3], uint64_t sandbox, const struct wd_rules
 		return -EOPNOTSUPP;
 	}
 	/*
-	 * Names (rs->net_names) and egress_rate are refused before this by the policy layer
-	 * (WD_FEAT_NET_NAMES, WD_FEAT_NET_RATE); a name left here opens nothing.
+	 * A name (rs->net_names) opens nothing here: the run's DNS forwarder adds the addresses
+	 * it resolves to (supervisor/run/dns.c). egress_rate is refused before this by the policy
+	 * layer (WD_FEAT_NET_RATE).
 	 */
 	err = wd_net_cfg_of(rs, &cfg, why, sizeof(why));
 	err = err ?: host_blocks(rs, &host, &n_host);

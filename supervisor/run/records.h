@@ -17,6 +17,7 @@
 #include "supervisor/run/exe_cache.h"
 
 struct wd_pty;
+struct run_dns;
 
 /*
  * A call the waiting room failed (denied, or approved and failed): on landlock the syscall-exit
@@ -66,6 +67,7 @@ struct run_state {
 	unsigned int next_refusal;
 	struct wd_pty *pty; /* the command's own terminal, relayed in the run loop; may be NULL */
 	struct run_limits *lim; /* wall time, cpu time, the signal's grace (supervise.h); may be NULL */
+	struct run_dns *dns; /* the sandbox's DNS forwarder (supervisor/run/dns.h); may be NULL */
 	struct proc_exe proc_exe[WD_PROC_EXES];
 	size_t batch_len; /* bytes of whole lines in batch, not yet written */
 	uint64_t batch_writes; /* write(2) calls that wrote batches, for tests and benchmarks */

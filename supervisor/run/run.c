@@ -27,6 +27,7 @@
 #include "supervisor/run/keeper.h"
 #include "supervisor/run/pty.h"
 #include "supervisor/run/records.h"
+#include "supervisor/run/dns.h"
 #include "supervisor/run/report.h"
 #include "supervisor/run/run.h"
 #include "supervisor/run/sink.h"
@@ -59,6 +60,7 @@ struct run {
 	struct wd_cg_layout_info layout;
 	struct wd_limits lim;
 	struct run_limits rl;
+	struct run_dns *dns;
 	pid_t prompter;
 	sigset_t oldsigs;
 	siginfo_t si;
@@ -246,10 +248,22 @@ static int confine(struct run *r)
 		r->rep.error = "the audit file could not be made (see warden's messages)";
 		return -EIO;
 	}
+	err = wd_run_dns_start(&r->dns, &r->pol, &r->rs, &r->st);
+	if (err) {
+		r->rep.error = "the sandbox's DNS forwarder could not start (see warden's messages)";
+		return err;
+	}
 	err = r->ops->sandbox_add(r->be, r->cg.id, &r->pol, &r->rs);
 	if (err)
 		return err;
 	r->sandbox_added = true;
+	if (r->dns) {
+		int fds[2];
+
+		/* every backend's struct starts with its programs (backend.h) */
+		wd_progs_net_maps(((struct wd_backend_base *)r->be)->progs, fds);
+		wd_run_dns_bind(r->dns, fds, r->cg.id);
+	}
 	r->st.actx.backend_detail = r->ops->detail(r->be);
 	/* From here on, if warden dies, the sandbox dies too: it never runs unconfined. */
 	err = wd_keeper_start(&r->keeper, &r->cg, r->o->survive_s);
@@ -612,6 +626,8 @@ static void teardown_sandbox(struct run *r)
 								  wd_clock_ns(CLOCK_REALTIME),
 								  r->final.lost));
 	}
+	wd_run_dns_stop(r->dns);
+	r->dns = NULL;
 	r->rep.holds = r->holds.held;
 	if (r->rep.status) {
 		wd_run_audit_write(st, wd_audit_exit_line(&st->actx, wd_clock_ns(CLOCK_REALTIME),

@@ -12,6 +12,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "supervisor/run/dns.h"
 #include "supervisor/run/pty.h"
 #include "supervisor/run/supervise.h"
 #include "supervisor/sandbox/limits.h"
@@ -56,7 +57,7 @@ void wd_run_records_drain(struct run_state *st, const struct run_records *rec)
 }
 
 enum poll_kind { P_RECORDS, P_CHILD, P_EMPTIED, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL, P_PTY,
-		 P_WALL, P_SAMPLE, P_GRACE };
+		 P_WALL, P_SAMPLE, P_GRACE, P_DNS };
 
 /* How often cpu_time is checked and the peaks sampled. */
 #define WD_SAMPLE_MS 100
@@ -106,7 +107,7 @@ static void limits_poll_set(const struct run_limits *lim, struct pollfd *pfd,
 			    enum poll_kind *kind, int *n)
 {
 	const int fds[] = { lim->wall_fd, lim->sample_fd, lim->grace_fd };
-	const enum poll_kind kinds[] = { P_WALL, P_SAMPLE, P_GRACE };
+	const enum poll_kind kinds[] = { P_WALL, P_SAMPLE, P_GRACE, P_DNS };
 
 	for (int i = 0; i < 3; i++) {
 		if (fds[i] < 0)
@@ -275,6 +276,10 @@ static int poll_set(struct run_state *st, const struct run_records *rec, struct 
 			kind[n++] = P_CTL;
 		}
 	}
+	if (st->dns) {
+		pfd[n] = (struct pollfd){ .fd = wd_run_dns_fd(st->dns), .events = POLLIN };
+		kind[n++] = P_DNS;
+	}
 	if (st->pty) {
 		int m = wd_pty_poll_fds(st->pty, pfd + n, WD_POLL_MAX - n);
 
@@ -295,7 +300,9 @@ int wd_run_supervise(struct run_state *st, const struct run_records *rec,
 		enum poll_kind kind[WD_POLL_MAX];
 		int n = poll_set(st, rec, child, events, sigfd, holds, pfd, kind), r;
 
-		r = poll(pfd, (nfds_t)n, -1);
+		r = poll(pfd, (nfds_t)n, st->dns ? wd_run_dns_timeout(st->dns) : -1);
+		if (st->dns)
+			wd_run_dns_tick(st->dns);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -347,6 +354,9 @@ int wd_run_supervise(struct run_state *st, const struct run_records *rec,
 			case P_SAMPLE:
 			case P_GRACE:
 				limits_on_timer(st->lim, cg, kind[i]);
+				break;
+			case P_DNS:
+				wd_run_dns_ready(st->dns);
 				break;
 			}
 		}

@@ -200,12 +200,3 @@ test_no_net_section_keeps_the_network() {
 	policy "$T/p.json" "" "" ""
 	expect_net "a policy without net" "$(in_sandbox "$T/p.json" connect tcp 127.0.0.1 9182)" ok
 }
-
-test_names_refused() {
-	net_policy "$T/p.json" '{"allow":["tcp:api.example.com:443"]}'
-	rc=0
-	wrun --policy "$T/p.json" -- "$BIN/wd-try" write "$T/marker" > "$T/out" 2> "$T/err" || rc=$?
-	[ "$rc" != 0 ] || fail "a policy with a name ran"
-	expect_line "$T/err" "/net/allow/0: names in net rules" "are not enforced" "refused"
-	[ ! -e "$T/marker" ] || fail "the command ran"
-}

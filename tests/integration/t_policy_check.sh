@@ -136,7 +136,7 @@ test_explain_shows_derived_flags() {
 	expect_line "$T/out" "may read under /srv/data" "(--allow-read)"
 	expect_line "$T/out" "may connect to api.example.com, tcp and udp port 443" "(--allow-host)"
 	expect_line "$T/out" "is killed after 30s of wall-clock time" "(--limit)"
-	expect_line "$T/out" "warden run refuses this policy today: /net/allow/0: names in net rules" "(it comes from --allow-host)"
+	expect_line "$T/out" "warden run enforces all of it"
 	rc=0
 	"$WARDEN" policy explain cli --limit wal_time=30s > /dev/null 2> "$T/err" || rc=$?
 	expect_eq "bad flag: exit status" "$rc" 2

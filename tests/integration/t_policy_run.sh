@@ -25,16 +25,6 @@ test_unenforced_template_refused() {
 	[ ! -e "$T/marker" ] || fail "the command ran"
 }
 
-test_unenforced_derived_flag_refused() {
-	rc=0
-	"$WARDEN" run --policy cli --allow-host example.com:443 \
-		-- "$BIN/wd-try" write "$T/marker" 2> "$T/err" || rc=$?
-	expect_eq "exit status" "$rc" 2
-	expect_line "$T/err" "template cli: /net/allow/0: names in net rules" "not enforced" \
-		"(it comes from --allow-host)"
-	[ ! -e "$T/marker" ] || fail "the command ran"
-}
-
 test_bad_derived_flag_refused() {
 	rc=0
 	"$WARDEN" run --policy cli --allow-read relative/path \

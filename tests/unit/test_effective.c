@@ -444,11 +444,11 @@ static void test_prepare(void **state)
 	assert_string_equal(msg, "template worker: /limits/fork_rate: this limit is not enforced "
 				 "by this warden yet, so the policy is refused rather than run "
 				 "without it");
-	wd_policy_derive_add(&d, WD_DERIVE_ALLOW_HOST, "example.com:443");
+	/* a derived flag's refusal names the flag: --limit of a limit not enforced yet */
+	wd_policy_derive_add(&d, WD_DERIVE_LIMIT, "fork_rate=5/s");
 	assert_int_equal(wd_policy_prepare("cli", &d, &rs, msg, sizeof(msg)), -EOPNOTSUPP);
-	assert_non_null(strstr(msg, "/net/allow/0: names in net rules"));
-	assert_non_null(strstr(msg, "are not enforced"));
-	assert_non_null(strstr(msg, "(it comes from --allow-host)"));
+	assert_non_null(strstr(msg, "/limits/fork_rate: this limit is not enforced"));
+	assert_non_null(strstr(msg, "(it comes from --limit)"));
 	wd_policy_derive_free(&d);
 
 	/* a variable that cannot be expanded where warden runs */

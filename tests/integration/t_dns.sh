@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: GPL-2.0
+# Names in net rules (docs/network.md, "Names"): the sandbox's DNS, whatever server it asks, is
+# answered by its supervisor's forwarder, which asks the test's own DNS server (tests/helpers/
+# wd-dns, in a test network namespace) and opens each address of an allowed answer until its
+# TTL plus the grace lapses. Cleans up (namespaces, links, servers) on every path.
+WHERE=any
+
+# The test network: h1 (10.199.1.2, fd99:1::2: DNS server and TCP echo) and h2 (10.199.2.2).
+net_up() {
+	command -v ip > /dev/null || skip "no ip(8) to make the test network"
+	NS1=wdd1-$BASHPID NS2=wdd2-$BASHPID V1=wddv1-$BASHPID V2=wddv2-$BASHPID
+	PIDS=
+	trap net_down EXIT
+	ip netns add "$NS1" && ip netns add "$NS2" || skip "cannot make network namespaces"
+	ip link add "$V1" type veth peer name eth0 netns "$NS1" ||
+		skip "cannot make a veth pair (no veth module?)"
+	ip link add "$V2" type veth peer name eth0 netns "$NS2" || fail "second veth pair"
+	ip addr add 10.199.1.1/24 dev "$V1" && ip addr add 10.199.2.1/24 dev "$V2" &&
+		ip -6 addr add fd99:1::1/64 dev "$V1" nodad && ip link set "$V1" up &&
+		ip link set "$V2" up || fail "host ends"
+	ip -n "$NS1" addr add 10.199.1.2/24 dev eth0 && ip -n "$NS1" -6 addr add fd99:1::2/64 \
+		dev eth0 nodad && ip -n "$NS1" link set eth0 up && ip -n "$NS1" link set lo up &&
+		ip -n "$NS2" addr add 10.199.2.2/24 dev eth0 && ip -n "$NS2" link set eth0 up ||
+		fail "test host ends"
+	echo "nameserver 10.199.1.2" > "$T/resolv.conf"
+	export WARDEN_DNS_RESOLV=$T/resolv.conf
+}
+
+net_down() {
+	local p
+	set +e
+	for p in $PIDS; do kill "$p" 2> /dev/null; wait "$p" 2> /dev/null; done
+	ip link del "$V1" 2> /dev/null
+	ip link del "$V2" 2> /dev/null
+	ip netns del "$NS1" 2> /dev/null
+	ip netns del "$NS2" 2> /dev/null
+	true
+}
+
+# start NS CMD...: a server in namespace NS, ready on return.
+start() {
+	local ns=$1 f=$T/serve.$RANDOM pid
+	shift
+	: > "$f"
+	ip netns exec "$ns" "$@" > "$f" 2>&1 &
+	pid=$!
+	PIDS="$PIDS $pid"
+	"$BIN/wd-try" wait-line "$f" ready "$pid" > /dev/null || fail "server $*: $(cat "$f")"
+}
+
+# The test names: TTL 2 s.
+dns_up() {
+	net_up
+	start "$NS1" "$BIN/wd-dns" serve 10.199.1.2 53 2 api.test=10.199.1.2,fd99:1::2 \
+		www.wild.test=10.199.1.2 evil.test=10.199.1.2 h2.test=10.199.2.2
+	start "$NS1" "$BIN/wd-net" serve tcp :: 80
+	start "$NS2" "$BIN/wd-net" serve tcp 10.199.2.2 80
+	"$BIN/wd-dns" query udp 10.199.1.2 api.test > "$T/direct" || fail "test DNS server: $(cat "$T/direct")"
+	expect_eq "test DNS server, from the host" "$(head -1 "$T/direct")" 10.199.1.2
+}
+
+POLICY_DNS='{"default":"deny","allow":["tcp:api.test:80","tcp:*.wild.test:80"]}'
+
+dns_policy() {
+	policy "$1" "/bin /usr/bin" "" "/bin /usr/bin"
+	sed -i "s|}\$|,\"net\":$2}|" "$1"
+}
+
+# in_sandbox POLICY SCRIPT: run sh -c SCRIPT ($BIN in it replaced) in a sandbox, with the
+# wrun flags $EXTRA; its output.
+in_sandbox() {
+	rm -f "$T/audit"
+	# shellcheck disable=SC2086 # EXTRA: more wrun flags, split
+	wrun --policy "$1" ${EXTRA:-} --audit "$T/audit" -- /bin/sh -c "${2//\$BIN/$BIN}" 2> "$T/err"
+	[ -s "$T/err" ] && sed 's/^/      err: /' "$T/err" >&2
+	true
+}
+
+test_allowed_name_reachable_at_its_address() {
+	dns_up
+	dns_policy "$T/p.json" "$POLICY_DNS"
+	# before any answer, the address is closed; after it, open on the rule's port only
+	out=$(in_sandbox "$T/p.json" '
+		echo "before $($BIN/wd-net connect tcp 10.199.1.2 80)"
+		echo "dns $($BIN/wd-dns query udp 10.199.1.2 api.test | tr "\n" " ")"
+		echo "after $($BIN/wd-net connect tcp 10.199.1.2 80)"
+		echo "port81 $($BIN/wd-net connect tcp 10.199.1.2 81)"
+		echo "h2 $($BIN/wd-net connect tcp 10.199.2.2 80)"')
+	expect_eq "before the answer" "$(echo "$out" | sed -n 's/^before //p')" EPERM
+	expect_eq "the answer, through the forwarder" "$(echo "$out" | sed -n 's/^dns //p')" \
+		"10.199.1.2 "
+	expect_eq "the resolved address" "$(echo "$out" | sed -n 's/^after //p')" ok
+	expect_eq "another port of it" "$(echo "$out" | sed -n 's/^port81 //p')" EPERM
+	expect_eq "an address no answer gave" "$(echo "$out" | sed -n 's/^h2 //p')" EPERM
+	expect_line "$T/audit" '"type":"dns"' '"name":"api.test"' '"verdict":"allow"' \
+		'"addr":"10.199.1.2"' '"rule":"/net/allow/0"'
+	expect_line "$T/audit" '"type":"net"' '"target":"10.199.2.2:80"' '"verdict":"deny"'
+}
+
+test_wildcard_and_tcp_query() {
+	dns_up
+	dns_policy "$T/p.json" "$POLICY_DNS"
+	out=$(in_sandbox "$T/p.json" '
+		echo "dns $($BIN/wd-dns query tcp 10.199.1.2 www.wild.test | tr "\n" " ")"
+		echo "after $($BIN/wd-net connect tcp 10.199.1.2 80)"')
+	expect_eq "a name under the wildcard, over TCP" "$(echo "$out" | sed -n 's/^dns //p')" \
+		"10.199.1.2 "
+	expect_eq "its address" "$(echo "$out" | sed -n 's/^after //p')" ok
+	expect_line "$T/audit" '"type":"dns"' '"name":"www.wild.test"' '"verdict":"allow"' \
+		'"tcp":true'
+}
+
+test_other_name_refused() {
+	dns_up
+	dns_policy "$T/p.json" "$POLICY_DNS"
+	out=$(in_sandbox "$T/p.json" '
+		echo "dns $($BIN/wd-dns query udp 10.199.1.2 evil.test | tr "\n" " ")"
+		echo "after $($BIN/wd-net connect tcp 10.199.1.2 80)"')
+	expect_eq "a name no rule allows" "$(echo "$out" | sed -n 's/^dns //p')" "REFUSED "
+	expect_eq "its address stays closed" "$(echo "$out" | sed -n 's/^after //p')" EPERM
+	expect_line "$T/audit" '"type":"dns"' '"name":"evil.test"' '"verdict":"deny"' \
+		'"rule":"default"' '"why":"name"'
+}
+
+test_ipv6_aaaa() {
+	dns_up
+	dns_policy "$T/p.json" "$POLICY_DNS"
+	out=$(in_sandbox "$T/p.json" '
+		echo "before $($BIN/wd-net connect tcp fd99:1::2 80)"
+		echo "dns $($BIN/wd-dns query udp 10.199.1.2 api.test AAAA | tr "\n" " ")"
+		echo "after $($BIN/wd-net connect tcp fd99:1::2 80)"')
+	expect_eq "AAAA before" "$(echo "$out" | sed -n 's/^before //p')" EPERM
+	expect_eq "AAAA answer" "$(echo "$out" | sed -n 's/^dns //p')" "fd99:1::2 "
+	expect_eq "AAAA address" "$(echo "$out" | sed -n 's/^after //p')" ok
+}
+
+# The answer's TTL is 2 s, the grace 30 s: within a deadline the address closes again.
+test_closed_after_ttl() {
+	dns_up
+	dns_policy "$T/p.json" "$POLICY_DNS"
+	out=$(in_sandbox "$T/p.json" '
+		a=$($BIN/wd-dns query udp 10.199.1.2 api.test)
+		echo "first $($BIN/wd-net connect tcp 10.199.1.2 80)"
+		i=0
+		while [ $i -lt 90 ]; do
+			r=$($BIN/wd-net connect tcp 10.199.1.2 80)
+			[ "$r" = ok ] || break
+			i=$((i + 1))
+			sleep 1
+		done
+		echo "later $r"')
+	expect_eq "while the TTL lasts" "$(echo "$out" | sed -n 's/^first //p')" ok
+	expect_eq "after TTL and grace" "$(echo "$out" | sed -n 's/^later //p')" EPERM
+}
+
+# --allow-host and --deny-host add name rules to the policy they derive from.
+test_allow_host_flags() {
+	dns_up
+	dns_policy "$T/p.json" '{"default":"deny","allow":["tcp:*.wild.test:80"]}'
+	EXTRA="--allow-host api.test:80 --deny-host www.wild.test:*"
+	out=$(in_sandbox "$T/p.json" '
+		echo "api $($BIN/wd-dns query udp 10.199.1.2 api.test | tr "\n" " ")"
+		echo "conn $($BIN/wd-net connect tcp 10.199.1.2 80)"
+		echo "www $($BIN/wd-dns query udp 10.199.1.2 www.wild.test | tr "\n" " ")"')
+	expect_eq "--allow-host name" "$(echo "$out" | sed -n 's/^api //p')" "10.199.1.2 "
+	expect_eq "its address" "$(echo "$out" | sed -n 's/^conn //p')" ok
+	expect_eq "--deny-host name" "$(echo "$out" | sed -n 's/^www //p')" "REFUSED "
+	expect_line "$T/audit" '"type":"dns"' '"name":"www.wild.test"' '"verdict":"deny"' \
+		'"rule":"/net/deny/0"'
+}
+
+# Attack from inside: asking another server (here an address with none), unconnected UDP, or
+# the real server on another port does not get around the forwarder.
+test_other_server_still_forwarded() {
+	dns_up
+	dns_policy "$T/p.json" "$POLICY_DNS"
+	out=$(in_sandbox "$T/p.json" '
+		echo "elsewhere $($BIN/wd-dns query udp 10.199.2.2 evil.test | tr "\n" " ")"
+		echo "unconnected $($BIN/wd-dns query udpu 10.199.1.2 api.test | tr "\n" " ")"
+		echo "port5353 $($BIN/wd-net sendto 10.199.1.2 5353)"')
+	expect_eq "a server of the sandbox's choosing" \
+		"$(echo "$out" | sed -n 's/^elsewhere //p')" "REFUSED "
+	expect_eq "unconnected UDP, the reply from the server asked" \
+		"$(echo "$out" | sed -n 's/^unconnected //p')" "10.199.1.2 "
+	expect_eq "DNS on another port" "$(echo "$out" | sed -n 's/^port5353 //p')" EPERM
+}
