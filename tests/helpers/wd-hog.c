@@ -5,6 +5,8 @@
  *   alloc                  touch memory 1 MiB at a time, for ever (until the OOM killer)
  *   spin MS                burn CPU on one thread until MS of wall-clock time have passed
  *   forkbomb               fork children that wait, until fork fails; print how many, exit 0
+ *   forkloop N             try N forks (each child exits at once and is reaped); print
+ *                          "ok S failed F eagain E ms T": successes, failures, EAGAIN ones, time
  *   sleepers N FILE        fork N children that wait; their pids, then "ready", to FILE; wait
  *   trap FILE [stay]       on SIGINT or SIGTERM write "got N" to FILE and exit 0 (with "stay":
  *                          go on waiting); "ready" to FILE once the handlers are in
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void say(const char *file, const char *text)
@@ -75,6 +78,31 @@ static int forkbomb(void)
 		}
 		n++;
 	}
+}
+
+static int forkloop(long n)
+{
+	long ok = 0, failed = 0, eagain = 0;
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(0);
+		if (pid < 0) {
+			failed++;
+			eagain += errno == EAGAIN;
+			continue;
+		}
+		ok++;
+		waitpid(pid, NULL, 0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("ok %ld failed %ld eagain %ld ms %ld\n", ok, failed, eagain,
+	       (long)((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000) + 1);
+	return 0;
 }
 
 static int sleepers(int n, const char *file)
@@ -136,10 +164,12 @@ int main(int argc, char **argv)
 		return spin(atol(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "forkbomb"))
 		return forkbomb();
+	if (argc >= 3 && !strcmp(argv[1], "forkloop"))
+		return forkloop(atol(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "sleepers"))
 		return sleepers(atoi(argv[2]), argv[3]);
 	if (argc >= 3 && !strcmp(argv[1], "trap"))
 		return trap(argv[2], argc >= 4 && !strcmp(argv[3], "stay"));
-	fprintf(stderr, "usage: wd-hog alloc|spin MS|forkbomb|sleepers N FILE|trap FILE [stay]\n");
+	fprintf(stderr, "usage: wd-hog alloc|spin MS|forkbomb|forkloop N|sleepers N FILE|trap FILE [stay]\n");
 	return 2;
 }

@@ -441,7 +441,7 @@ static void test_prepare(void **state)
 
 	/* asked for, not enforced: refused, never ignored */
 	assert_int_equal(wd_policy_prepare("worker", NULL, &rs, msg, sizeof(msg)), -EOPNOTSUPP);
-	assert_string_equal(msg, "template worker: /limits/fork_rate: this limit is not enforced "
+	assert_string_equal(msg, "template worker: /limits/output: this limit is not enforced "
 				 "by this warden yet, so the policy is refused rather than run "
 				 "without it");
 	wd_policy_derive_add(&d, WD_DERIVE_ALLOW_HOST, "example.com:443");
