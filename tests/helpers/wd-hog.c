@@ -5,8 +5,9 @@
  *   alloc                  touch memory 1 MiB at a time, for ever (until the OOM killer)
  *   spin MS                burn CPU on one thread until MS of wall-clock time have passed
  *   forkbomb               fork children that wait, until fork fails; print how many, exit 0
- *   forkloop N             try N forks (each child exits at once and is reaped); print
- *                          "ok S failed F eagain E ms T": successes, failures, EAGAIN ones, time
+ *   forkloop N [HOW]       try N new processes by fork (or HOW: vfork, clone3), each child
+ *                          exiting at once and reaped; print "ok S failed F eagain E ms T":
+ *                          successes, failures, EAGAIN ones, time
  *   sleepers N FILE        fork N children that wait; their pids, then "ready", to FILE; wait
  *   trap FILE [stay]       on SIGINT or SIGTERM write "got N" to FILE and exit 0 (with "stay":
  *                          go on waiting); "ready" to FILE once the handlers are in
@@ -19,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/sched.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,14 +83,26 @@ static int forkbomb(void)
 	}
 }
 
-static int forkloop(long n)
+/* A new process the way @how says: fork(), vfork() or clone3() with fork's flags. */
+static pid_t new_process(const char *how)
+{
+	struct clone_args ca = { .exit_signal = SIGCHLD };
+
+	if (!strcmp(how, "vfork"))
+		return vfork();
+	if (!strcmp(how, "clone3"))
+		return (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	return fork();
+}
+
+static int forkloop(long n, const char *how)
 {
 	long ok = 0, failed = 0, eagain = 0;
 	struct timespec a, b;
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (long i = 0; i < n; i++) {
-		pid_t pid = fork();
+		pid_t pid = new_process(how);
 
 		if (pid == 0)
 			_exit(0);
@@ -165,11 +180,11 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "forkbomb"))
 		return forkbomb();
 	if (argc >= 3 && !strcmp(argv[1], "forkloop"))
-		return forkloop(atol(argv[2]));
+		return forkloop(atol(argv[2]), argc >= 4 ? argv[3] : "fork");
 	if (argc >= 4 && !strcmp(argv[1], "sleepers"))
 		return sleepers(atoi(argv[2]), argv[3]);
 	if (argc >= 3 && !strcmp(argv[1], "trap"))
 		return trap(argv[2], argc >= 4 && !strcmp(argv[3], "stay"));
-	fprintf(stderr, "usage: wd-hog alloc|spin MS|forkbomb|forkloop N|sleepers N FILE|trap FILE [stay]\n");
+	fprintf(stderr, "usage: wd-hog alloc|spin MS|forkbomb|forkloop N [HOW]|sleepers N FILE|trap FILE [stay]\n");
 	return 2;
 }

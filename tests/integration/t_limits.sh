@@ -224,18 +224,14 @@ test_limits_exit_status_table() {
 # sound place to count forks (docs/backends.md). Over a bounded number of attempts, no more forks
 # succeed than the rate allows over the time the loop took plus the burst (generous slack: the
 # loop's own clock starts after the sandbox's first task was made); no assertion on speed.
-test_limits_fork_rate_refuses_forks_over_the_rate() {
+#
+# fork_rate_loop HOW: 200 attempts at new processes by HOW under fork_rate 10/s.
+fork_rate_loop() {
 	local line ok failed eagain ms most
 	lpolicy '{"pids":64,"fork_rate":"10/s"}'
-	if [ "$EXPECT_BACKEND" = landlock ]; then
-		rc=0
-		wrun --policy "$T/p.json" -- true 2> "$T/err" || rc=$?
-		expect_eq "exit" "$rc" 2
-		expect_line "$T/err" "/limits/fork_rate: limits.fork_rate" "landlock backend"
-		return 0
-	fi
+	rm -f "$T/audit"
 	rc=0
-	wrun --policy "$T/p.json" --report "$T/r.json" --audit "$T/audit" -- "$H" forkloop 200 \
+	wrun --policy "$T/p.json" --report "$T/r.json" --audit "$T/audit" -- "$H" forkloop 200 "$1" \
 		> "$T/out" 2> "$T/err" || rc=$?
 	expect_eq "exit" "$rc" 0
 	line=$(grep '^ok ' "$T/out") || fail "no count from the fork loop: $(cat "$T/out" "$T/err")"
@@ -254,6 +250,26 @@ test_limits_fork_rate_refuses_forks_over_the_rate() {
 	# the host's own processes still fork
 	expect_eq "host fork" "$(sh -c 'echo alive')" alive
 	expect_cgroups_gone
+}
+
+test_limits_fork_rate_refuses_forks_over_the_rate() {
+	if [ "$EXPECT_BACKEND" = landlock ]; then
+		lpolicy '{"pids":64,"fork_rate":"10/s"}'
+		rc=0
+		wrun --policy "$T/p.json" -- true 2> "$T/err" || rc=$?
+		expect_eq "exit" "$rc" 2
+		expect_line "$T/err" "/limits/fork_rate: limits.fork_rate" "landlock backend"
+		return 0
+	fi
+	fork_rate_loop fork
+}
+
+# The attack: the other ways to a new process, vfork and a raw clone3 (which glibc's fork does
+# not use), meet the same bucket.
+test_limits_fork_rate_holds_for_vfork_and_clone3() {
+	[ "$EXPECT_BACKEND" != landlock ] || skip "landlock refuses limits.fork_rate (above)"
+	fork_rate_loop vfork
+	fork_rate_loop clone3
 }
 
 test_limits_unenforced_keys_refused_by_name() {
