@@ -549,7 +549,7 @@ static int fork_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_ru
 	if (!(rs->limits_set & (1u << WD_LIMIT_FORK_RATE)) || !n || !per_ms)
 		return 0;
 	if (progs->maps[WD_MAP_FORK] < 0) {
-		log_warnx("bpf: limits.fork_rate needs lsm/task_alloc, which this program set lacks");
+		log_warnx("bpf: limits.fork_rate needs lsm/task_alloc, which this set lacks");
 		return -EOPNOTSUPP;
 	}
 	f.interval_ns = per_ms * 1000000ull / n ?: 1;

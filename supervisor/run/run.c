@@ -574,7 +574,7 @@ static void report_usage(struct run *r)
 					       .mechanism = r->lim.mech[k] };
 		if (k == WD_LIMIT_FORK_RATE) {
 			l->unit = fork_rate_unit(r->rs.limit_per_ms[k]);
-			l->mechanism = r->fork_read ? "bpf-lsm task_alloc (a token bucket per sandbox)"
+			l->mechanism = r->fork_read ? "bpf-lsm task_alloc: a token bucket"
 						    : "not enforced by this backend";
 		}
 		limit_hit(r, &u, l, k);

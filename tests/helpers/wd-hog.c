@@ -185,6 +185,7 @@ int main(int argc, char **argv)
 		return sleepers(atoi(argv[2]), argv[3]);
 	if (argc >= 3 && !strcmp(argv[1], "trap"))
 		return trap(argv[2], argc >= 4 && !strcmp(argv[3], "stay"));
-	fprintf(stderr, "usage: wd-hog alloc|spin MS|forkbomb|forkloop N [HOW]|sleepers N FILE|trap FILE [stay]\n");
+	fprintf(stderr, "usage: wd-hog alloc|spin MS|forkbomb|forkloop N [HOW]|sleepers N FILE|"
+			"trap FILE [stay]\n");
 	return 2;
 }

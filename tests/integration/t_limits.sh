@@ -231,8 +231,8 @@ fork_rate_loop() {
 	lpolicy '{"pids":64,"fork_rate":"10/s"}'
 	rm -f "$T/audit"
 	rc=0
-	wrun --policy "$T/p.json" --report "$T/r.json" --audit "$T/audit" -- "$H" forkloop 200 "$1" \
-		> "$T/out" 2> "$T/err" || rc=$?
+	wrun --policy "$T/p.json" --report "$T/r.json" --audit "$T/audit" \
+		-- "$H" forkloop 200 "$1" > "$T/out" 2> "$T/err" || rc=$?
 	expect_eq "exit" "$rc" 0
 	line=$(grep '^ok ' "$T/out") || fail "no count from the fork loop: $(cat "$T/out" "$T/err")"
 	read -r _ ok _ failed _ eagain _ ms <<< "$line"
@@ -243,7 +243,7 @@ fork_rate_loop() {
 	expect_eq "every failure EAGAIN" "$eagain" "$failed"
 	expect_eq "fork_rate hit" "$(limit_field "$T/r.json" fork_rate hit)" true
 	[ "$(limit_field "$T/r.json" fork_rate figure)" -ge "$eagain" ] ||
-		fail "the report counts fewer refusals than the loop saw ($eagain): $(cat "$T/entry")"
+		fail "the report counts fewer refusals than the loop ($eagain): $(cat "$T/r.json")"
 	expect_line "$T/entry" "task_alloc"
 	expect_valid_report "$T/r.json"
 	expect_line "$T/audit" '"op":"fork_rate"'
