@@ -5,8 +5,8 @@
  *   alloc                  touch memory 1 MiB at a time, for ever (until the OOM killer)
  *   spin MS                burn CPU on one thread until MS of wall-clock time have passed
  *   forkbomb               fork children that wait, until fork fails; print how many, exit 0
- *   forkloop N [HOW]       try N new processes by fork (or HOW: vfork, clone3), each child
- *                          exiting at once and reaped; print "ok S failed F eagain E ms T":
+ *   forkloop N [HOW]       try N new processes by fork (or HOW: clone3, spawn: posix_spawn of
+ *                          /bin/true, vfork's way), each exiting at once and reaped; print "ok S failed F eagain E ms T":
  *                          successes, failures, EAGAIN ones, time
  *   sleepers N FILE        fork N children that wait; their pids, then "ready", to FILE; wait
  *   trap FILE [stay]       on SIGINT or SIGTERM write "got N" to FILE and exit 0 (with "stay":
@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static void say(const char *file, const char *text)
 {
@@ -83,16 +86,27 @@ static int forkbomb(void)
 	}
 }
 
-/* A new process the way @how says: fork(), vfork() or clone3() with fork's flags. */
+/*
+ * A new process by fork(), clone3() with fork's flags, or posix_spawn() of /bin/true (glibc's is
+ * clone with CLONE_VM | CLONE_VFORK, vfork's way): its pid, or -1 with errno set.
+ */
 static pid_t new_process(const char *how)
 {
 	struct clone_args ca = { .exit_signal = SIGCHLD };
+	char *const argv[] = { "true", NULL };
+	pid_t pid;
+	int err;
 
-	if (!strcmp(how, "vfork"))
-		return vfork();
 	if (!strcmp(how, "clone3"))
 		return (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
-	return fork();
+	if (strcmp(how, "spawn"))
+		return fork();
+	err = posix_spawn(&pid, "/bin/true", NULL, NULL, argv, environ);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return pid;
 }
 
 static int forkloop(long n, const char *how)

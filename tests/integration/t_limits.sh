@@ -264,11 +264,11 @@ test_limits_fork_rate_refuses_forks_over_the_rate() {
 	fork_rate_loop fork
 }
 
-# The attack: the other ways to a new process, vfork and a raw clone3 (which glibc's fork does
-# not use), meet the same bucket.
-test_limits_fork_rate_holds_for_vfork_and_clone3() {
+# The attack: the other ways to a new process, posix_spawn (clone with CLONE_VM | CLONE_VFORK,
+# as vfork) and a raw clone3 (which glibc's fork does not use), meet the same bucket.
+test_limits_fork_rate_holds_for_spawn_and_clone3() {
 	[ "$EXPECT_BACKEND" != landlock ] || skip "landlock refuses limits.fork_rate (above)"
-	fork_rate_loop vfork
+	fork_rate_loop spawn
 	fork_rate_loop clone3
 }
 
