@@ -626,6 +626,27 @@ char *wd_audit_egress_limit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
 	return record_take(&b);
 }
 
+char *wd_audit_fork_limit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t forks,
+			       uint64_t per_ms, uint64_t allowed, uint64_t refused)
+{
+	struct wd_jbuf b;
+
+	wd_jb_init_heap(&b);
+	record_head(ctx, &b, ts_real_ns, "limit");
+	put_word(&b, "op", "fork_rate");
+	put_word(&b, "verdict", "deny");
+	put_word(&b, "rule", "/limits/fork_rate");
+	wd_jb_key(&b, "forks");
+	wd_jb_uint(&b, forks);
+	wd_jb_key(&b, "per_ms");
+	wd_jb_uint(&b, per_ms);
+	wd_jb_key(&b, "allowed_forks");
+	wd_jb_uint(&b, allowed);
+	wd_jb_key(&b, "refused_forks");
+	wd_jb_uint(&b, refused);
+	return record_take(&b);
+}
+
 void wd_hold_view_fields(cJSON *o, const struct wd_hold_view *v)
 {
 	cJSON_AddNumberToObject(o, "pid", v->pid);

@@ -95,6 +95,13 @@ struct wd_audit_dns {
 char *wd_audit_dns_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
 			const struct wd_audit_dns *d);
 
+/*
+ * The one `limit` record of a sandbox whose limits.fork_rate refused forks, at its end: the
+ * rate (@forks per @per_ms), the new processes let through and those refused.
+ */
+char *wd_audit_fork_limit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t forks,
+			       uint64_t per_ms, uint64_t allowed, uint64_t refused);
+
 struct wd_hold_view;
 struct cJSON;
 /*

@@ -404,6 +404,22 @@ struct wd_rate {
 };
 
 /*
+ * Value of wd_fork (bpf/wd_lsm.bpf.c, lsm/task_alloc), by sandbox cgroup id: limits.fork_rate as
+ * the same virtual schedule: a new process is let through while the schedule of those let through
+ * so far (tat_ns), pushed on by one interval, runs at most burst_ns ahead of now; otherwise its
+ * fork or clone fails EAGAIN and is counted. Threads (CLONE_THREAD) are not processes and pass.
+ */
+struct wd_fork {
+	struct bpf_spin_lock lock;
+	__u32 __pad0;
+	__u64 interval_ns; /* one process's share of the rate, above zero */
+	__u64 burst_ns; /* the burst (one second's worth, at least one) times the interval */
+	__u64 tat_ns;
+	__u64 allowed;
+	__u64 refused;
+};
+
+/*
  * Both sides compile these: a field moved on one side only would misread every record, so it
  * fails the build instead. Each fixed part ends aligned, so a struct of it and a byte array
  * (the BPF side's buffers) puts the array where the record's own one starts.

@@ -25,9 +25,11 @@ _Static_assert(__builtin_offsetof(struct wd_file_buf, path) == WD_REC_FILE_SIZE 
 
 #define EPERM 1
 #define EACCES 13
+#define EAGAIN 11
 #define AT_FDCWD -100
 #define AT_REMOVEDIR 0x200
 #define CLONE_NEWUSER 0x10000000
+#define CLONE_THREAD 0x00010000
 
 /* include/linux/fs.h: macros, so not in vmlinux.h; their values are ABI-stable. */
 #define FMODE_READ 0x1

@@ -739,6 +739,47 @@ int BPF_PROG(wd_task_kill, struct task_struct *p, struct kernel_siginfo *info, i
 	return REFUSE(sb, id, "kill");
 }
 
+/* limits.fork_rate of each sandbox that has one (struct wd_fork); filled by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, WD_MAX_SANDBOXES);
+	__type(key, __u64);
+	__type(value, struct wd_fork);
+} wd_fork SEC(".maps");
+
+/*
+ * A new task: current is its parent, so a sandbox's tasks are held to its fork_rate and every
+ * other task passes after one lookup. Over the rate the fork, vfork or clone fails EAGAIN (as
+ * at RLIMIT_NPROC), counted in the entry and read at the sandbox's end: no record per refusal,
+ * a fork loop would flood the ring.
+ */
+SEC("lsm/task_alloc")
+int BPF_PROG(wd_task_alloc, struct task_struct *task, unsigned long clone_flags, int ret)
+{
+	struct wd_fork *f;
+	__u64 now, tat;
+	int verdict = 0;
+
+	WD_PROLOGUE(ret);
+	if (clone_flags & CLONE_THREAD)
+		return 0;
+	f = bpf_map_lookup_elem(&wd_fork, &id);
+	if (!f)
+		return 0;
+	now = bpf_ktime_get_ns();
+	bpf_spin_lock(&f->lock);
+	tat = f->tat_ns > now ? f->tat_ns : now;
+	if (tat - now + f->interval_ns > f->burst_ns) {
+		f->refused++;
+		verdict = -EAGAIN;
+	} else {
+		f->tat_ns = tat + f->interval_ns;
+		f->allowed++;
+	}
+	bpf_spin_unlock(&f->lock);
+	return verdict;
+}
+
 /* Hooks that refuse whatever their arguments: @name is what the record names. */
 #define WD_REFUSE_HOOK(hook, prog, name, ...)                                                  \
 	SEC("lsm/" #hook)                                                                       \

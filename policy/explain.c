@@ -852,6 +852,7 @@ static const char *const feat_names[] = {
 	"fs", "mode", "fs.deny", "fs.protect", "exec.deny", "net",
 	"limits", "env", "user", "namespaces", "hold", "exec.hold",
 	"hold.approvers", "namespaces.net.veth", "net.names", "net.egress_rate", "exec.allow",
+	"limits.fork_rate",
 };
 
 /* The short name of feature bit @b, else its words: a bit added later is never left out. */

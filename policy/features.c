@@ -24,11 +24,12 @@ static long net_name_at(const struct wd_net_list *l)
 
 /*
  * The limits a run enforces (supervisor/sandbox/limits.h): WD_FEAT_LIMITS stands for the others
- * only, each refused by its own key.
+ * only, each refused by its own key. limits.fork_rate has a bit of its own (WD_FEAT_FORK_RATE):
+ * one backend enforces it, the other does not.
  */
 static bool limit_enforced(int k)
 {
-	return k != WD_LIMIT_FORK_RATE && k != WD_LIMIT_OUTPUT;
+	return k != WD_LIMIT_OUTPUT;
 }
 
 unsigned int wd_policy_features(const struct wd_policy *p)
@@ -59,6 +60,8 @@ unsigned int wd_policy_features(const struct wd_policy *p)
 	for (int i = 0; i < WD_LIMIT_NR; i++)
 		if (p->limits[i].s.set && !limit_enforced(i))
 			f |= WD_FEAT_LIMITS;
+	if (p->limits[WD_LIMIT_FORK_RATE].s.set)
+		f |= WD_FEAT_FORK_RATE;
 	if (p->env_pass.n || p->n_env_set)
 		f |= WD_FEAT_ENV;
 	if (p->user_set.set)
@@ -161,6 +164,9 @@ static void feature_where(const struct wd_policy *p, unsigned int feat, char *pt
 				break;
 		}
 		break;
+	case WD_FEAT_FORK_RATE:
+		at(&w, "/limits/fork_rate", p->limits[WD_LIMIT_FORK_RATE].s.origin);
+		break;
 	case WD_FEAT_ENV:
 		if (p->env_pass.n) {
 			at(&w, "/env/pass/0", p->env_pass.origin[0]);
@@ -217,6 +223,8 @@ static const struct {
 	{ WD_FEAT_NET_VETH, "namespaces.net \"veth\" (a veth pair to the host)" },
 	{ WD_FEAT_NET_NAMES, "names in net rules (write the address or CIDR block, or \"*\")" },
 	{ WD_FEAT_NET_RATE, "net.egress_rate (the sandbox's egress bandwidth)" },
+	{ WD_FEAT_FORK_RATE, "limits.fork_rate (new processes per second; the landlock backend has "
+			     "no sound hook that can count them, use --backend bpf-lsm)" },
 };
 
 const char *wd_feature_words(unsigned int feat)

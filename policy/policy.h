@@ -317,6 +317,7 @@ enum wd_feature {
 	WD_FEAT_NET_NAMES = 1 << 14, /* a DNS name in net.allow or net.deny (WD_FEAT_NET too) */
 	WD_FEAT_NET_RATE = 1 << 15, /* net.egress_rate (not WD_FEAT_NET: a rate alone rules no address) */
 	WD_FEAT_EXEC_ALLOW = 1 << 16, /* exec.allow (WD_FEAT_EXEC is exec.deny) */
+	WD_FEAT_FORK_RATE = 1 << 17, /* limits.fork_rate (WD_FEAT_LIMITS is the other limits) */
 };
 
 /*
@@ -326,7 +327,8 @@ enum wd_feature {
 #define WD_FEAT_ENFORCED                                                                         \
 	(WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT | WD_FEAT_HOLD |        \
 	 WD_FEAT_EXEC | WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |     \
-	 WD_FEAT_HOLD_APPROVERS | WD_FEAT_NET | WD_FEAT_NET_RATE | WD_FEAT_NET_NAMES)
+	 WD_FEAT_HOLD_APPROVERS | WD_FEAT_NET | WD_FEAT_NET_RATE | WD_FEAT_NET_NAMES |        \
+	 WD_FEAT_FORK_RATE)
 
 /*
  * The parts @p states: a non-empty list, a set scalar, a namespace other than "host". An unset

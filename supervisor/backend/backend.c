@@ -73,6 +73,11 @@ int wd_backend_rate(const struct wd_backend *b, uint64_t cgid, struct wd_rate *o
 	return wd_progs_rate(base_c(b)->progs, cgid, out);
 }
 
+int wd_backend_fork(const struct wd_backend *b, uint64_t cgid, struct wd_fork *out)
+{
+	return wd_progs_fork(base_c(b)->progs, cgid, out);
+}
+
 int wd_backend_base_event_fd(const struct wd_backend *b)
 {
 	return wd_progs_event_fd(base_c(b)->progs);

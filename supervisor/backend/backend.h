@@ -89,6 +89,8 @@ int wd_backend_base_sandbox_remove(struct wd_backend *b, uint64_t cgid,
 int wd_backend_base_event_fd(const struct wd_backend *b);
 /* The sandbox's net.egress_rate counters (wd_progs_rate), either backend: 0 or -errno. */
 int wd_backend_rate(const struct wd_backend *b, uint64_t cgid, struct wd_rate *out);
+/* The sandbox's limits.fork_rate counters (wd_progs_fork): 0, -ENOENT or -errno. */
+int wd_backend_fork(const struct wd_backend *b, uint64_t cgid, struct wd_fork *out);
 void wd_backend_base_audit_maps(const struct wd_backend *b, int *events, int *counts);
 int wd_backend_base_consume(struct wd_backend *b);
 /* The ops every backend takes from its struct wd_backend_base, in its ops table. */

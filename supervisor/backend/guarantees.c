@@ -322,6 +322,12 @@ const struct wd_capability wd_capabilities[] = {
 	  PART("cgroup_skb/egress on warden's subtree, one schedule per sandbox for all its "
 	       "sockets (within 10% over 5 s of loopback TCP); what its sockets still hold when "
 	       "it ends leaves unlimited") },
+	/* Limits in the kernel's BPF (the cgroup limits are supervisor/sandbox/limits.c's) */
+	{ "limits.fork-rate", "limits.fork_rate: new processes held to the rate (burst one "
+	  "second's worth); over it fork, vfork and clone fail EAGAIN, each refusal counted",
+	  YES("lsm/task_alloc, one schedule per sandbox; threads pass (limits.pids bounds them)"),
+	  NO("not enforced, the policy is refused by pointer: seccomp cannot count and Landlock "
+	     "has no task hook; use --backend bpf-lsm") },
 	{ NULL, NULL, { 0, NULL }, { 0, NULL } },
 };
 

@@ -536,6 +536,51 @@ void wd_progs_rings_remove(struct wd_progs *progs)
 	progs->n_ring_ids = 0;
 }
 
+/*
+ * limits.fork_rate as @sandbox's wd_fork entry: one process per rate interval, a burst of one
+ * second's worth (at least one). No fork_rate: no entry, and lsm/task_alloc passes at once.
+ */
+static int fork_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs)
+{
+	uint64_t n = rs->limit[WD_LIMIT_FORK_RATE], per_ms = rs->limit_per_ms[WD_LIMIT_FORK_RATE];
+	struct wd_fork f = { 0 };
+	uint64_t burst;
+
+	if (!(rs->limits_set & (1u << WD_LIMIT_FORK_RATE)) || !n || !per_ms)
+		return 0;
+	if (progs->maps[WD_MAP_FORK] < 0) {
+		log_warnx("bpf: limits.fork_rate needs lsm/task_alloc, which this set lacks");
+		return -EOPNOTSUPP;
+	}
+	f.interval_ns = per_ms * 1000000ull / n ?: 1;
+	burst = n * 1000 / per_ms;
+	f.burst_ns = (burst ? burst : 1) * f.interval_ns;
+	if (bpf_map_update_elem(progs->maps[WD_MAP_FORK], &sandbox, &f, BPF_NOEXIST)) {
+		int err = -errno;
+
+		say_full("wd_fork", WD_MAX_SANDBOXES, err);
+		log_warnx("bpf: cannot add the fork rate of sandbox %llu: %s",
+			  (unsigned long long)sandbox, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static void fork_remove(struct wd_progs *progs, uint64_t sandbox)
+{
+	if (progs->maps[WD_MAP_FORK] >= 0)
+		bpf_map_delete_elem(progs->maps[WD_MAP_FORK], &sandbox);
+}
+
+int wd_progs_fork(const struct wd_progs *progs, uint64_t sandbox, struct wd_fork *out)
+{
+	if (progs->maps[WD_MAP_FORK] < 0)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(progs->maps[WD_MAP_FORK], &sandbox, out))
+		return -errno;
+	return 0;
+}
+
 int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct wd_ruleset *rs)
 {
 	struct wd_sandbox sb = { .flags = rs->sandbox_flags };
@@ -570,6 +615,8 @@ int wd_progs_sandbox_add(struct wd_progs *progs, uint64_t sandbox, const struct 
 		err = denies_protect(progs, sandbox, rs, deny);
 	if (!err && trees)
 		err = protects_add(progs, sandbox, rs, trees);
+	if (!err)
+		err = fork_add(progs, sandbox, rs);
 	deny_paths_free(deny, rs->n_fs_deny);
 	deny_paths_free(trees, rs->n_protect);
 	if (err)
@@ -596,6 +643,7 @@ out_add_sandbox:
 out_remove_paths:
 	wd_net_entries_remove(&progs->maps[WD_MAP_NET4], sandbox, rs);
 	wd_rate_remove(progs->maps[WD_MAP_RATE], sandbox);
+	fork_remove(progs, sandbox);
 	lsm_entries_remove(progs, sandbox, rs);
 	return err;
 }
@@ -614,6 +662,7 @@ int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const stru
 	}
 	wd_net_entries_remove(&progs->maps[WD_MAP_NET4], sandbox, rs);
 	wd_rate_remove(progs->maps[WD_MAP_RATE], sandbox);
+	fork_remove(progs, sandbox);
 	if (lsm_entries_remove(progs, sandbox, rs) && !err)
 		err = -EIO;
 	return err;

@@ -41,7 +41,8 @@ static const char *const map_pin[WD_MAP_NR] = {
 	[WD_MAP_SANDBOXES] = "wd_sandboxes", [WD_MAP_RINGS] = "wd_rings",
 	[WD_MAP_RATE] = WD_RATE_MAP_PIN,
 	[WD_MAP_PATHS] = "wd_paths",	     [WD_MAP_INODES] = "wd_inodes",
-	[WD_MAP_PROTECT] = "wd_protect",	     [WD_MAP_NET4] = "wd_net4",
+	[WD_MAP_PROTECT] = "wd_protect",     [WD_MAP_FORK] = "wd_fork",
+	[WD_MAP_NET4] = "wd_net4",
 	[WD_MAP_NET6] = "wd_net6",	     [WD_MAP_NETCFG] = "wd_net_cfg",
 };
 
@@ -75,7 +76,7 @@ static uint64_t set_hash(enum wd_progs_set set)
 		WD_NET_LISTEN_MAX,	       sizeof(struct wd_net4_key),
 		sizeof(struct wd_net6_key),    sizeof(struct wd_net_val),
 		sizeof(struct wd_net_cfg),
-		sizeof(struct wd_rate),
+		sizeof(struct wd_rate),	       sizeof(struct wd_fork),
 	};
 	/* the objects' bytes, hashed by the build (Makefile: wd_set_key.h) */
 	uint64_t h = WD_SET_OBJECTS;
@@ -199,6 +200,7 @@ static int pin_objects(struct wd_progs *progs, const char *dir)
 		[WD_MAP_PATHS] = progs->lsm ? progs->lsm->maps.wd_paths : NULL,
 		[WD_MAP_INODES] = progs->lsm ? progs->lsm->maps.wd_inodes : NULL,
 		[WD_MAP_PROTECT] = progs->lsm ? progs->lsm->maps.wd_protect : NULL,
+		[WD_MAP_FORK] = progs->lsm ? progs->lsm->maps.wd_fork : NULL,
 	};
 	char path[512], name[128];
 	int err = 0;
@@ -502,6 +504,7 @@ void wd_pinset_purge(const int *maps, uint64_t sandbox)
 	delete_keys(maps[WD_MAP_NET4], sizeof(struct wd_net4_key), net_key_of, sandbox);
 	delete_keys(maps[WD_MAP_NET6], sizeof(struct wd_net6_key), net_key_of, sandbox);
 	wd_rate_remove(maps[WD_MAP_RATE], sandbox);
+	bpf_map_delete_elem(maps[WD_MAP_FORK], &sandbox);
 	delete_keys(maps[WD_MAP_PATHS], sizeof(struct wd_path_key), path_key_of, sandbox);
 	delete_keys(maps[WD_MAP_PROTECT], sizeof(struct wd_path_key), path_key_of, sandbox);
 	delete_keys(maps[WD_MAP_INODES], sizeof(struct wd_inode_key), inode_key_of, sandbox);

@@ -268,6 +268,7 @@ int wd_progs_take_maps(struct wd_progs *progs)
 		m[WD_MAP_PATHS] = progs->lsm->maps.wd_paths;
 		m[WD_MAP_INODES] = progs->lsm->maps.wd_inodes;
 		m[WD_MAP_PROTECT] = progs->lsm->maps.wd_protect;
+		m[WD_MAP_FORK] = progs->lsm->maps.wd_fork;
 	}
 	if (progs->net)
 		err = wd_net_take_maps(progs->net, &progs->maps[WD_MAP_NET4]);

@@ -111,6 +111,8 @@ int wd_progs_sandbox_remove(struct wd_progs *progs, uint64_t sandbox, const stru
  * 0, -ENOENT when it has no egress rate, or -errno.
  */
 int wd_progs_rate(const struct wd_progs *progs, uint64_t sandbox, struct wd_rate *out);
+/* @sandbox's limits.fork_rate counters (struct wd_fork), the same way: 0, -ENOENT or -errno. */
+int wd_progs_fork(const struct wd_progs *progs, uint64_t sandbox, struct wd_fork *out);
 
 /* An fd that polls readable when records wait (-1: no ring); then call wd_progs_consume. */
 int wd_progs_event_fd(const struct wd_progs *progs);

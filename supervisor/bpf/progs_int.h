@@ -23,6 +23,7 @@ enum wd_set_map {
 	WD_MAP_PATHS, /* this and below: the LSM set only */
 	WD_MAP_INODES,
 	WD_MAP_PROTECT,
+	WD_MAP_FORK, /* limits.fork_rate (lsm/task_alloc) */
 	WD_MAP_NET4, /* this and below: the network object's, in both sets */
 	WD_MAP_NET6,
 	WD_MAP_NETCFG,

@@ -47,6 +47,9 @@ struct run {
 	struct wd_out_file report;
 	struct wd_policy pol;
 	struct wd_ruleset rs;
+	/* limits.fork_rate's counters, read with the other figures (fork_read: there were some) */
+	struct wd_fork fork;
+	bool fork_read;
 	struct wd_cgroup cg;
 	struct wd_child child;
 	struct wd_sandbox final;
@@ -496,6 +499,19 @@ static const char *const limit_units[WD_LIMIT_NR] = {
 	[WD_LIMIT_CPU] = "millicpus", [WD_LIMIT_KILL_GRACE] = "ms",
 };
 
+/* limits.fork_rate's unit: the value is new processes per second, minute or hour as written. */
+static const char *fork_rate_unit(uint64_t per_ms)
+{
+	switch (per_ms) {
+	case 1000:
+		return "forks/s";
+	case 60000:
+		return "forks/m";
+	default:
+		return "forks/h";
+	}
+}
+
 /* Whether limit @k was reached, and the figure that says so. */
 static void limit_hit(const struct run *r, const struct wd_limit_usage *u,
 		      struct wd_report_limit *l, int k)
@@ -528,6 +544,12 @@ static void limit_hit(const struct run *r, const struct wd_limit_usage *u,
 		l->figure_unit = "throttled_periods";
 		l->hit = u->cpu_throttled > 0;
 		break;
+	case WD_LIMIT_FORK_RATE:
+		l->have_figure = r->fork_read;
+		l->figure = r->fork.refused;
+		l->figure_unit = "refused_forks";
+		l->hit = r->fork.refused > 0;
+		break;
 	case WD_LIMIT_KILL_GRACE:
 		l->hit = r->rl.signo && r->rl.killed && !r->rl.hit;
 		break;
@@ -555,6 +577,7 @@ static void report_usage(struct run *r)
 	r->rep.oom_kills = u.oom_kills;
 	r->rep.pids_max_hits = u.pids_max_hits;
 	r->rep.n_limits = 0;
+	r->fork_read = r->sandbox_added && !wd_backend_fork(r->be, r->cg.id, &r->fork);
 	for (int k = 0; k < WD_LIMIT_NR && r->rep.n_limits < WD_REPORT_LIMITS; k++) {
 		struct wd_report_limit *l = &r->rep.limits[r->rep.n_limits];
 
@@ -563,6 +586,11 @@ static void report_usage(struct run *r)
 		*l = (struct wd_report_limit){ .name = wd_limit_name((enum wd_limit_kind)k),
 					       .value = r->rs.limit[k], .unit = limit_units[k],
 					       .mechanism = r->lim.mech[k] };
+		if (k == WD_LIMIT_FORK_RATE) {
+			l->unit = fork_rate_unit(r->rs.limit_per_ms[k]);
+			l->mechanism = r->fork_read ? "bpf-lsm task_alloc: a token bucket"
+						    : "not enforced by this backend";
+		}
 		limit_hit(r, &u, l, k);
 		r->rep.n_limits++;
 	}
@@ -614,6 +642,12 @@ static void teardown_sandbox(struct run *r)
 	wd_run_records_drain(st, &rec);
 	if (r->sandbox_added) {
 		egress_take(r);
+		if (r->fork_read && r->fork.refused)
+			wd_run_audit_write(st, wd_audit_fork_limit_line(
+						       &st->actx, wd_clock_ns(CLOCK_REALTIME),
+						       r->rs.limit[WD_LIMIT_FORK_RATE],
+						       r->rs.limit_per_ms[WD_LIMIT_FORK_RATE],
+						       r->fork.allowed, r->fork.refused));
 		r->ops->sandbox_remove(r->be, r->cg.id, &r->rs, &r->final);
 		r->rep.denials = r->final.denials;
 		/* the exec failed with the backend's errno and the backend denied something: it */

@@ -5,6 +5,9 @@
  *   alloc                  touch memory 1 MiB at a time, for ever (until the OOM killer)
  *   spin MS                burn CPU on one thread until MS of wall-clock time have passed
  *   forkbomb               fork children that wait, until fork fails; print how many, exit 0
+ *   forkloop N [HOW]       try N new processes by fork (or HOW: clone3, spawn: posix_spawn of
+ *                          /bin/true, vfork's way), each exiting at once and reaped; print "ok S failed F eagain E ms T":
+ *                          successes, failures, EAGAIN ones, time
  *   sleepers N FILE        fork N children that wait; their pids, then "ready", to FILE; wait
  *   trap FILE [stay]       on SIGINT or SIGTERM write "got N" to FILE and exit 0 (with "stay":
  *                          go on waiting); "ready" to FILE once the handlers are in
@@ -12,12 +15,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/sched.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static void say(const char *file, const char *text)
 {
@@ -75,6 +84,54 @@ static int forkbomb(void)
 		}
 		n++;
 	}
+}
+
+/*
+ * A new process by fork(), clone3() with fork's flags, or posix_spawn() of /bin/true (glibc's is
+ * clone with CLONE_VM | CLONE_VFORK, vfork's way): its pid, or -1 with errno set.
+ */
+static pid_t new_process(const char *how)
+{
+	struct clone_args ca = { .exit_signal = SIGCHLD };
+	char *const argv[] = { "true", NULL };
+	pid_t pid;
+	int err;
+
+	if (!strcmp(how, "clone3"))
+		return (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (strcmp(how, "spawn"))
+		return fork();
+	err = posix_spawn(&pid, "/bin/true", NULL, NULL, argv, environ);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return pid;
+}
+
+static int forkloop(long n, const char *how)
+{
+	long ok = 0, failed = 0, eagain = 0;
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (long i = 0; i < n; i++) {
+		pid_t pid = new_process(how);
+
+		if (pid == 0)
+			_exit(0);
+		if (pid < 0) {
+			failed++;
+			eagain += errno == EAGAIN;
+			continue;
+		}
+		ok++;
+		waitpid(pid, NULL, 0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("ok %ld failed %ld eagain %ld ms %ld\n", ok, failed, eagain,
+	       (long)((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000) + 1);
+	return 0;
 }
 
 static int sleepers(int n, const char *file)
@@ -136,10 +193,13 @@ int main(int argc, char **argv)
 		return spin(atol(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "forkbomb"))
 		return forkbomb();
+	if (argc >= 3 && !strcmp(argv[1], "forkloop"))
+		return forkloop(atol(argv[2]), argc >= 4 ? argv[3] : "fork");
 	if (argc >= 4 && !strcmp(argv[1], "sleepers"))
 		return sleepers(atoi(argv[2]), argv[3]);
 	if (argc >= 3 && !strcmp(argv[1], "trap"))
 		return trap(argv[2], argc >= 4 && !strcmp(argv[3], "stay"));
-	fprintf(stderr, "usage: wd-hog alloc|spin MS|forkbomb|sleepers N FILE|trap FILE [stay]\n");
+	fprintf(stderr, "usage: wd-hog alloc|spin MS|forkbomb|forkloop N [HOW]|sleepers N FILE|"
+			"trap FILE [stay]\n");
 	return 2;
 }

@@ -84,7 +84,7 @@ test_check_lists_every_error_and_exit_codes() {
 test_check_notes_what_run_refuses() {
 	"$WARDEN" policy check worker > "$T/out"
 	expect_line "$T/out" "template worker: ok"
-	expect_line "$T/out" "template worker: note: warden run refuses it today: /limits/fork_rate:" \
+	expect_line "$T/out" "template worker: note: warden run refuses it today: /limits/output:" \
 		"not enforced"
 }
 

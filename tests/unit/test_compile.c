@@ -248,7 +248,8 @@ static void test_carried_parts_dump(void **state)
 					     WD_FEAT_NET_RATE | WD_FEAT_LIMITS |
 					     WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |
 					     WD_FEAT_HOLD | WD_FEAT_EXEC_HOLD | WD_FEAT_EXEC_ALLOW |
-					     WD_FEAT_HOLD_APPROVERS | WD_FEAT_NET_RATE);
+					     WD_FEAT_HOLD_APPROVERS | WD_FEAT_NET_RATE |
+					     WD_FEAT_FORK_RATE);
 	/* Every rule has a name the audit stream can use. */
 	assert_int_equal(a.n_rules, 1 + 1 + 1 + 2 + 3 + 5);
 	assert_string_equal(wd_ruleset_rule_name(&a, a.net_names[0].id), "/net/allow/2");

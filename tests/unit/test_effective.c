@@ -441,13 +441,13 @@ static void test_prepare(void **state)
 
 	/* asked for, not enforced: refused, never ignored */
 	assert_int_equal(wd_policy_prepare("worker", NULL, &rs, msg, sizeof(msg)), -EOPNOTSUPP);
-	assert_string_equal(msg, "template worker: /limits/fork_rate: this limit is not enforced "
+	assert_string_equal(msg, "template worker: /limits/output: this limit is not enforced "
 				 "by this warden yet, so the policy is refused rather than run "
 				 "without it");
 	/* a derived flag's refusal names the flag: --limit of a limit not enforced yet */
-	wd_policy_derive_add(&d, WD_DERIVE_LIMIT, "fork_rate=5/s");
+	wd_policy_derive_add(&d, WD_DERIVE_LIMIT, "output=1MiB");
 	assert_int_equal(wd_policy_prepare("cli", &d, &rs, msg, sizeof(msg)), -EOPNOTSUPP);
-	assert_non_null(strstr(msg, "/limits/fork_rate: this limit is not enforced"));
+	assert_non_null(strstr(msg, "/limits/output: this limit is not enforced"));
 	assert_non_null(strstr(msg, "(it comes from --limit)"));
 	wd_policy_derive_free(&d);
 

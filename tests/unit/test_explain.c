@@ -138,7 +138,7 @@ static const struct {
 	  { "may read under $WORKDIR\n", "may read and write under $WORKDIR/data\n",
 	    "may read and write under /var/tmp", "may start at most 10 processes a second",
 	    "keeps at most 16MiB of standard output and error",
-	    "refuses this policy today: /limits/fork_rate: this limit is not enforced" } },
+	    "refuses this policy today: /limits/output: this limit is not enforced" } },
 	{ "web-service",
 	  { "may read under $WORKDIR\n", "may read and write under $WORKDIR/data",
 	    "may not connect anywhere, loopback included (default deny)",
@@ -149,14 +149,14 @@ static const struct {
 	    "may not run /usr/bin/git with arguments push (any more)",
 	    "is killed after 30m of CPU time", "may start at most 20 processes a second",
 	    "LANG set to \"C.UTF-8\"", "net namespace: its own, with loopback only",
-	    "refuses this policy today: /limits/fork_rate: this limit is not enforced" } },
+	    "refuses this policy today: /limits/output: this limit is not enforced" } },
 	{ "worker-parallel",
 	  { "made of: template worker, template worker-parallel",
 	    "may have at most 1024 processes and threads at once           (template "
 	    "worker-parallel)",
 	    "is killed after 1h of wall-clock time                         (template worker)",
 	    "may use at most 8GiB of memory",
-	    "refuses this policy today: /limits/fork_rate: this limit is not enforced" } },
+	    "refuses this policy today: /limits/output: this limit is not enforced" } },
 };
 
 static void test_every_template(void **state)
@@ -277,9 +277,8 @@ static void test_json(void **state)
 	assert_string_equal(cJSON_GetArrayItem(item, 0)->valuestring, "template worker");
 	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "runnable")));
 	item = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "unenforced"), 0);
-	assert_string_equal(cJSON_GetObjectItem(item, "pointer")->valuestring, "/limits/fork_rate");
-	assert_string_equal(cJSON_GetObjectItem(item, "from")->valuestring,
-			    "template worker-parallel");
+	assert_string_equal(cJSON_GetObjectItem(item, "pointer")->valuestring, "/limits/output");
+	assert_string_equal(cJSON_GetObjectItem(item, "from")->valuestring, "template worker");
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "variables"),
 						"WORKDIR")->valuestring,
 			    "/w/proj");

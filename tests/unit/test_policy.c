@@ -268,7 +268,7 @@ static void test_limits(void **state)
 	assert_int_equal(p.limits[WD_LIMIT_KILL_GRACE].value, 2000);
 	for (int i = 0; i < WD_LIMIT_NR; i++)
 		assert_true(p.limits[i].s.set);
-	assert_int_equal(wd_policy_features(&p), WD_FEAT_LIMITS);
+	assert_int_equal(wd_policy_features(&p), WD_FEAT_LIMITS | WD_FEAT_FORK_RATE);
 	wd_policy_free(&p);
 }
 
@@ -697,8 +697,6 @@ static void test_unenforced(void **state)
 		const char *why;
 	} cases[] = {
 		{ ",\"exec\":{\"allow\":[\"/x\"]}}", "/exec/allow/0: exec.allow" },
-		{ ",\"limits\":{\"memory\":\"1GiB\",\"fork_rate\":\"5/s\"}}",
-		  "/limits/fork_rate: this limit is" },
 		{ ",\"limits\":{\"output\":\"1MiB\"}}", "/limits/output: this limit is" },
 		{ ",\"namespaces\":{\"pid\":\"private\",\"net\":\"veth\"}}",
 		  "/namespaces/net: namespaces.net \"veth\"" },
@@ -725,6 +723,8 @@ static void test_unenforced(void **state)
 		",\"net\":{\"allow\":[\"api.example.com:443\",\"*.example.org:443\"]}}",
 		",\"limits\":{\"wall_time\":\"1s\",\"cpu_time\":\"1s\",\"memory\":\"1GiB\","
 		"\"pids\":4,\"cpu\":0.5,\"kill_grace\":\"1s\"}}",
+		/* limits.fork_rate: bpf-lsm's lsm/task_alloc (landlock refuses it, below) */
+		",\"limits\":{\"memory\":\"1GiB\",\"fork_rate\":\"5/s\"}}",
 	};
 	struct wd_policy p;
 	char json[512], why[512];
@@ -752,6 +752,14 @@ static void test_unenforced(void **state)
 			fail_msg("%s: \"%s\", want \"%s...\"", json, why, cases[i].why);
 		wd_policy_free(&p);
 	}
+	/* a backend without WD_FEAT_FORK_RATE (landlock) refuses it by pointer, saying why */
+	ok(S ",\"limits\":{\"memory\":\"1GiB\",\"fork_rate\":\"5/s\"}}", &p);
+	assert_int_equal(wd_policy_unenforced_mask(&p, WD_FEAT_ENFORCED & ~WD_FEAT_FORK_RATE, why,
+						   sizeof(why)),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(why, "/limits/fork_rate: limits.fork_rate"));
+	assert_non_null(strstr(why, "landlock backend"));
+	wd_policy_free(&p);
 }
 
 static void collect_key(const char *pointer, void *arg)
