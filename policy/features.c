@@ -28,7 +28,7 @@ static long net_name_at(const struct wd_net_list *l)
  */
 static bool limit_enforced(int k)
 {
-	return k != WD_LIMIT_FORK_RATE && k != WD_LIMIT_OUTPUT;
+	return k != WD_LIMIT_FORK_RATE;
 }
 
 unsigned int wd_policy_features(const struct wd_policy *p)

@@ -319,6 +319,13 @@ const struct wd_capability wd_capabilities[] = {
 	  PART("cgroup_skb/egress on warden's subtree, one schedule per sandbox for all its "
 	       "sockets (within 10% over 5 s of loopback TCP); what its sockets still hold when "
 	       "it ends leaves unlimited") },
+	/* The run loop (supervisor/run/output.c), the same on both */
+	{ "limits.output", "limits.output: stdout and stderr passed to the caller live up to the "
+	  "cap, the rest read, dropped and counted in the report",
+	  YES("pipes (or the command's pty) read by warden without blocking; the cap never "
+	      "blocks the command"),
+	  YES("pipes (or the command's pty) read by warden without blocking; the cap never "
+	      "blocks the command") },
 	{ NULL, NULL, { 0, NULL }, { 0, NULL } },
 };
 

@@ -226,11 +226,6 @@ test_limits_unenforced_keys_refused_by_name() {
 	wrun --policy "$T/p.json" -- true 2> "$T/err" || rc=$?
 	expect_eq "exit" "$rc" 2
 	expect_line "$T/err" "/limits/fork_rate: this limit is not enforced"
-	lpolicy '{"output":"1MiB"}'
-	rc=0
-	wrun --policy "$T/p.json" -- true 2> "$T/err" || rc=$?
-	expect_eq "exit" "$rc" 2
-	expect_line "$T/err" "/limits/output: this limit is not enforced"
 }
 
 test_limits_cgroups_gone_after_warden_is_killed() {

@@ -701,12 +701,11 @@ static void test_unenforced(void **state)
 		  "/net/deny/1: names in net rules" },
 		{ ",\"limits\":{\"memory\":\"1GiB\",\"fork_rate\":\"5/s\"}}",
 		  "/limits/fork_rate: this limit is" },
-		{ ",\"limits\":{\"output\":\"1MiB\"}}", "/limits/output: this limit is" },
 		{ ",\"namespaces\":{\"pid\":\"private\",\"net\":\"veth\"}}",
 		  "/namespaces/net: namespaces.net \"veth\"" },
 	};
 	/* enforced on some backend now: fs.deny, fs.protect, exec.deny, exec.hold, hold settings,
-	 * env, user, namespaces but a veth pair, approvers, net, net.egress_rate */
+	 * env, user, namespaces but a veth pair, approvers, net, net.egress_rate, limits.output */
 	static const char *const enforced[] = {
 		",\"fs\":{\"deny\":[\"/x\"]}}",
 		",\"fs\":{\"protect\":[\"/x\"]}}",
@@ -718,6 +717,7 @@ static void test_unenforced(void **state)
 		",\"namespaces\":{\"ipc\":\"host\",\"uts\":\"private\",\"net\":\"none\"}}",
 		",\"namespaces\":{\"tmp\":\"private\",\"bind_ro\":[\"/srv\"]}}",
 		",\"hold\":{\"approvers\":[\"user:a\"]}}",
+		",\"limits\":{\"output\":\"1MiB\"}}",
 		",\"net\":{\"default\":\"deny\",\"deny\":[\"*:25\"],\"listen\":[\"tcp:80\"],"
 		"\"ping\":true}}",
 		",\"hold\":{\"delete_burst\":{\"count\":5,\"window\":\"1s\"}}}",
