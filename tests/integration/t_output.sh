@@ -122,6 +122,25 @@ test_output_a_caller_who_does_not_read_blocks_nothing() {
 	expect_valid_report "$T/r.json"
 }
 
+# On a terminal the command's own pty (supervisor/run/pty.c) carries the output: its relay
+# counts against the same cap. tests/helpers/wd-pty is the caller's terminal.
+test_output_the_terminal_relay_is_capped_too() {
+	opolicy '{"output":"100B"}'
+	"$BIN/wd-pty" -t 120 -n wait eof show -- "$WARDEN" run --backend "$BACKEND" \
+		--policy "$T/p.json" --audit "$T/audit" --report "$T/r.json" \
+		-- /bin/sh -c 'test -t 1 || echo NOTTY; head -c 5000 /dev/zero | tr "\0" q' \
+		> "$T/drv" 2> "$T/drv.err" || fail "wd-pty: $(cat "$T/drv.err")"
+	expect_eq "exit" "$(sed -n 's/^exit: //p' "$T/drv")" 0
+	if grep -q NOTTY "$T/drv"; then
+		fail "the command's stdout is not its terminal"
+	fi
+	expect_eq "q through the terminal" "$(count q "$T/drv")" 100
+	expect_eq "passed_bytes" "$(output_field "$T/r.json" passed_bytes)" 100
+	expect_eq "dropped_bytes" "$(output_field "$T/r.json" dropped_bytes)" 4900
+	expect_eq "cut" "$(output_field "$T/r.json" cut)" true
+	expect_valid_report "$T/r.json"
+}
+
 # The command in the sandbox tries to write past the cap: its fds 1 and 2 are warden's pipes, and
 # warden's own stdout, through /proc/PID/fd/1 of its parent (warden), is not the sandbox's to open.
 test_output_sandbox_cannot_reach_warden_stdout() {
