@@ -84,7 +84,7 @@ test_check_lists_every_error_and_exit_codes() {
 test_check_notes_what_run_refuses() {
 	"$WARDEN" policy check worker > "$T/out"
 	expect_line "$T/out" "template worker: ok"
-	expect_line "$T/out" "template worker: note: warden run refuses it today: /limits/wall_time:" \
+	expect_line "$T/out" "template worker: note: warden run refuses it today: /limits/fork_rate:" \
 		"not enforced"
 }
 
@@ -136,7 +136,7 @@ test_explain_shows_derived_flags() {
 	expect_line "$T/out" "may read under /srv/data" "(--allow-read)"
 	expect_line "$T/out" "may connect to api.example.com, tcp and udp port 443" "(--allow-host)"
 	expect_line "$T/out" "is killed after 30s of wall-clock time" "(--limit)"
-	expect_line "$T/out" "warden run refuses this policy today" "(it comes from --limit)"
+	expect_line "$T/out" "warden run refuses this policy today" "(it comes from --allow-host)"
 	rc=0
 	"$WARDEN" policy explain cli --limit wal_time=30s > /dev/null 2> "$T/err" || rc=$?
 	expect_eq "bad flag: exit status" "$rc" 2

@@ -20,7 +20,7 @@ test_unenforced_template_refused() {
 	rc=0
 	"$WARDEN" run --policy worker -- "$BIN/wd-try" write "$T/marker" 2> "$T/err" || rc=$?
 	expect_eq "exit status" "$rc" 2
-	expect_line "$T/err" "template worker: /limits/wall_time: limits" "not enforced" \
+	expect_line "$T/err" "template worker: /limits/fork_rate: this limit is" "not enforced" \
 		"refused rather than run without it"
 	[ ! -e "$T/marker" ] || fail "the command ran"
 }
