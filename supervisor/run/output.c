@@ -140,10 +140,10 @@ size_t wd_output_admit(struct wd_output *o, size_t n)
 static bool flush(struct wd_output *o, struct wd_output_stream *s)
 {
 	while (s->off < s->len) {
-		ssize_t n;
+		ssize_t n = 0;
 
 		if (s->gone)
-			n = -1;
+			errno = EPIPE; /* nowhere to write: dropped below */
 		else if (s->is_sock)
 			n = send(s->to, s->buf + s->off, s->len - s->off,
 				 MSG_DONTWAIT | MSG_NOSIGNAL);

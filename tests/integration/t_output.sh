@@ -122,6 +122,26 @@ test_output_a_caller_who_does_not_read_blocks_nothing() {
 	expect_valid_report "$T/r.json"
 }
 
+# A caller that closed its end (| head): warden neither dies of SIGPIPE nor stops the command.
+test_output_a_caller_who_closed_its_end_kills_nothing() {
+	opolicy '{"output":"10MiB"}'
+	set +o pipefail
+	timeout 120 "$WARDEN" run --backend "$BACKEND" --policy "$T/p.json" --audit "$T/audit" \
+		--report "$T/r.json" -- /bin/sh -c 'head -c 3000000 /dev/zero | tr "\0" x' \
+		2> "$T/err" | head -c 10 > "$T/out"
+	rc=${PIPESTATUS[0]}
+	expect_eq "warden's exit" "$rc" 0
+	expect_eq "status" "$(report_field "$T/r.json" status)" completed
+	expect_eq "head got" "$(count x "$T/out")" 10
+	passed=$(output_field "$T/r.json" passed_bytes)
+	dropped=$(output_field "$T/r.json" dropped_bytes)
+	expect_eq "passed + dropped" "$((passed + dropped))" 3000000
+	expect_eq "all dropped was the caller's" \
+		"$(output_field "$T/r.json" dropped_blocked_bytes)" "$dropped"
+	[ "$dropped" -gt 0 ] || fail "nothing dropped after head closed"
+	expect_valid_report "$T/r.json"
+}
+
 # On a terminal the command's own pty (supervisor/run/pty.c) carries the output: its relay
 # counts against the same cap. tests/helpers/wd-pty is the caller's terminal.
 test_output_the_terminal_relay_is_capped_too() {
