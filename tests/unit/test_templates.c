@@ -120,11 +120,12 @@ static void test_enforced_today(void **state)
 		r = wd_policy_unenforced(&p, why, sizeof(why));
 		/*
 		 * fs-tool: its limits (wall_time, memory, pids) are enforced since #16;
-		 * postgres-client: its net rules (#15) and limits too. The others ask for
-		 * limits.output or limits.fork_rate.
+		 * postgres-client: its net rules (#15) and limits too; http-client and
+		 * web-service: limits.output too. The others ask for limits.fork_rate.
 		 */
 		if (strcmp(t->name, "cli") == 0 || strcmp(t->name, "fs-tool") == 0 ||
-		    strcmp(t->name, "postgres-client") == 0)
+		    strcmp(t->name, "postgres-client") == 0 ||
+		    strcmp(t->name, "http-client") == 0 || strcmp(t->name, "web-service") == 0)
 			assert_int_equal(r, 0);
 		else
 			assert_int_equal(r, -EOPNOTSUPP);
