@@ -647,6 +647,25 @@ char *wd_audit_fork_limit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, ui
 	return record_take(&b);
 }
 
+char *wd_audit_output_limit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
+				 const struct wd_audit_output *o)
+{
+	struct wd_jbuf b;
+
+	wd_jb_init_heap(&b);
+	record_head(ctx, &b, ts_real_ns, "limit");
+	put_word(&b, "op", "output");
+	put_word(&b, "verdict", "deny");
+	put_word(&b, "rule", "/limits/output");
+	wd_jb_key(&b, "limit_bytes");
+	wd_jb_uint(&b, o->limit);
+	wd_jb_key(&b, "passed_bytes");
+	wd_jb_uint(&b, o->passed);
+	wd_jb_key(&b, "dropped_bytes");
+	wd_jb_uint(&b, o->dropped);
+	return record_take(&b);
+}
+
 void wd_hold_view_fields(cJSON *o, const struct wd_hold_view *v)
 {
 	cJSON_AddNumberToObject(o, "pid", v->pid);

@@ -102,6 +102,18 @@ char *wd_audit_dns_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
 char *wd_audit_fork_limit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns, uint64_t forks,
 			       uint64_t per_ms, uint64_t allowed, uint64_t refused);
 
+/* What limits.output passed on and dropped over a run (supervisor/run/output.h). */
+struct wd_audit_output {
+	uint64_t limit; /* bytes of stdout and stderr together */
+	uint64_t passed; /* written to warden's own fd 1 and 2 */
+	uint64_t dropped; /* read and discarded: over the cap, or not taken by the caller */
+	uint64_t dropped_blocked; /* of those, what the caller did not take (blocked, closed) */
+	bool cut; /* the command wrote more than the cap */
+};
+/* The one `limit` record of a run whose output was cut, at its end. */
+char *wd_audit_output_limit_line(struct wd_audit_ctx *ctx, uint64_t ts_real_ns,
+				 const struct wd_audit_output *o);
+
 struct wd_hold_view;
 struct cJSON;
 /*

@@ -328,6 +328,13 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("lsm/task_alloc, one schedule per sandbox; threads pass (limits.pids bounds them)"),
 	  NO("not enforced, the policy is refused by pointer: seccomp cannot count and Landlock "
 	     "has no task hook; use --backend bpf-lsm") },
+	/* The run loop (supervisor/run/output.c), the same on both */
+	{ "limits.output", "limits.output: stdout and stderr passed to the caller live up to the "
+	  "cap, the rest read, dropped and counted in the report",
+	  YES("pipes (or the command's pty) read by warden without blocking; the cap never "
+	      "blocks the command"),
+	  YES("pipes (or the command's pty) read by warden without blocking; the cap never "
+	      "blocks the command") },
 	{ NULL, NULL, { 0, NULL }, { 0, NULL } },
 };
 

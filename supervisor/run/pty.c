@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "supervisor/util/log.h"
+#include "supervisor/run/output.h"
 #include "supervisor/run/pty.h"
 
 #ifndef TIOCGPTPEER
@@ -275,10 +276,16 @@ static bool flush_out(struct wd_pty *p)
 			return false;
 		if (n <= 0) {
 			/* no terminal to show it on (hung up, or none): it is dropped */
+			if (p->cap) {
+				p->cap->dropped += p->olen - p->ooff;
+				p->cap->dropped_blocked += p->olen - p->ooff;
+			}
 			p->ooff = p->olen;
 			break;
 		}
 		p->ooff += (size_t)n;
+		if (p->cap)
+			p->cap->passed += (uint64_t)n;
 	}
 	p->olen = p->ooff = 0;
 	return true;
@@ -312,7 +319,8 @@ static ssize_t read_master(struct wd_pty *p)
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	p->olen = (size_t)n;
+	/* limits.output: what is over the cap is read, counted and dropped */
+	p->olen = p->cap ? wd_output_admit(p->cap, (size_t)n) : (size_t)n;
 	p->ooff = 0;
 	return n ? n : -EIO;
 }
@@ -376,6 +384,11 @@ void wd_pty_drain(struct wd_pty *p)
 			continue;
 		if (n < 0)
 			break;
+	}
+	if (p->cap) {
+		/* the caller's terminal took no more in time */
+		p->cap->dropped += p->olen - p->ooff;
+		p->cap->dropped_blocked += p->olen - p->ooff;
 	}
 	p->olen = p->ooff = 0;
 }

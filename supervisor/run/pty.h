@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <termios.h>
 
+struct wd_output;
+
 struct wd_pty {
 	int master; /* -1: no terminal among fds 0-2, the command inherits them as they are */
 	int slave; /* the command's end until it is spawned (fd 3 or above), else -1 */
@@ -26,6 +28,7 @@ struct wd_pty {
 	bool relaying; /* the command runs: relay (unless paused) */
 	bool paused; /* the prompt owns the terminal: no relay, the caller's modes */
 	bool in_eof; /* the caller's terminal gave end of input (hung up) */
+	struct wd_output *cap; /* limits.output: what the command writes is counted there; or NULL */
 	struct termios saved;
 	char obuf[4096]; /* master -> caller */
 	size_t olen, ooff;

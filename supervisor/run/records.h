@@ -66,6 +66,7 @@ struct run_state {
 	struct refusal refused[WD_REFUSALS];
 	unsigned int next_refusal;
 	struct wd_pty *pty; /* the command's own terminal, relayed in the run loop; may be NULL */
+	struct wd_output *out; /* limits.output's pipes, read in the run loop; may be NULL */
 	struct run_limits *lim; /* wall time, cpu time, the signal's grace (supervise.h); may be NULL */
 	struct run_dns *dns; /* the sandbox's DNS forwarder (supervisor/run/dns.h); may be NULL */
 	struct proc_exe proc_exe[WD_PROC_EXES];

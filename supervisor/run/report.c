@@ -25,6 +25,20 @@ static void add_egress(cJSON *o, const struct wd_audit_egress *e)
 	cJSON_AddNumberToObject(net, "egress_dropped_packets", (double)e->dropped_packets);
 }
 
+/* "output": what limits.output passed on and dropped (docs/report.md). */
+static void add_output(cJSON *o, const struct wd_audit_output *out)
+{
+	cJSON *j = cJSON_AddObjectToObject(o, "output");
+
+	if (!j)
+		return;
+	cJSON_AddNumberToObject(j, "limit_bytes", (double)out->limit);
+	cJSON_AddNumberToObject(j, "passed_bytes", (double)out->passed);
+	cJSON_AddNumberToObject(j, "dropped_bytes", (double)out->dropped);
+	cJSON_AddNumberToObject(j, "dropped_blocked_bytes", (double)out->dropped_blocked);
+	cJSON_AddBoolToObject(j, "cut", out->cut);
+}
+
 static void add_u64_or_null(cJSON *o, const char *key, bool have, uint64_t v)
 {
 	if (have)
@@ -104,6 +118,8 @@ char *wd_report_json(const struct wd_report *r)
 	cJSON_AddNumberToObject(o, "holds", (double)r->holds);
 	if (r->has_egress)
 		add_egress(o, &r->egress);
+	if (r->has_output)
+		add_output(o, &r->output);
 	argv = cJSON_AddArrayToObject(o, "argv");
 	for (size_t i = 0; argv && r->argv && r->argv[i]; i++)
 		cJSON_AddItemToArray(argv, cJSON_CreateString(r->argv[i]));

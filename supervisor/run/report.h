@@ -52,6 +52,9 @@ struct wd_report {
 	/* net.egress_rate: the "net" object, when the policy set a rate */
 	bool has_egress;
 	struct wd_audit_egress egress;
+	/* limits.output: the "output" object, when the policy set it */
+	bool has_output;
+	struct wd_audit_output output;
 	char *const *argv;
 };
 

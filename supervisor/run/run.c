@@ -25,6 +25,7 @@
 #include "supervisor/run/exe_cache.h"
 #include "supervisor/run/holds.h"
 #include "supervisor/run/keeper.h"
+#include "supervisor/run/output.h"
 #include "supervisor/run/pty.h"
 #include "supervisor/run/records.h"
 #include "supervisor/run/dns.h"
@@ -60,6 +61,7 @@ struct run {
 	struct wd_keeper keeper;
 	struct wd_setup setup;
 	struct wd_pty pty;
+	struct wd_output out;
 	struct wd_cg_layout_info layout;
 	struct wd_limits lim;
 	struct run_limits rl;
@@ -85,6 +87,7 @@ static void run_init(struct run *r, const struct wd_run_opts *o)
 	r->setup.netns_fd = -1;
 	r->pty = (struct wd_pty){ .master = -1, .slave = -1, .in = -1, .out = -1, .tty = -1,
 				  .winch = -1 };
+	wd_output_init(&r->out);
 	r->prompter = -1;
 	wd_limits_init(&r->lim);
 	r->rl = (struct run_limits){ .l = &r->lim, .wall_fd = -1, .sample_fd = -1, .grace_fd = -1 };
@@ -389,6 +392,32 @@ static void start_limits(struct run *r)
 	r->st.lim = &r->rl;
 }
 
+/*
+ * limits.output: the command's fds 1 and 2 that are not its terminal become pipes the run loop
+ * reads; on its terminal, the relay counts against the same cap. 0 or -errno.
+ */
+static int open_output(struct run *r, struct wd_spawn_opts *so)
+{
+	unsigned int tty = r->pty.master >= 0 ? r->pty.slave_fds : 0;
+	int err;
+
+	if (!(r->rs.limits_set & (1u << WD_LIMIT_OUTPUT)))
+		return 0;
+	err = wd_output_open(&r->out, r->rs.limit[WD_LIMIT_OUTPUT], tty);
+	if (err) {
+		snprintf(r->msg, sizeof(r->msg), "/limits/output: cannot pipe the command's output: "
+			 "%s", strerror(-err));
+		r->rep.error = r->msg;
+		return err;
+	}
+	wd_output_child_fds(&r->out, so->out);
+	so->out_fds = r->out.fds;
+	r->st.out = &r->out;
+	if (r->pty.master >= 0)
+		r->pty.cap = &r->out;
+	return 0;
+}
+
 /* The command, spawned in the sandbox and started (or failed to). 0 or -errno. */
 static int spawn_command(struct run *r)
 {
@@ -410,7 +439,12 @@ static int spawn_command(struct run *r)
 	sopts.tty_fds = r->pty.master >= 0 ? r->pty.slave_fds : 0;
 	if (r->holds.engine)
 		wd_run_holds_spawn_opts(&r->holds, &sopts);
+	err = open_output(r, &sopts);
+	if (err)
+		return err;
 	err = wd_spawn(&sopts, r->o->argv, &r->child);
+	/* the command has its write ends, or there is no command: warden's copies go */
+	wd_output_started(&r->out);
 	if (err)
 		return err;
 	/* Written before any kernel record is read, dated before the first could be made. */
@@ -618,6 +652,36 @@ static void egress_take(struct run *r)
 }
 
 /*
+ * limits.output's figures into the report, its entry among the limits, and one `limit` record
+ * when the output was cut. Every pipe is dry, the terminal drained.
+ */
+static void output_take(struct run *r)
+{
+	struct wd_audit_output *o = &r->rep.output;
+
+	if (!r->out.on)
+		return;
+	r->rep.has_output = true;
+	*o = (struct wd_audit_output){ .limit = r->out.cap, .passed = r->out.passed,
+				       .dropped = r->out.dropped,
+				       .dropped_blocked = r->out.dropped_blocked,
+				       .cut = r->out.cut };
+	for (size_t i = 0; i < r->rep.n_limits; i++) {
+		struct wd_report_limit *l = &r->rep.limits[i];
+
+		if (strcmp(l->name, "output"))
+			continue;
+		l->hit = o->cut;
+		l->have_figure = true;
+		l->figure = o->dropped;
+		l->figure_unit = "dropped_bytes";
+	}
+	if (o->cut)
+		wd_run_audit_write(&r->st, wd_audit_output_limit_line(
+						   &r->st.actx, wd_clock_ns(CLOCK_REALTIME), o));
+}
+
+/*
  * The cgroup was made: whatever the command left behind dies with the sandbox, then the last
  * records, the exit record and the report; the holds and the prompt go.
  */
@@ -628,6 +692,8 @@ static void teardown_sandbox(struct run *r)
 
 	/* emptied first, so the figures are the whole sandbox's, then removed, v1 and v2 */
 	wd_cgroup_drain(&r->cg);
+	/* no task of it writes any more: what is left in the pipes, then they close */
+	wd_output_drain(&r->out);
 	report_usage(r);
 	wd_cgroup_destroy(&r->cg);
 	wd_limits_remove(&r->lim);
@@ -637,6 +703,9 @@ static void teardown_sandbox(struct run *r)
 	wd_pty_drain(&r->pty);
 	wd_pty_close(&r->pty);
 	st->pty = NULL;
+	wd_output_close(&r->out);
+	st->out = NULL;
+	output_take(r);
 	/* The sandbox is gone: the keeper lets go of the rules it holds before they are removed. */
 	wd_keeper_stop(&r->keeper);
 	wd_run_records_drain(st, &rec);

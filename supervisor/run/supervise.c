@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "supervisor/run/dns.h"
+#include "supervisor/run/output.h"
 #include "supervisor/run/pty.h"
 #include "supervisor/run/supervise.h"
 #include "supervisor/sandbox/limits.h"
@@ -56,7 +57,7 @@ void wd_run_records_drain(struct run_state *st, const struct run_records *rec)
 	wd_run_audit_flush(st);
 }
 
-enum poll_kind { P_RECORDS, P_CHILD, P_EMPTIED, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL, P_PTY,
+enum poll_kind { P_RECORDS, P_CHILD, P_EMPTIED, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL, P_PTY, P_OUTPUT,
 		 P_WALL, P_SAMPLE, P_GRACE, P_DNS };
 
 /* How often cpu_time is checked and the peaks sampled. */
@@ -286,6 +287,12 @@ static int poll_set(struct run_state *st, const struct run_records *rec, struct 
 		for (int i = 0; i < m; i++)
 			kind[n++] = P_PTY;
 	}
+	if (st->out) {
+		int m = wd_output_poll_fds(st->out, pfd + n, WD_POLL_MAX - n);
+
+		for (int i = 0; i < m; i++)
+			kind[n++] = P_OUTPUT;
+	}
 	return n;
 }
 
@@ -349,6 +356,9 @@ int wd_run_supervise(struct run_state *st, const struct run_records *rec,
 				break;
 			case P_PTY:
 				wd_pty_on_ready(st->pty, &pfd[i]);
+				break;
+			case P_OUTPUT:
+				wd_output_on_ready(st->out, &pfd[i]);
 				break;
 			case P_WALL:
 			case P_SAMPLE:

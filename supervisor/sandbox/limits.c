@@ -376,6 +376,9 @@ int wd_limits_apply(struct wd_limits *l, const struct wd_cg_layout_info *info,
 		l->mech[WD_LIMIT_CPU_TIME] = "cgroup v2 cpu.stat usage_usec, read every 100 ms";
 	if (rs->limits_set & (1u << WD_LIMIT_KILL_GRACE))
 		l->mech[WD_LIMIT_KILL_GRACE] = "timerfd after the forwarded signal";
+	if (rs->limits_set & (1u << WD_LIMIT_OUTPUT))
+		l->mech[WD_LIMIT_OUTPUT] = "pipes (or the terminal) read by warden, the rest "
+					   "drained and counted";
 	return err;
 }
 

@@ -172,6 +172,9 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 			goto fail;
 		close(o->tty);
 	}
+	for (int fd = 1; fd < 3; fd++)
+		if ((o->out_fds & (1u << fd)) && dup2(o->out[fd], fd) < 0)
+			goto fail;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		goto fail;
 	/* Only 0-2 go on: everything else, the error pipe included, closes at exec. */

@@ -44,6 +44,12 @@ struct wd_spawn_opts {
 	 */
 	int tty;
 	unsigned int tty_fds;
+	/*
+	 * limits.output (supervisor/run/output.h): each fd N with bit N of out_fds set is @out[N],
+	 * the write end of a pipe the supervisor reads (after the terminal, so it wins).
+	 */
+	int out[3];
+	unsigned int out_fds;
 	wd_child_setup_fn setup; /* may be NULL */
 	void *setup_ctx;
 	/*

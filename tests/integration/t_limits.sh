@@ -272,14 +272,6 @@ test_limits_fork_rate_holds_for_spawn_and_clone3() {
 	fork_rate_loop clone3
 }
 
-test_limits_unenforced_keys_refused_by_name() {
-	lpolicy '{"output":"1MiB"}'
-	rc=0
-	wrun --policy "$T/p.json" -- true 2> "$T/err" || rc=$?
-	expect_eq "exit" "$rc" 2
-	expect_line "$T/err" "/limits/output: this limit is not enforced"
-}
-
 test_limits_cgroups_gone_after_warden_is_killed() {
 	lpolicy '{"pids":8,"memory":"64MiB"}'
 	touch "$T/w/pids" "$T/audit"

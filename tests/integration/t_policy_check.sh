@@ -82,9 +82,10 @@ test_check_lists_every_error_and_exit_codes() {
 }
 
 test_check_notes_what_run_refuses() {
-	"$WARDEN" policy check worker > "$T/out"
-	expect_line "$T/out" "template worker: ok"
-	expect_line "$T/out" "template worker: note: warden run refuses it today: /limits/output:" \
+	printf '{"schema":"warden.policy/1","extends":"cli","exec":{"allow":["/usr/bin"]}}\n' > "$T/a.json"
+	"$WARDEN" policy check "$T/a.json" > "$T/out"
+	expect_line "$T/out" "$T/a.json: ok"
+	expect_line "$T/out" "$T/a.json: note: warden run refuses it today: /exec/allow/0:" \
 		"not enforced"
 }
 

@@ -4,23 +4,25 @@
 WHERE=any
 
 test_unenforced_part_refused() {
-	printf '{"schema":"warden.policy/1","fs":{"read":["/usr"]},\n"limits":{"memory":"1GiB","output":"1MiB"}}\n' \
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr"]},\n"limits":{"memory":"1GiB","fork_rate":"5/s"}}\n' \
 		> "$T/p.json"
 	rc=0
 	"$WARDEN" run --policy "$T/p.json" --report "$T/r.json" \
 		-- "$BIN/wd-try" write "$T/marker" 2> "$T/err" > "$T/out" || rc=$?
 	expect_eq "exit status" "$rc" 2
 	expect_eq "stderr lines" "$(wc -l < "$T/err")" 1
-	expect_line "$T/err" "$T/p.json: /limits/output: this limit is not enforced by this warden yet"
+	expect_line "$T/err" "$T/p.json: /limits/fork_rate: this limit is not enforced by this warden yet"
 	[ ! -e "$T/marker" ] || fail "the command ran"
 	[ ! -e "$T/r.json" ] || expect_eq status "$(report_field "$T/r.json" status)" failed_to_start
 }
 
 test_unenforced_template_refused() {
 	rc=0
-	"$WARDEN" run --policy worker -- "$BIN/wd-try" write "$T/marker" 2> "$T/err" || rc=$?
+	# exec.allow: refused on both backends (docs/policy.md says why)
+	printf '{"schema":"warden.policy/1","extends":"cli","exec":{"allow":["/usr/bin"]}}\n' > "$T/a.json"
+	"$WARDEN" run --policy "$T/a.json" -- "$BIN/wd-try" write "$T/marker" 2> "$T/err" || rc=$?
 	expect_eq "exit status" "$rc" 2
-	expect_line "$T/err" "template worker: /limits/output: this limit" "not enforced" \
+	expect_line "$T/err" "$T/a.json: /exec/allow/0: exec.allow" "not enforced" \
 		"refused rather than run without it"
 	[ ! -e "$T/marker" ] || fail "the command ran"
 }

@@ -245,7 +245,7 @@ static void test_carried_parts_dump(void **state)
 				"hold approver group:ops\n");
 	assert_int_equal(a.features, WD_FEAT_FS | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT |
 					     WD_FEAT_EXEC | WD_FEAT_NET | WD_FEAT_NET_NAMES |
-					     WD_FEAT_NET_RATE | WD_FEAT_LIMITS |
+					     WD_FEAT_NET_RATE |
 					     WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |
 					     WD_FEAT_HOLD | WD_FEAT_EXEC_HOLD | WD_FEAT_EXEC_ALLOW |
 					     WD_FEAT_HOLD_APPROVERS | WD_FEAT_NET_RATE |

@@ -439,16 +439,21 @@ static void test_prepare(void **state)
 	assert_int_equal(strncmp(msg, path, strlen(path)), 0);
 	assert_null(strchr(msg, '\n'));
 
-	/* asked for, not enforced: refused, never ignored */
-	assert_int_equal(wd_policy_prepare("worker", NULL, &rs, msg, sizeof(msg)), -EOPNOTSUPP);
-	assert_string_equal(msg, "template worker: /limits/output: this limit is not enforced "
-				 "by this warden yet, so the policy is refused rather than run "
-				 "without it");
-	/* a derived flag's refusal names the flag: --limit of a limit not enforced yet */
+	/* asked for, not enforced: refused, never ignored, with where it came from */
+	put("allow.json", "{\"schema\":\"warden.policy/1\",\"extends\":\"cli\","
+			  "\"exec\":{\"allow\":[\"/usr/bin\"]}}");
+	snprintf(path, sizeof(path), "%s", put("on-top.json",
+		 "{\"schema\":\"warden.policy/1\",\"extends\":\"./allow.json\"}"));
+	assert_int_equal(wd_policy_prepare(path, NULL, &rs, msg, sizeof(msg)), -EOPNOTSUPP);
+	assert_non_null(strstr(msg, "/exec/allow/0: exec.allow"));
+	assert_non_null(strstr(msg, "is not enforced by this warden yet (it comes from "));
+	assert_non_null(strstr(msg, "allow.json), so the policy is refused rather than run "
+				    "without it"));
+	/* derived flags on top of a template that runs: every part is enforced */
+	wd_policy_derive_add(&d, WD_DERIVE_ALLOW_HOST, "api.example.com:443");
 	wd_policy_derive_add(&d, WD_DERIVE_LIMIT, "output=1MiB");
-	assert_int_equal(wd_policy_prepare("cli", &d, &rs, msg, sizeof(msg)), -EOPNOTSUPP);
-	assert_non_null(strstr(msg, "/limits/output: this limit is not enforced"));
-	assert_non_null(strstr(msg, "(it comes from --limit)"));
+	assert_int_equal(wd_policy_prepare("cli", &d, &rs, msg, sizeof(msg)), 0);
+	wd_ruleset_free(&rs);
 	wd_policy_derive_free(&d);
 
 	/* a variable that cannot be expanded where warden runs */

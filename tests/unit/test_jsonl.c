@@ -385,6 +385,19 @@ static void test_supervisor_records(void **state)
 	assert_int_equal((int)num(o, "dropped_packets"), 3);
 	cJSON_Delete(o);
 	free(line);
+
+	line = wd_audit_output_limit_line(&ctx, 0,
+					  &(struct wd_audit_output){ .limit = 1000, .passed = 1000,
+								     .dropped = 5000, .cut = true });
+	o = cJSON_Parse(line);
+	assert_string_equal(str(o, "type"), "limit");
+	assert_string_equal(str(o, "op"), "output");
+	assert_string_equal(str(o, "rule"), "/limits/output");
+	assert_int_equal((int)num(o, "limit_bytes"), 1000);
+	assert_int_equal((int)num(o, "passed_bytes"), 1000);
+	assert_int_equal((int)num(o, "dropped_bytes"), 5000);
+	cJSON_Delete(o);
+	free(line);
 }
 
 /* A file of @text, open for reading and appending as warden adopt opens the audit file. */

@@ -102,6 +102,16 @@ static void test_figures_and_limits_validate(void **state)
 	/* a host without the figures: null, still valid */
 	r.have_cpu = r.have_mem = r.have_pids = false;
 	check(&r, true);
+	/* limits.output cut, and net.egress_rate's figures */
+	r.limits[r.n_limits++] = (struct wd_report_limit){
+		.name = "output", .value = 1000, .unit = "bytes", .mechanism = "pipes",
+		.hit = true, .have_figure = true, .figure = 5000, .figure_unit = "dropped_bytes" };
+	r.has_output = true;
+	r.output = (struct wd_audit_output){ .limit = 1000, .passed = 1000, .dropped = 5000,
+					     .cut = true };
+	r.has_egress = true;
+	r.egress = (struct wd_audit_egress){ .rate = 1 << 20, .bytes = 4096 };
+	check(&r, true);
 }
 
 static void test_schema_refuses(void **state)

@@ -119,15 +119,10 @@ static void test_enforced_today(void **state)
 		assert_int_equal(wd_policy_load(t->name, NULL, &p, &errs), 0);
 		r = wd_policy_unenforced(&p, why, sizeof(why));
 		/*
-		 * fs-tool: its limits (wall_time, memory, pids) are enforced since #16;
-		 * postgres-client: its net rules (#15) and limits too. The others ask for
-		 * limits.output or limits.fork_rate.
+		 * Every template is enforced on some backend since #15 and #16 (sqlite-app,
+		 * worker and worker-parallel ask for limits.fork_rate: bpf-lsm only).
 		 */
-		if (strcmp(t->name, "cli") == 0 || strcmp(t->name, "fs-tool") == 0 ||
-		    strcmp(t->name, "postgres-client") == 0)
-			assert_int_equal(r, 0);
-		else
-			assert_int_equal(r, -EOPNOTSUPP);
+		assert_int_equal(r, 0);
 		wd_policy_free(&p);
 	}
 }

@@ -248,9 +248,11 @@ printf '%s\n' "$CMD" >"$ROOT/etc/warden-vm/cmd"
 cat >"$ROOT/etc/passwd" <<'EOF'
 root:x:0:0:root:/root:/bin/bash
 nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin
+www-data:x:33:33:www-data:/var/www:/usr/sbin/nologin
 EOF
 cat >"$ROOT/etc/group" <<'EOF'
 root:x:0:
+www-data:x:33:
 nogroup:x:65534:
 EOF
 cat >"$ROOT/etc/hosts" <<'EOF'
