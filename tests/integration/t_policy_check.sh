@@ -148,7 +148,7 @@ test_explain_json() {
 	command -v jq > /dev/null || skip "jq is not installed"
 	"$WARDEN" policy explain --json worker-parallel > "$T/out.json"
 	expect_eq schema "$(jq -r .schema "$T/out.json")" warden.explain/1
-	expect_eq runnable "$(jq -r .runnable "$T/out.json")" false
+	expect_eq runnable "$(jq -r .runnable "$T/out.json")" true
 	expect_eq pids "$(jq -r .effective.limits.pids "$T/out.json")" 1024
 	expect_eq sources "$(jq -r '.sources | join(",")' "$T/out.json")" \
 		"template worker,template worker-parallel"

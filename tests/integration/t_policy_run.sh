@@ -4,14 +4,14 @@
 WHERE=any
 
 test_unenforced_part_refused() {
-	printf '{"schema":"warden.policy/1","fs":{"read":["/usr"]},\n"limits":{"memory":"1GiB","fork_rate":"5/s"}}\n' \
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr"]},\n"limits":{"memory":"1GiB"},"exec":{"allow":["/usr/bin"]}}\n' \
 		> "$T/p.json"
 	rc=0
 	"$WARDEN" run --policy "$T/p.json" --report "$T/r.json" \
 		-- "$BIN/wd-try" write "$T/marker" 2> "$T/err" > "$T/out" || rc=$?
 	expect_eq "exit status" "$rc" 2
 	expect_eq "stderr lines" "$(wc -l < "$T/err")" 1
-	expect_line "$T/err" "$T/p.json: /limits/fork_rate: this limit is not enforced by this warden yet"
+	expect_line "$T/err" "$T/p.json: /exec/allow/0: exec.allow" "is not enforced by this warden yet"
 	[ ! -e "$T/marker" ] || fail "the command ran"
 	[ ! -e "$T/r.json" ] || expect_eq status "$(report_field "$T/r.json" status)" failed_to_start
 }
