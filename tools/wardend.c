@@ -94,12 +94,14 @@ static struct {
 	struct sup sups[MAX_SANDBOXES];
 	struct wd_progs *progs; /* the host's program set, held (pinset) */
 	const char *held_backend; /* the backend whose set that is */
+	const char *backend; /* runs that name none get this one (--backend; default auto) */
+	const char *auto_choice; /* what auto is on this host (the probe's choice), or NULL */
 	bool rings_failed; /* said once: runs make their own */
 	struct ring rings[MAX_SANDBOXES];
 } d;
 
 static const char usage[] =
-	"usage: wardend [--survive SECS] [--pool N] [-v...]\n"
+	"usage: wardend [--survive SECS] [--pool N] [--backend NAME] [-v...]\n"
 	"\n"
 	"The warden daemon: runs sandboxes asked for on its control socket, <run dir>/control.sock\n"
 	"(run dir: $WARDEN_RUN_DIR, else /run/warden; JSON lines, see docs/control.md), each under\n"
@@ -110,6 +112,9 @@ static const char usage[] =
 	"  --survive SECS  how long a sandbox of this daemon waits for the next one when this one\n"
 	"                  dies (default 300); then its keeper kills it\n"
 	"  --pool N        sandbox cgroups kept made ahead, 0 to 8 (default 4)\n"
+	"  --backend NAME  the backend of runs that name none: auto (the probe's choice, the\n"
+	"                  default), bpf-lsm or landlock; its program set is loaded (if need be)\n"
+	"                  and held while wardend lives, so such runs load nothing\n"
 	"  -v              say more (twice: debug)\n"
 	"  -h, --help      this text\n";
 
@@ -387,7 +392,9 @@ static int ring_add(void)
  */
 static struct ring *ring_take(const char *backend)
 {
-	if (!d.progs || (backend && strcmp(backend, "auto") && strcmp(backend, d.held_backend)))
+	if (!strcmp(backend, "auto"))
+		backend = d.auto_choice;
+	if (!d.progs || !backend || strcmp(backend, d.held_backend))
 		return NULL;
 	if (!free_rings() && ring_add())
 		return NULL;
@@ -434,6 +441,11 @@ static void rings_free(void)
 			close(d.rings[i].fd);
 }
 
+static bool backend_name_ok(const char *name)
+{
+	return !strcmp(name, "auto") || !strcmp(name, "bpf-lsm") || !strcmp(name, "landlock");
+}
+
 static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferred)
 {
 	static const char *const keys[] = { "op", "v", "id", "policy", "argv", "audit", "report",
@@ -442,7 +454,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(req, "argv"), *a;
 	const cJSON *pol = cJSON_GetObjectItemCaseSensitive(req, "policy");
 	const cJSON *wait = cJSON_GetObjectItemCaseSensitive(req, "wait");
-	const char *backend = str_field(req, "backend"), *policy = NULL, *report;
+	const char *backend = str_field(req, "backend") ?: d.backend, *policy = NULL, *report;
 	char *policy_file = NULL, own_report[PATH_MAX];
 	int pfd[2], n = 0, out, err;
 	struct wd_cgroup cg = { .fd = -1 };
@@ -479,8 +491,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	cJSON_ArrayForEach(a, argv)
 		if (!cJSON_IsString(a))
 			return error_reply("run: \"argv\" must be a non-empty array of strings%s", "");
-	if (backend && strcmp(backend, "auto") && strcmp(backend, "bpf-lsm") &&
-	    strcmp(backend, "landlock"))
+	if (!backend_name_ok(backend))
 		return error_reply("run: \"backend\" must be auto, bpf-lsm or landlock, not %s",
 				   backend);
 	s = sup_free_slot();
@@ -530,7 +541,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 			.policy_path = policy,
 			.audit_path = str_field(req, "audit"),
 			.report_path = report,
-			.backend = backend ? backend : "auto",
+			.backend = backend,
 			.survive_s = d.survive_s,
 			.ready_fd = pfd[1],
 		};
@@ -966,6 +977,11 @@ static struct wd_progs *hold_programs(void)
 	char why[1024];
 
 	ops = wd_backend_choose("auto", why, sizeof(why));
+	d.auto_choice = ops ? ops->name : NULL;
+	if (strcmp(d.backend, "auto"))
+		ops = wd_backend_choose(d.backend, why, sizeof(why));
+	if (!ops)
+		log_warnx("no %s backend here (%s): runs that name none fail", d.backend, why);
 	if (ops && wd_progs_hold(&progs, wd_progs_set_of(ops->name)))
 		log_warnx("cannot hold the host's program set: each run finds or loads it");
 	if (progs)
@@ -999,6 +1015,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "survive", required_argument, NULL, 's' },
 		{ "pool", required_argument, NULL, 'p' },
+		{ "backend", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -1007,6 +1024,7 @@ int main(int argc, char **argv)
 	char *end;
 
 	d.survive_s = 300;
+	d.backend = "auto";
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -1027,6 +1045,14 @@ int main(int argc, char **argv)
 					WD_CGROUP_POOL_MAX, optarg);
 				return 2;
 			}
+			break;
+		case 'b':
+			if (!backend_name_ok(optarg)) {
+				fprintf(stderr, "wardend: --backend wants auto, bpf-lsm or landlock, "
+					"not '%s'\n", optarg);
+				return 2;
+			}
+			d.backend = optarg;
 			break;
 		case 'v':
 			verbosity++;

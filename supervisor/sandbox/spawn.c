@@ -223,6 +223,18 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 			errno = ESRCH;
 			goto fail;
 		}
+		/*
+		 * ...and once it closed its end: the command sees the init hold its status
+		 * channel and nothing else (it writes, then closes, and the command could run in
+		 * between).
+		 */
+		do {
+			r = (int)read(fds->ready[0], &ready, 1);
+		} while (r < 0 && errno == EINTR);
+		if (r != 0) {
+			errno = ESRCH;
+			goto fail;
+		}
 	}
 	f.stage = 1;
 	execvp(argv[0], argv);

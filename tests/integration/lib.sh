@@ -138,11 +138,13 @@ record_field() {
 
 # start_daemon LOG: wardend in the background ($daemon, its output in LOG), once it listens.
 start_daemon() {
-	touch "$1"
-	"$BIN/wardend" > "$1" 2>&1 &
+	local log=$1
+	shift
+	touch "$log"
+	"$BIN/wardend" "$@" > "$log" 2>&1 &
 	daemon=$!
 	# a failed test ends its daemon too (by pid); its supervisors die with it
 	trap 'kill -KILL $daemon 2>/dev/null || true' EXIT
-	timeout 60 "$BIN/wd-try" wait-line "$1" "listening on" "$daemon" > /dev/null ||
-		fail "wardend did not start: $(cat "$1")"
+	timeout 60 "$BIN/wd-try" wait-line "$log" "listening on" "$daemon" > /dev/null ||
+		fail "wardend did not start: $(cat "$log")"
 }

@@ -11,21 +11,37 @@
 # --backend may be given more than once: the suite runs once per backend, with one tally.
 # --only may be given more than once: a test runs when any PATTERN is part of its name
 # (where/backend:t_file:test_name) or of its file's suite/file name (escape/t_paths.sh, so
-# "--only escape/" is the escape suite).
+# "--only escape/" is the escape suite). --except PATTERN (also repeatable) leaves out what
+# it matches in the same way.
+#
+# --hold-sets: a wardend of the suite's own (--backend as the suite's, its own run directory
+# and cgroup group, no pool) holds the backend's program set while the tests run, so that no
+# run loads it: as on a host where wardend lives. Under the VM's emulated CPUs a load is 2 to
+# 6 s of each run, most of the VM suites' time. Files that say HOLD_SETS=no (their runs load
+# and unpin the set themselves, and they assert it) run first, before the holder starts.
+# Without --hold-sets every run finds or loads the set itself, as embedded runs on a host
+# without wardend do (the host suite).
+#
+# Each result line ends with the test's time in seconds.
 #
 #   run.sh --where host|vm --bin DIR [--backend auto|bpf-lsm|landlock]... [--only PATTERN]...
+#          [--except PATTERN]... [--hold-sets]
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 where=host
 bin=
 only=()
+except=()
+hold_sets=
 backends=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--where) where=$2; shift 2 ;;
 	--bin) bin=$2; shift 2 ;;
 	--only) only+=("$2"); shift 2 ;;
+	--except) except+=("$2"); shift 2 ;;
+	--hold-sets) hold_sets=1; shift ;;
 	--backend) backends+=("$2"); shift 2 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -53,7 +69,31 @@ v1_groups() {
 	done
 	return 0
 }
-trap 'rmdir "$group" $(v1_groups) 2>/dev/null' EXIT
+holder=
+holder_dir=/run/wd-holder-$$
+# stop_holder: the holder wardend ends (TERM), and is waited for
+stop_holder() {
+	[ -n "$holder" ] || return 0
+	kill -TERM "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	holder=
+}
+# start_holder BACKEND: a wardend of our own holding BACKEND's program set; returns once it
+# serves (it says "listening" after the set is held), or fails saying why
+start_holder() {
+	mkdir -p -m 700 "$holder_dir"
+	WARDEN_RUN_DIR=$holder_dir WARDEN_CGROUP_GROUP=holder-$$ \
+		"$bin/wardend" --pool 0 --backend "$1" 2> "$holder_dir.log" &
+	holder=$!
+	if ! "$bin/wd-try" wait-line "$holder_dir.log" "listening on" "$holder" > /dev/null ||
+		grep -qE "cannot hold|backend here" "$holder_dir.log"; then
+		echo "run.sh: the holder wardend for $1 did not hold its set:" >&2
+		sed 's/^/    /' "$holder_dir.log" >&2
+		stop_holder
+		return 1
+	fi
+}
+trap 'stop_holder; rm -rf "$holder_dir" "$holder_dir.log"; rmdir "$cg2/warden/holder-$$" "$group" $(v1_groups) 2>/dev/null' EXIT
 
 # Sandbox cgroups that exist now (none should outlive the test that made them).
 sandboxes() {
@@ -102,8 +142,25 @@ esac
 export BACKEND="$backend" EXPECT_BACKEND="$expect" DENY_ERRNO="$deny_errno" DENY_TEXT="$deny_text"
 label="$where/$backend"
 
-# The escape suite (tests/escape, one test per bypass class) runs with the same tally.
-for file in "$here"/t_*.sh "$here"/../escape/t_*.sh; do
+# The escape suite (tests/escape, one test per bypass class) runs with the same tally. With
+# --hold-sets, the files that say HOLD_SETS=no first, then the holder starts, then the rest.
+files=("$here"/t_*.sh "$here"/../escape/t_*.sh)
+if [ -n "$hold_sets" ]; then
+	first=() rest=()
+	for file in "${files[@]}"; do
+		if grep -q '^HOLD_SETS=no' "$file"; then first+=("$file"); else rest+=("$file"); fi
+	done
+	files=("${first[@]}" HOLDER "${rest[@]}")
+fi
+for file in "${files[@]}"; do
+	if [ "$file" = HOLDER ]; then
+		if ! start_holder "$expect"; then
+			failed=$((failed + 1))
+			failures+=("$label: the holder wardend")
+			break
+		fi
+		continue
+	fi
 	[ -f "$file" ] || continue
 	file_where=$(sed -n 's/^WHERE=\([a-z]*\).*/\1/p' "$file" | head -n1)
 	[ "$file_where" = any ] || [ "$file_where" = "$where" ] || continue
@@ -129,6 +186,10 @@ for file in "$here"/t_*.sh "$here"/../escape/t_*.sh; do
 			done
 			[ -n "$match" ] || continue
 		fi
+		for p in "${except[@]}"; do
+			[[ $name == *$p* || $suite_file == *$p* ]] && continue 2
+		done
+		t_start=$SECONDS
 		before=" $(sandboxes | tr '\n' ' ') "
 		T=$(mktemp -d /tmp/wd-it.XXXXXX)
 		chmod 755 "$T"
@@ -150,14 +211,15 @@ for file in "$here"/t_*.sh "$here"/../escape/t_*.sh; do
 		if ! reap_new_sandboxes "$before" 2>> "$T.out" && [ $rc = 0 ]; then
 			rc=1
 		fi
+		took="($((SECONDS - t_start))s)"
 		if [ $rc = 0 ]; then
-			echo "PASS $name"
+			echo "PASS $name $took"
 			passed=$((passed + 1))
 		elif [ $rc = 77 ]; then
-			echo "SKIP $name: $(sed -n 's/^ *skip: //p' "$T.out" | tail -n1)"
+			echo "SKIP $name $took: $(sed -n 's/^ *skip: //p' "$T.out" | tail -n1)"
 			skipped=$((skipped + 1))
 		else
-			echo "FAIL $name (exit $rc)"
+			echo "FAIL $name $took (exit $rc)"
 			sed 's/^/    /' "$T.out"
 			failed=$((failed + 1))
 			failures+=("$name")
@@ -165,6 +227,7 @@ for file in "$here"/t_*.sh "$here"/../escape/t_*.sh; do
 		rm -rf "$T" "$T.out" "$T.run" "$T.o"
 	done
 done
+stop_holder
 done
 
 for f in "${failures[@]}"; do

@@ -3,6 +3,8 @@
 # development host the kernel lists bpf in lsm= but refuses LSM programs: landlock there, and a
 # run that insists on bpf-lsm refuses in one line and runs nothing. In the VM: bpf-lsm.
 WHERE=any
+# its runs find, load or leave out the BTF themselves, with no set held (run.sh --hold-sets)
+HOLD_SETS=no
 
 probe_choice() {
 	case $WD_WHERE in vm) echo bpf-lsm ;; *) echo landlock ;; esac

@@ -7,6 +7,8 @@
 # counted or removed: other runs on the machine may have sets of their own pinned beside.
 WHERE=any
 BACKENDS="bpf-lsm landlock"
+# its runs load and unpin the set themselves (run.sh --hold-sets)
+HOLD_SETS=no
 
 PINS=/sys/fs/bpf/warden
 

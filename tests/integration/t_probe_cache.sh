@@ -3,6 +3,8 @@
 # probe, used by the next run with no BTF parsed by warden itself, and never trusted when planted
 # by anyone but root or in any shape but its own; no sandbox may write where it lives.
 WHERE=any
+# its runs find, load or leave out the BTF themselves, with no set held (run.sh --hold-sets)
+HOLD_SETS=no
 
 cache() {
 	echo "$WARDEN_RUN_DIR/probe.cache"
