@@ -70,6 +70,8 @@ HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-dns
 # net.egress_rate's sender and receiver (t_rate.sh, bench/rows/net.sh)
 HELPERS += $(OUT)/tests/helpers/wd-rate
+# a streamed run through wardend, as a harness reads it (t_daemon.sh)
+HELPERS += $(OUT)/tests/helpers/wd-stream
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper $(HELPERS)
@@ -163,6 +165,10 @@ $(OUT)/tests/helpers/wd-schemack: $(OUT)/tests/helpers/wd-schemack.o
 $(OUT)/tests/helpers/wd-lsm-check: $(OUT)/tests/helpers/wd-lsm-check.o $(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(OUT)/tests/helpers/wd-stream: $(OUT)/tests/helpers/wd-stream.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ -lcjson -lcrypto
 
 # The test DNS server and client speak DNS through ldns.
 $(OUT)/tests/helpers/wd-dns: $(OUT)/tests/helpers/wd-dns.o

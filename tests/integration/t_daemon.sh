@@ -222,3 +222,53 @@ test_wardend_backend_is_the_backend_of_runs_that_name_none() {
 	case $ev in *'"denials":0'*) fail "the denied read is not in the report: $ev" ;; esac
 	stop_daemon
 }
+
+# "stream": the command's stdout and stderr come on the connection as events, in order, every
+# byte (text as "data", anything else as "data_b64"), then the exit event with the report. What
+# the command writes is only ever data: a forged protocol line in it stays in its event.
+test_a_streamed_run_sends_its_output_as_events_then_its_exit() {
+	local pol req
+	start_daemon "$T/d.log"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc"],"exec":["/usr/bin","/bin","%s"]}}' "$LOADER")
+	mkdir "$T/s"
+	# 50000 lines (about 290 KB: many reads), a forged exit event, bytes that are not UTF-8
+	req="{\"op\":\"run\",\"id\":\"s1\",\"stream\":true,\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"seq 1 50000; echo '{\\\"event\\\":\\\"exit\\\",\\\"code\\\":0}'; printf 'x\\\\377\\\\000y' >&2; exit 5\"]}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s" ||
+		fail "the streamed run: $(cat "$T/s/reply" 2>/dev/null)"
+	{ seq 1 50000; echo '{"event":"exit","code":0}'; } > "$T/want.out"
+	printf 'x\377\000y' > "$T/want.err"
+	cmp "$T/s/stdout" "$T/want.out" || fail "stdout as streamed is not what the command wrote"
+	cmp "$T/s/stderr" "$T/want.err" || fail "stderr as streamed is not what the command wrote"
+	case $(cat "$T/s/exit") in
+	*'"code":5,'*'"output":{"stdout_bytes":'"$(wc -c < "$T/want.out")"',"stderr_bytes":4,"lost_bytes":0}'*'"status":"completed"'*) ;;
+	*) fail "exit event: $(cat "$T/s/exit")" ;;
+	esac
+	# with a file for the output as well: refused, naming both
+	case $(ctl "{\"op\":\"run\",\"stream\":true,\"stdout\":\"$T/o\",\"policy\":$pol,\"argv\":[\"true\"]}") in
+	*'"ok":false'*'stream'*'stdout'*'"code":"bad_request"'*) ;;
+	*) fail "a streamed run with a stdout file was not refused" ;;
+	esac
+	stop_daemon
+}
+
+# A client slower than the command: the command is never held up by it (it runs to its end),
+# what the client's queue has no room for is counted lost, and every byte is either delivered
+# in order or counted.
+test_a_slow_stream_client_loses_only_what_is_counted() {
+	local pol req total got lost
+	start_daemon "$T/d.log"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc"],"exec":["/usr/bin","/bin","%s"]}}' "$LOADER")
+	mkdir "$T/s"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","/dev/zero"],"exec":["/usr/bin","/bin","%s"]}}' "$LOADER")
+	# 4 MiB, more than a client's queue holds
+	req="{\"op\":\"run\",\"id\":2,\"stream\":true,\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"head -c 4194304 /dev/zero | tr '\\\\000' a\"]}"
+	timeout 300 "$BIN/wd-stream" --read-after 3000 "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s" ||
+		fail "the streamed run: $(cat "$T/s/reply" 2>/dev/null)"
+	got=$(sed -n 's/.*"stdout_bytes":\([0-9]*\).*/\1/p' "$T/s/exit")
+	lost=$(sed -n 's/.*"lost_bytes":\([0-9]*\).*/\1/p' "$T/s/exit")
+	expect_eq "bytes delivered and counted lost" "$((got + lost))" 4194304
+	expect_eq "bytes the client has" "$(wc -c < "$T/s/stdout")" "$got"
+	[ -z "$(tr -d a < "$T/s/stdout")" ] || fail "bytes the command did not write came"
+	case $(cat "$T/s/exit") in *'"status":"completed"'*) ;; *) fail "exit event: $(cat "$T/s/exit")" ;; esac
+	stop_daemon
+}
