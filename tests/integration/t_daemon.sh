@@ -272,3 +272,30 @@ test_a_slow_stream_client_loses_only_what_is_counted() {
 	case $(cat "$T/s/exit") in *'"status":"completed"'*) ;; *) fail "exit event: $(cat "$T/s/exit")" ;; esac
 	stop_daemon
 }
+
+# A streamed run whose supervisor crashes: wardend takes the sandbox over and the output the
+# command writes after the crash still comes to the same client, then the exit event.
+test_a_streamed_run_taken_over_after_a_crash_streams_on() {
+	local pol req sup
+	start_daemon "$T/d.log"
+	mkdir "$T/s" "$T/w"
+	mkfifo "$T/w/ready" "$T/w/go"
+	touch "$T/s/reply"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s/w"],"exec":["/usr/bin","/bin","%s","%s"]}}' "$BIN" "$T" "$BIN" "$LOADER")
+	req="{\"op\":\"run\",\"id\":3,\"stream\":true,\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"echo before; $BIN/wd-try gate $T/w/ready $T/w/go; echo after\"]}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s" 2> "$T/sw.err" &
+	sw=$!
+	trap 'kill -KILL $daemon $sw 2>/dev/null || true' EXIT
+	read -r _ < "$T/w/ready"
+	"$BIN/wd-try" wait-line "$T/s/reply" '"ok":true' "$sw" > /dev/null || fail "no reply: $(cat "$T/sw.err")"
+	sup=$(record_field "$(cat "$T/s/reply")" supervisor)
+	kill -KILL "$sup"
+	"$BIN/wd-try" wait-line "$T/d.log" "taking sb-" "$daemon" > /dev/null || fail "not taken over"
+	: > "$T/w/go"
+	wait "$sw" || fail "the stream did not end with its exit event: $(cat "$T/sw.err")"
+	expect_eq "stdout streamed over the crash" "$(cat "$T/s/stdout")" "before
+ok
+after"
+	case $(cat "$T/s/exit") in *'"taken_over":true'*'"lost_bytes":0'*) ;; *) fail "exit event: $(cat "$T/s/exit")" ;; esac
+	stop_daemon
+}
