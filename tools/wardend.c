@@ -63,8 +63,7 @@
 struct client {
 	int fd;
 	struct wd_lines in;
-	char *out; /* what is queued for it, from out_off to out_len */
-	size_t out_off, out_len, out_cap;
+	struct wd_outq out; /* what waits for it to read, in order */
 	bool dead; /* dropped at the loop's next turn (its fd shut down) */
 };
 
@@ -157,51 +156,19 @@ static void client_kill(struct client *c, const char *why)
 /* As much of @c's queue as its socket takes now, never waiting. */
 static void client_flush(struct client *c)
 {
-	while (!c->dead && c->out_off < c->out_len) {
-		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
-				 MSG_DONTWAIT | MSG_NOSIGNAL);
+	int err = c->dead ? 0 : wd_outq_flush(&c->out, c->fd);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
-		if (n < 0) {
-			client_kill(c, strerror(errno));
-			return;
-		}
-		c->out_off += (size_t)n;
-	}
-	c->out_off = c->out_len = 0;
+	if (err && err != -EAGAIN)
+		client_kill(c, strerror(-err));
 }
 
 /* @len bytes at @text onto @c's queue, then sent as far as they go. 0, or -ENOSPC (no room). */
 static int client_queue(struct client *c, const char *text, size_t len, size_t max)
 {
-	size_t queued = c->out_len - c->out_off;
-
 	if (c->dead)
 		return 0;
-	if (queued + len > max)
+	if (wd_outq_pending(&c->out) + len > max || wd_outq_push(&c->out, text, len))
 		return -ENOSPC;
-	if (c->out_off && c->out_len + len > c->out_cap) {
-		memmove(c->out, c->out + c->out_off, queued);
-		c->out_len = queued;
-		c->out_off = 0;
-	}
-	if (c->out_len + len > c->out_cap) {
-		size_t cap = c->out_cap ? c->out_cap : 4096;
-		char *p;
-
-		while (cap < c->out_len + len)
-			cap *= 2;
-		p = realloc(c->out, cap);
-		if (!p)
-			return -ENOSPC;
-		c->out = p;
-		c->out_cap = cap;
-	}
-	memcpy(c->out + c->out_len, text, len);
-	c->out_len += len;
 	client_flush(c);
 	return 0;
 }
@@ -821,7 +788,7 @@ static void drop(struct client *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	wd_lines_free(&c->in);
-	free(c->out);
+	wd_outq_free(&c->out);
 	*c = (struct client){ .fd = -1 };
 }
 
@@ -867,6 +834,7 @@ static void on_accept(void)
 		if (d.clients[i].fd < 0) {
 			d.clients[i] = (struct client){ .fd = fd };
 			wd_lines_init(&d.clients[i].in, REQ_MAX - 1);
+			wd_outq_init(&d.clients[i].out, OUTQ_MAX);
 			return;
 		}
 	send_reply(fd, error_reply("too many clients%s", ""));
@@ -1378,7 +1346,7 @@ int main(int argc, char **argv)
 				continue;
 			/* POLLOUT while replies or events wait for it to read them */
 			pfd[n] = (struct pollfd){ .fd = cl->fd, .events = POLLIN |
-				(cl->out_len > cl->out_off ? POLLOUT : 0) };
+				(wd_outq_pending(&cl->out) ? POLLOUT : 0) };
 			who[n].kind = W_CLIENT;
 			who[n++].i = i;
 		}
