@@ -83,6 +83,19 @@ struct sup {
 	char out_keep[2][4]; /* a UTF-8 sequence cut by the read, for the next chunk */
 	size_t out_kept[2];
 	bool streamed; /* asked "stream": its exit event says what went and what was lost */
+	/*
+	 * Its holds, through its supervisor's holds socket (run-SANDBOX.sock), subscribed: the
+	 * link's fd (-1: none yet, or its policy holds nothing), what it has read, the holds now
+	 * pending there (HOLD objects, for resume to find a token's), and a resume waiting for the
+	 * supervisor's answer to its decide.
+	 */
+	int hl;
+	struct wd_lines hl_in;
+	cJSON *held;
+	bool holds_return; /* asked "holds":"return": the first hold ends the request */
+	int resumer; /* the client whose resume waits for the decide's answer, or -1 */
+	cJSON *resume_id;
+	bool resume_attach; /* that client waits for the run's end (nobody else does) */
 	cJSON *id; /* the request's id, echoed in its reply and events (may be NULL) */
 	char *report; /* the report file: the request's, or one of ours (own_report) */
 	bool own_report; /* ours, under <run dir>/reports: removed once sent */
@@ -135,6 +148,9 @@ static const char usage[] =
 	"                  and held while wardend lives, so such runs load nothing\n"
 	"  -v              say more (twice: debug)\n"
 	"  -h, --help      this text\n";
+
+static void holds_unlink(struct sup *s);
+static cJSON *op_resume(const cJSON *req, int client, const cJSON *id, bool *deferred);
 
 static struct client *client_by_fd(int fd)
 {
@@ -311,7 +327,7 @@ static void adopt(const char *name, unsigned int wait_ms)
 		_exit(wd_adopt(&o));
 	}
 	*s = (struct sup){ .pid = pid, .adopted = true, .ready = -1, .client = -1, .waiter = -1,
-			   .out = { -1, -1 } };
+			   .out = { -1, -1 }, .hl = -1, .resumer = -1 };
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	log_info("taking %s over (supervisor %d)", name, (int)pid);
 }
@@ -524,14 +540,15 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 {
 	static const char *const keys[] = { "op", "v", "id", "policy", "argv", "audit", "report",
 					    "stdout", "stderr", "cwd", "backend", "wait", "stream",
-					    NULL };
+					    "holds", NULL };
 	static const char *const paths[] = { "audit", "report", "stdout", "stderr", "cwd" };
 	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(req, "argv"), *a;
 	const cJSON *pol = cJSON_GetObjectItemCaseSensitive(req, "policy");
 	const cJSON *wait = cJSON_GetObjectItemCaseSensitive(req, "wait");
 	const cJSON *stream = cJSON_GetObjectItemCaseSensitive(req, "stream");
+	const char *holds = str_field(req, "holds");
 	int opipe[2][2] = { { -1, -1 }, { -1, -1 } };
-	bool waits;
+	bool waits, holds_return;
 	const char *backend = str_field(req, "backend") ?: d.backend, *policy = NULL, *report;
 	char *policy_file = NULL, own_report[PATH_MAX];
 	int pfd[2], n = 0, out, err;
@@ -569,8 +586,12 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	if (cJSON_IsTrue(stream) && str_field(req, "stdout"))
 		return error_reply("run: with \"stream\" the command's output comes on this "
 				   "connection: no \"stdout\" file%s", "");
-	/* a streamed run ends with its exit event, as one that waits */
-	waits = cJSON_IsTrue(wait) || cJSON_IsTrue(stream);
+	if (cJSON_GetObjectItemCaseSensitive(req, "holds") &&
+	    (!holds || (strcmp(holds, "events") && strcmp(holds, "return"))))
+		return error_reply("run: \"holds\" must be \"events\" or \"return\"%s", "");
+	holds_return = holds && !strcmp(holds, "return");
+	/* a streamed run ends with its exit event, as one that waits; so does one whose holds return */
+	waits = cJSON_IsTrue(wait) || cJSON_IsTrue(stream) || holds;
 	if (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) < 1)
 		return error_reply("run: \"argv\" must be a non-empty array of strings%s", "");
 	cJSON_ArrayForEach(a, argv)
@@ -673,7 +694,8 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 		ring->user = pid;
 	*s = (struct sup){ .pid = pid, .ready = pfd[0], .client = client, .waiter = -1,
 			   .policy_file = policy_file, .out = { opipe[0][0], opipe[1][0] },
-			   .streamed = cJSON_IsTrue(stream) };
+			   .streamed = cJSON_IsTrue(stream), .hl = -1, .resumer = -1,
+			   .holds_return = holds_return };
 	s->argv0 = strdup(cJSON_GetArrayItem(argv, 0)->valuestring);
 	s->id = id ? cJSON_Duplicate(id, true) : NULL;
 	if (waits) {
@@ -753,6 +775,8 @@ static void handle(struct client *c, const char *line)
 		r = error_reply("\"op\" is required: run, list, kill or status%s", "");
 	else if (strcmp(op, "run") == 0)
 		r = op_run(req, c->fd, id, &deferred);
+	else if (strcmp(op, "resume") == 0)
+		r = op_resume(req, c->fd, id, &deferred);
 	else if (strcmp(op, "list") == 0)
 		r = check_keys(req, op, plain) ?: op_list();
 	else if (strcmp(op, "kill") == 0)
@@ -784,6 +808,8 @@ static void drop(struct client *c)
 			d.sups[i].client = -1;
 		if (d.sups[i].waiter == c->fd)
 			d.sups[i].waiter = -1;
+		if (d.sups[i].resumer == c->fd)
+			d.sups[i].resumer = -1;
 	}
 	if (c->fd >= 0)
 		close(c->fd);
@@ -841,6 +867,254 @@ static void on_accept(void)
 	close(fd);
 }
 
+/* The hold of @s whose token is @token (in s->held), or NULL. */
+static cJSON *held_by_token(const struct sup *s, const char *token)
+{
+	cJSON *h;
+
+	cJSON_ArrayForEach(h, s->held) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(h, "token");
+
+		if (cJSON_IsString(t) && !strcmp(t->valuestring, token))
+			return h;
+	}
+	return NULL;
+}
+
+static void held_remove(struct sup *s, const cJSON *hold)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(hold, "id");
+	int i = 0;
+	cJSON *h;
+
+	cJSON_ArrayForEach(h, s->held) {
+		if (cJSON_Compare(cJSON_GetObjectItemCaseSensitive(h, "id"), id, true)) {
+			cJSON_DeleteItemFromArray(s->held, i);
+			return;
+		}
+		i++;
+	}
+}
+
+/*
+ * A hold of @s (a HOLD object, its supervisor's): kept for resume; to the client waiting for
+ * the run as {"event":"hold",...}, or, when it asked "holds":"return", as the request's end,
+ * {"status":"held","sandbox":S,"token":T,"hold":HOLD}: the process stays held in the kernel
+ * until a resume (on any connection) presents the token.
+ */
+static void on_hold(struct sup *s, const cJSON *hold)
+{
+	const cJSON *tok = cJSON_GetObjectItemCaseSensitive(hold, "token");
+	cJSON *e;
+
+	if (!cJSON_IsString(tok) || held_by_token(s, tok->valuestring))
+		return;
+	cJSON_AddItemToArray(s->held, cJSON_Duplicate(hold, true));
+	if (s->waiter < 0)
+		return;
+	e = cJSON_CreateObject();
+	if (s->holds_return) {
+		cJSON_AddStringToObject(e, "status", "held");
+		cJSON_AddStringToObject(e, "sandbox", s->name);
+		cJSON_AddStringToObject(e, "token", tok->valuestring);
+	} else {
+		cJSON_AddStringToObject(e, "event", "hold");
+		cJSON_AddStringToObject(e, "sandbox", s->name);
+	}
+	cJSON_AddItemToObject(e, "hold", cJSON_Duplicate(hold, true));
+	send_line(s->waiter, e, s->id, 0);
+	if (s->holds_return)
+		s->waiter = -1; /* that request has its answer; a resume carries the run on */
+}
+
+/* A line from @s's holds link: an event, or the answer to the resume's decide. */
+static void holds_line(struct sup *s, const char *line)
+{
+	cJSON *m = cJSON_Parse(line), *r;
+	const cJSON *ev = m ? cJSON_GetObjectItemCaseSensitive(m, "event") : NULL;
+	const cJSON *hold = m ? cJSON_GetObjectItemCaseSensitive(m, "hold") : NULL;
+	const cJSON *arr = m ? cJSON_GetObjectItemCaseSensitive(m, "holds") : NULL, *h;
+
+	if (!m)
+		goto out;
+	if (cJSON_IsString(ev) && !strcmp(ev->valuestring, "hold") && cJSON_IsObject(hold)) {
+		on_hold(s, hold);
+	} else if (cJSON_IsString(ev) && !strcmp(ev->valuestring, "decision")) {
+		if (cJSON_IsObject(hold))
+			held_remove(s, hold);
+		if (s->waiter >= 0) {
+			r = cJSON_Duplicate(m, true);
+			cJSON_DeleteItemFromObject(r, "v");
+			cJSON_AddStringToObject(r, "sandbox", s->name);
+			send_line(s->waiter, r, s->id, 0);
+		}
+	} else if (cJSON_IsArray(arr)) {
+		/* the listing asked for at the link's start: holds pending before it */
+		cJSON_ArrayForEach(h, arr)
+			if (cJSON_IsObject(h))
+				on_hold(s, h);
+	} else if (s->resumer >= 0 && cJSON_GetObjectItemCaseSensitive(m, "ok")) {
+		const cJSON *err = cJSON_GetObjectItemCaseSensitive(m, "error");
+
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "ok"))) {
+			r = cJSON_CreateObject();
+			cJSON_AddBoolToObject(r, "ok", true);
+			cJSON_AddStringToObject(r, "sandbox", s->name);
+			if (s->resume_attach && s->waiter < 0) {
+				/* the run goes on on this connection: its output, holds and end */
+				s->waiter = s->resumer;
+				cJSON_Delete(s->id);
+				s->id = s->resume_id ? cJSON_Duplicate(s->resume_id, true) : NULL;
+			}
+		} else {
+			r = coded_error("not_found", "resume: %s",
+					cJSON_IsString(err) ? err->valuestring : "refused");
+		}
+		send_line(s->resumer, r, s->resume_id, 0);
+		s->resumer = -1;
+		cJSON_Delete(s->resume_id);
+		s->resume_id = NULL;
+	}
+	/* the subscribe's own answer needs nothing */
+out:
+	cJSON_Delete(m);
+}
+
+/* @s's holds link is readable: its lines; at EOF (the supervisor ended) it closes. */
+static void holds_read(struct sup *s)
+{
+	ssize_t n = wd_lines_fill(&s->hl_in, s->hl);
+	size_t len;
+	char *line;
+	int r;
+
+	if (n == -EAGAIN)
+		return;
+	if (n <= 0 && n != -EMSGSIZE) {
+		holds_unlink(s);
+		return;
+	}
+	while ((r = wd_lines_next(&s->hl_in, &line, &len)) != 0) {
+		if (r == -EMSGSIZE) {
+			holds_unlink(s);
+			return;
+		}
+		if (r > 0)
+			holds_line(s, line);
+	}
+}
+
+/*
+ * Link @s to its supervisor's holds socket, if it has one: subscribe, and list what is held
+ * already (a successor's holds, after a restart). 0 when linked or there is nothing to link
+ * to yet; the supervisor is ours and answers at once.
+ */
+static int holds_link(struct sup *s)
+{
+	static const char hello[] = "{\"v\":1,\"op\":\"subscribe\"}\n{\"v\":1,\"op\":\"holds\"}\n";
+	char path[108];
+	int fd;
+
+	if (s->hl >= 0 || !s->name[0] ||
+	    wd_run_sock_path(path, sizeof(path), WD_SOCK_HOLDS, s->name))
+		return 0;
+	fd = wd_sock_connect(path, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return fd; /* its policy holds nothing, or its successor does not serve yet */
+	if (wd_line_write(fd, hello, sizeof(hello) - 1, 2000)) {
+		close(fd);
+		return -EIO;
+	}
+	s->hl = fd;
+	wd_lines_init(&s->hl_in, 1u << 26);
+	if (!s->held)
+		s->held = cJSON_CreateArray();
+	return 0;
+}
+
+static void holds_unlink(struct sup *s)
+{
+	if (s->hl >= 0) {
+		close(s->hl);
+		wd_lines_free(&s->hl_in);
+	}
+	s->hl = -1;
+	if (s->resumer >= 0)
+		send_line(s->resumer, coded_error("not_found", "resume: %s ended before it "
+						  "answered", s->name), s->resume_id, 0);
+	s->resumer = -1;
+	cJSON_Delete(s->resume_id);
+	s->resume_id = NULL;
+	cJSON_Delete(s->held);
+	s->held = NULL;
+}
+
+/*
+ * {"op":"resume","token":T,"resolution":"approve"|"deny","scope":...,"subtree":P,"count":N,
+ * "ttl_ms":N}: the held operation whose token is T, decided; the request's connection then
+ * carries the run on (output, holds, exit) when no other waits for it.
+ */
+static cJSON *op_resume(const cJSON *req, int client, const cJSON *id, bool *deferred)
+{
+	static const char *const keys[] = { "op", "v", "id", "token", "resolution", "scope",
+					    "subtree", "count", "ttl_ms", NULL };
+	const char *token = str_field(req, "token"), *res = str_field(req, "resolution");
+	cJSON *bad = check_keys(req, "resume", keys), *hold = NULL, *dec;
+	struct sup *s = NULL;
+	char *text;
+	size_t len;
+	int err;
+
+	if (bad)
+		return bad;
+	if (!token)
+		return error_reply("resume: \"token\" is required%s", "");
+	if (!res || (strcmp(res, "approve") && strcmp(res, "deny")))
+		return error_reply("resume: \"resolution\" must be \"approve\" or \"deny\"%s", "");
+	for (int pass = 0; pass < 2 && !hold; pass++)
+		for (int i = 0; i < MAX_SANDBOXES && !hold; i++) {
+			if (d.sups[i].pid <= 0)
+				continue;
+			/* a successor that serves now, linked on the way (after a restart) */
+			if (pass)
+				holds_link(&d.sups[i]);
+			if (d.sups[i].held && (hold = held_by_token(&d.sups[i], token)))
+				s = &d.sups[i];
+		}
+	if (!hold)
+		return coded_error("not_found", "resume: no held operation has this token (decided "
+				   "already, its sandbox gone, or a sandbox just taken over not "
+				   "serving yet: ask again)%s", "");
+	if (s->resumer >= 0)
+		return coded_error("busy", "resume: another resume of %s waits for its answer",
+				   s->name);
+	dec = cJSON_CreateObject();
+	cJSON_AddNumberToObject(dec, "v", 1);
+	cJSON_AddStringToObject(dec, "op", "decide");
+	cJSON_AddItemToObject(dec, "id",
+			      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(hold, "id"), true));
+	cJSON_AddStringToObject(dec, "token", token);
+	cJSON_AddBoolToObject(dec, "allow", !strcmp(res, "approve"));
+	for (const char *const *k = keys + 5; *k; k++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, *k);
+
+		if (v)
+			cJSON_AddItemToObject(dec, *k, cJSON_Duplicate(v, true));
+	}
+	text = wd_json_line(dec, &len);
+	cJSON_Delete(dec);
+	err = text ? wd_line_write(s->hl, text, len, 2000) : -ENOMEM;
+	free(text);
+	if (err)
+		return coded_error("internal", "resume: cannot reach the supervisor of %s",
+				   s->name);
+	s->resumer = client;
+	s->resume_id = id ? cJSON_Duplicate(id, true) : NULL;
+	s->resume_attach = true;
+	*deferred = true;
+	return NULL;
+}
+
 /* A run's supervisor said its sandbox's name (or ended before it had one). */
 static void on_ready(struct sup *s)
 {
@@ -855,6 +1129,7 @@ static void on_ready(struct sup *s)
 	buf[n - 1] = 0;
 	memcpy(s->name, buf, (size_t)n);
 	log_info("%s runs %s (supervisor %d)", s->name, s->argv0, (int)s->pid);
+	holds_link(s);
 	if (s->client >= 0) {
 		r = cJSON_CreateObject();
 		cJSON_AddBoolToObject(r, "ok", true);
@@ -1017,7 +1292,8 @@ static void sup_release(struct sup *s)
 	for (int i = 0; i < 2; i++)
 		if (s->out[i] >= 0)
 			close(s->out[i]);
-	*s = (struct sup){ .out = { -1, -1 } };
+	holds_unlink(s);
+	*s = (struct sup){ .out = { -1, -1 }, .hl = -1, .resumer = -1 };
 }
 
 static void on_exit_status(struct sup *s, int status)
@@ -1326,10 +1602,10 @@ int main(int argc, char **argv)
 	malloc_trim(0);
 	log_info("listening on %s", d.path);
 	for (;;) {
-		struct pollfd pfd[2 + MAX_CLIENTS + 3 * MAX_SANDBOXES];
+		struct pollfd pfd[2 + MAX_CLIENTS + 4 * MAX_SANDBOXES];
 		/* what each entry is: and which client, supervisor or stream of one */
-		struct { enum { W_LISTEN, W_SIG, W_CLIENT, W_READY, W_OUT } kind; int i, j; }
-			who[2 + MAX_CLIENTS + 3 * MAX_SANDBOXES];
+		struct { enum { W_LISTEN, W_SIG, W_CLIENT, W_READY, W_OUT, W_HOLDS } kind; int i, j; }
+			who[2 + MAX_CLIENTS + 4 * MAX_SANDBOXES];
 		int n = 0;
 
 		for (int i = 0; i < MAX_CLIENTS; i++)
@@ -1369,6 +1645,11 @@ int main(int argc, char **argv)
 					who[n].i = i;
 					who[n++].j = j;
 				}
+			if (sp->hl >= 0) {
+				pfd[n] = (struct pollfd){ .fd = sp->hl, .events = POLLIN };
+				who[n].kind = W_HOLDS;
+				who[n++].i = i;
+			}
 		}
 		/* the pool fills while nothing is asked, never in a request's way */
 		c = poll(pfd, (nfds_t)n,
@@ -1426,6 +1707,10 @@ int main(int argc, char **argv)
 			case W_OUT:
 				if (sp->pid > 0 && sp->out[who[k].j] == pfd[k].fd)
 					stream_read(sp, who[k].j);
+				break;
+			case W_HOLDS:
+				if (sp->pid > 0 && sp->hl == pfd[k].fd)
+					holds_read(sp);
 				break;
 			}
 		}

@@ -4,7 +4,8 @@
  * REQUEST (one JSON line) to the unix stream socket SOCKET and reads its lines until the exit
  * event: the first line (the reply) into DIR/reply, the exit event into DIR/exit, and the
  * bytes of every stdout and stderr event, decoded ("data", or "data_b64"), appended to
- * DIR/stdout and DIR/stderr. Fails (exit 1, saying why) when a line is not JSON, an event
+ * DIR/stdout and DIR/stderr; hold and decision events appended to DIR/holds. A request that
+ * ends held ({"status":"held",...}, "holds":"return") ends it too: that line into DIR/held. Fails (exit 1, saying why) when a line is not JSON, an event
  * comes before the reply or after the exit, or carries another request's id; 0 once the exit
  * event came. With --read-after N it sleeps N ms after the reply before reading on (a client
  * slower than the command).
@@ -93,6 +94,11 @@ static int line(const char *l, const cJSON **id, bool *replied)
 			r = 2; /* refused: the reply says why */
 	} else if (cJSON_IsString(ev) && !strcmp(ev->valuestring, "exit")) {
 		r = put("exit", l, strlen(l), "w") ?: 1;
+	} else if (!ev && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "status"))) {
+		r = put("held", l, strlen(l), "w") ?: 1;
+	} else if (cJSON_IsString(ev) && (!strcmp(ev->valuestring, "hold") ||
+					  !strcmp(ev->valuestring, "decision"))) {
+		r = put("holds", l, strlen(l), "a") ?: put("holds", "\n", 1, "a");
 	} else if (cJSON_IsString(ev) && (!strcmp(ev->valuestring, "stdout") ||
 					  !strcmp(ev->valuestring, "stderr"))) {
 		r = output(e, ev->valuestring);

@@ -299,3 +299,46 @@ after"
 	case $(cat "$T/s/exit") in *'"taken_over":true'*'"lost_bytes":0'*) ;; *) fail "exit event: $(cat "$T/s/exit")" ;; esac
 	stop_daemon
 }
+
+# "holds":"return": a hold ends the run's request with {"status":"held","token":T,...} while the
+# process waits in the kernel; a resume with T, on another connection, decides it, and the run
+# goes on there: its output, then its exit. Nothing ran twice: the delete happened once, after
+# the approval. A token that is no hold's, or one used already, is refused.
+test_a_run_whose_holds_return_is_resumed_on_another_connection() {
+	local pol req token res
+	start_daemon "$T/d.log"
+	mkdir -p "$T/app/src" "$T/s1" "$T/s2" "$T/s3"
+	echo a > "$T/app/src/a"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s"],"protect":[{"path":"%s/app","ops":["delete"],"action":"hold"}]}}' "$T" "$T" "$LOADER" "$T")
+	req="{\"op\":\"run\",\"id\":1,\"stream\":true,\"holds\":\"return\",\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"echo start; rm -rf $T/app; echo rm=\$?; exit 6\"]}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s1" ||
+		fail "the run: $(cat "$T/s1/reply" 2>/dev/null)"
+	case $(cat "$T/s1/held") in
+	'{"status":"held","sandbox":"sb-'*'"token":"'*'"hold":{'*'"op":"'*'"id":1,"v":1}') ;;
+	*) fail "the request did not end held: $(cat "$T/s1/held")" ;;
+	esac
+	token=$(sed -n 's/.*"status":"held","sandbox":"[^"]*","token":"\([^"]*\)".*/\1/p' "$T/s1/held")
+	[ -n "$token" ] || fail "no token in $(cat "$T/s1/held")"
+	expect_eq "stdout before the hold" "$(cat "$T/s1/stdout")" "start"
+	[ -e "$T/app/src/a" ] || fail "the held delete ran before anyone decided"
+	# a token that is no hold's
+	case $(ctl '{"op":"resume","token":"forged","resolution":"approve"}') in
+	*'"ok":false'*'"code":"not_found"'*) ;; *) fail "a forged token was not refused" ;;
+	esac
+	case $(ctl "{\"op\":\"resume\",\"token\":\"$token\",\"resolution\":\"maybe\"}") in
+	*'"ok":false'*'resolution'*'"code":"bad_request"'*) ;; *) fail "a bad resolution was not refused" ;;
+	esac
+	[ -e "$T/app/src/a" ] || fail "a refused resume let the delete run"
+	res="{\"op\":\"resume\",\"id\":\"r\",\"token\":\"$token\",\"resolution\":\"approve\",\"scope\":\"sandbox\",\"subtree\":\"$T/app\"}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$res" "$T/s2" ||
+		fail "the resume: $(cat "$T/s2/reply" 2>/dev/null)"
+	case $(cat "$T/s2/reply") in '{"ok":true,"sandbox":"sb-'*'"id":"r","v":1}') ;; *) fail "resume reply: $(cat "$T/s2/reply")" ;; esac
+	expect_eq "stdout after the resume" "$(cat "$T/s2/stdout")" "rm=0"
+	case $(cat "$T/s2/exit") in *'"code":6,'*'"status":"completed"'*) ;; *) fail "exit event: $(cat "$T/s2/exit")" ;; esac
+	[ ! -e "$T/app" ] || fail "the approved delete did not happen"
+	# used once: the same token again finds nothing
+	case $(ctl "{\"op\":\"resume\",\"token\":\"$token\",\"resolution\":\"approve\"}") in
+	*'"ok":false'*'"code":"not_found"'*) ;; *) fail "a used token was accepted again" ;;
+	esac
+	stop_daemon
+}
