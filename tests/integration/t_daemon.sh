@@ -5,11 +5,6 @@
 WHERE=any
 BACKENDS="bpf-lsm landlock"
 
-stop_daemon() {
-	kill -TERM "$daemon" 2>/dev/null || true
-	wait "$daemon" 2>/dev/null || true
-}
-
 ctl() {
 	"$BIN/wd-try" ctl "$WARDEN_RUN_DIR/control.sock" "$1"
 }
