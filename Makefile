@@ -70,6 +70,8 @@ HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-dns
 # net.egress_rate's sender and receiver (t_rate.sh, bench/rows/net.sh)
 HELPERS += $(OUT)/tests/helpers/wd-rate
+# a streamed run through wardend, as a harness reads it (t_daemon.sh)
+HELPERS += $(OUT)/tests/helpers/wd-stream
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper $(HELPERS)
@@ -164,6 +166,10 @@ $(OUT)/tests/helpers/wd-lsm-check: $(OUT)/tests/helpers/wd-lsm-check.o $(LIB_OBJ
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
+$(OUT)/tests/helpers/wd-stream: $(OUT)/tests/helpers/wd-stream.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ -lcjson -lcrypto
+
 # The test DNS server and client speak DNS through ldns.
 $(OUT)/tests/helpers/wd-dns: $(OUT)/tests/helpers/wd-dns.o
 	$(call msg,LD,$@)
@@ -200,6 +206,8 @@ DEB_PKGS := make gcc clang llvm bc libbpf-dev bpftool libelf-dev zlib1g-dev libc
 	cpio gzip iproute2 file btrfs-progs xz-utils debian-archive-keyring strace
 # ldns parses DNS for the sandbox's forwarder (supervisor/dns/)
 DEB_PKGS += libldns-dev
+# examples/harness.py, run by t_examples_host.sh
+DEB_PKGS += python3
 
 # the peers make bench measures warden against, and what it measures with (bench only: nothing
 # else uses them); perf from linux-perf unless a perf is there already

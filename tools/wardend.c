@@ -30,6 +30,7 @@
 
 #include <cJSON.h>
 
+#include "audit/jsonl.h"
 #include "policy/effective.h"
 #include "policy/templates.h"
 #include "policy/policy.h"
@@ -50,9 +51,20 @@
 #define REQ_MAX 65536
 #define POOL_DEFAULT 4
 
+/*
+ * Output events of a streamed run wait for a slow client up to this much of its queue; what
+ * comes beyond is counted lost, never waited for. A queue of replies beyond OUTQ_MAX (a client
+ * that sends requests and reads nothing) drops the client.
+ */
+#define OUTQ_STREAM_MAX (1u << 20)
+#define OUTQ_MAX (8u << 20)
+#define STREAM_CHUNK 16384
+
 struct client {
 	int fd;
 	struct wd_lines in;
+	struct wd_outq out; /* what waits for it to read, in order */
+	bool dead; /* dropped at the loop's next turn (its fd shut down) */
 };
 
 /* A supervisor process of ours: a run we started, or a take-over. */
@@ -65,6 +77,25 @@ struct sup {
 	char *argv0;
 	char *cgroup; /* a run's cgroup from the pool: removed if its supervisor left it empty */
 	int waiter; /* the client that asked "wait": told of the run's end, or -1 */
+	/* a streamed run: the read ends of its command's stdout and stderr pipes, or -1 */
+	int out[2];
+	uint64_t out_bytes[2], out_lost[2]; /* passed on as events, and lost (no room, or no client) */
+	char out_keep[2][4]; /* a UTF-8 sequence cut by the read, for the next chunk */
+	size_t out_kept[2];
+	bool streamed; /* asked "stream": its exit event says what went and what was lost */
+	/*
+	 * Its holds, through its supervisor's holds socket (run-SANDBOX.sock), subscribed: the
+	 * link's fd (-1: none yet, or its policy holds nothing), what it has read, the holds now
+	 * pending there (HOLD objects, for resume to find a token's), and a resume waiting for the
+	 * supervisor's answer to its decide.
+	 */
+	int hl;
+	struct wd_lines hl_in;
+	cJSON *held;
+	bool holds_return; /* asked "holds":"return": the first hold ends the request */
+	int resumer; /* the client whose resume waits for the decide's answer, or -1 */
+	cJSON *resume_id;
+	bool resume_attach; /* that client waits for the run's end (nobody else does) */
 	cJSON *id; /* the request's id, echoed in its reply and events (may be NULL) */
 	char *report; /* the report file: the request's, or one of ours (own_report) */
 	bool own_report; /* ours, under <run dir>/reports: removed once sent */
@@ -118,8 +149,55 @@ static const char usage[] =
 	"  -v              say more (twice: debug)\n"
 	"  -h, --help      this text\n";
 
-static void send_reply_id(int fd, cJSON *r, const cJSON *id)
+static void holds_unlink(struct sup *s);
+static cJSON *op_resume(const cJSON *req, int client, const cJSON *id, bool *deferred);
+
+static struct client *client_by_fd(int fd)
 {
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (d.clients[i].fd == fd && fd >= 0)
+			return &d.clients[i];
+	return NULL;
+}
+
+static void client_kill(struct client *c, const char *why)
+{
+	if (c->dead)
+		return;
+	log_warnx("client %d dropped: %s", c->fd, why);
+	c->dead = true;
+	shutdown(c->fd, SHUT_RDWR);
+}
+
+/* As much of @c's queue as its socket takes now, never waiting. */
+static void client_flush(struct client *c)
+{
+	int err = c->dead ? 0 : wd_outq_flush(&c->out, c->fd);
+
+	if (err && err != -EAGAIN)
+		client_kill(c, strerror(-err));
+}
+
+/* @len bytes at @text onto @c's queue, then sent as far as they go. 0, or -ENOSPC (no room). */
+static int client_queue(struct client *c, const char *text, size_t len, size_t max)
+{
+	if (c->dead)
+		return 0;
+	if (wd_outq_pending(&c->out) + len > max || wd_outq_push(&c->out, text, len))
+		return -ENOSPC;
+	client_flush(c);
+	return 0;
+}
+
+/*
+ * @r (freed) with the request's @id and the protocol version, as one line to the client on
+ * @fd: queued in order behind what it has not read yet, never waited for. Beyond @max queued
+ * (0: OUTQ_MAX) an event is not queued (-ENOSPC, for the caller to count), and a reply drops
+ * the client. A refused connection (not a client of ours) gets its one line at once.
+ */
+static int send_line(int fd, cJSON *r, const cJSON *id, size_t max)
+{
+	struct client *c = client_by_fd(fd);
 	size_t len;
 	char *text;
 	int err;
@@ -128,18 +206,24 @@ static void send_reply_id(int fd, cJSON *r, const cJSON *id)
 		cJSON_AddItemToObject(r, "id", cJSON_Duplicate(id, true));
 	cJSON_AddNumberToObject(r, "v", WD_DAEMON_PROTO);
 	text = wd_json_line(r, &len);
-	/*
-	 * The whole reply or nothing more: a listing larger than the socket takes at once goes
-	 * out as the client reads it (a client that reads nothing for 10 s is not answered, and
-	 * the caller's next read of it finds it gone).
-	 */
-	err = text ? wd_line_write(fd, text, len, 10000) : -ENOMEM;
-	if (err) {
-		log_warnx("replying: %s", strerror(-err));
-		shutdown(fd, SHUT_RDWR);
-	}
-	free(text);
 	cJSON_Delete(r);
+	if (!text)
+		err = -ENOMEM;
+	else if (!c)
+		err = wd_line_write(fd, text, len, 1000);
+	else
+		err = client_queue(c, text, len, max ? max : OUTQ_MAX);
+	free(text);
+	if (err && c && !max)
+		client_kill(c, "it reads nothing of its replies");
+	else if (err && !c)
+		log_warnx("replying: %s", strerror(-err));
+	return err;
+}
+
+static void send_reply_id(int fd, cJSON *r, const cJSON *id)
+{
+	send_line(fd, r, id, 0);
 }
 
 static void send_reply(int fd, cJSON *r)
@@ -206,6 +290,11 @@ static void child_common(int keep_ring)
 	for (int i = 0; i < MAX_SANDBOXES; i++)
 		if (d.rings[i].fd >= 0 && d.rings[i].fd != keep_ring)
 			close(d.rings[i].fd);
+	/* other runs' output is theirs */
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		for (int j = 0; j < 2; j++)
+			if (d.sups[i].pid > 0 && d.sups[i].out[j] >= 0)
+				close(d.sups[i].out[j]);
 	/* the hold is wardend's: a supervisor (and its keeper) must not keep the set pinned */
 	wd_progs_forsake(d.progs);
 	d.progs = NULL;
@@ -237,7 +326,8 @@ static void adopt(const char *name, unsigned int wait_ms)
 		prctl(PR_SET_NAME, "wardend-sup");
 		_exit(wd_adopt(&o));
 	}
-	*s = (struct sup){ .pid = pid, .adopted = true, .ready = -1, .client = -1, .waiter = -1 };
+	*s = (struct sup){ .pid = pid, .adopted = true, .ready = -1, .client = -1, .waiter = -1,
+			   .out = { -1, -1 }, .hl = -1, .resumer = -1 };
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	log_info("taking %s over (supervisor %d)", name, (int)pid);
 }
@@ -449,11 +539,16 @@ static bool backend_name_ok(const char *name)
 static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferred)
 {
 	static const char *const keys[] = { "op", "v", "id", "policy", "argv", "audit", "report",
-					    "stdout", "stderr", "cwd", "backend", "wait", NULL };
+					    "stdout", "stderr", "cwd", "backend", "wait", "stream",
+					    "holds", NULL };
 	static const char *const paths[] = { "audit", "report", "stdout", "stderr", "cwd" };
 	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(req, "argv"), *a;
 	const cJSON *pol = cJSON_GetObjectItemCaseSensitive(req, "policy");
 	const cJSON *wait = cJSON_GetObjectItemCaseSensitive(req, "wait");
+	const cJSON *stream = cJSON_GetObjectItemCaseSensitive(req, "stream");
+	const char *holds = str_field(req, "holds");
+	int opipe[2][2] = { { -1, -1 }, { -1, -1 } };
+	bool waits, holds_return;
 	const char *backend = str_field(req, "backend") ?: d.backend, *policy = NULL, *report;
 	char *policy_file = NULL, own_report[PATH_MAX];
 	int pfd[2], n = 0, out, err;
@@ -486,6 +581,17 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	}
 	if (wait && !cJSON_IsBool(wait))
 		return error_reply("run: \"wait\" must be true or false%s", "");
+	if (stream && !cJSON_IsBool(stream))
+		return error_reply("run: \"stream\" must be true or false%s", "");
+	if (cJSON_IsTrue(stream) && str_field(req, "stdout"))
+		return error_reply("run: with \"stream\" the command's output comes on this "
+				   "connection: no \"stdout\" file%s", "");
+	if (cJSON_GetObjectItemCaseSensitive(req, "holds") &&
+	    (!holds || (strcmp(holds, "events") && strcmp(holds, "return"))))
+		return error_reply("run: \"holds\" must be \"events\" or \"return\"%s", "");
+	holds_return = holds && !strcmp(holds, "return");
+	/* a streamed run ends with its exit event, as one that waits; so does one whose holds return */
+	waits = cJSON_IsTrue(wait) || cJSON_IsTrue(stream) || holds;
 	if (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) < 1)
 		return error_reply("run: \"argv\" must be a non-empty array of strings%s", "");
 	cJSON_ArrayForEach(a, argv)
@@ -508,7 +614,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	bad = check_policy(policy, backend);
 	report = str_field(req, "report");
 	own_report[0] = 0;
-	if (!bad && cJSON_IsTrue(wait) && !report) {
+	if (!bad && waits && !report) {
 		if (our_file(own_report, sizeof(own_report), "reports", "report"))
 			bad = coded_error("internal", "run: cannot make a report file: %s",
 					  strerror(errno));
@@ -516,7 +622,13 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	}
 	if (!bad && pipe2(pfd, O_CLOEXEC))
 		bad = coded_error("internal", "run: pipe: %s", strerror(errno));
+	for (int i = 0; !bad && cJSON_IsTrue(stream) && i < 2; i++)
+		if (pipe2(opipe[i], O_CLOEXEC) || fcntl(opipe[i][0], F_SETFL, O_NONBLOCK))
+			bad = coded_error("internal", "run: pipe: %s", strerror(errno));
 	if (bad) {
+		for (int i = 0; i < 4; i++)
+			if (opipe[i / 2][i % 2] >= 0)
+				close(opipe[i / 2][i % 2]);
 		if (policy_file)
 			unlink(policy_file);
 		free(policy_file);
@@ -530,6 +642,9 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
+		for (int i = 0; i < 4; i++)
+			if (opipe[i / 2][i % 2] >= 0)
+				close(opipe[i / 2][i % 2]);
 		wd_cgroup_destroy(&cg);
 		if (policy_file)
 			unlink(policy_file);
@@ -544,6 +659,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 			.backend = backend,
 			.survive_s = d.survive_s,
 			.ready_fd = pfd[1],
+			.out_fd = { -1, opipe[0][1], opipe[1][1] },
 		};
 
 		child_common(ring ? ring->fd : -1);
@@ -551,6 +667,9 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 			wd_progs_ring_give(ring->fd, ring->key);
 		prctl(PR_SET_NAME, "wardend-sup");
 		close(pfd[0]);
+		for (int i = 0; i < 2; i++)
+			if (opipe[i][0] >= 0)
+				close(opipe[i][0]);
 		if (cg.fd >= 0)
 			wd_cgroup_use_next(&cg);
 		/* the command's output and the supervisor's messages: where the request says */
@@ -568,13 +687,18 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 		_exit(wd_run(&o));
 	}
 	close(pfd[1]);
+	for (int i = 0; i < 2; i++)
+		if (opipe[i][1] >= 0)
+			close(opipe[i][1]);
 	if (ring)
 		ring->user = pid;
 	*s = (struct sup){ .pid = pid, .ready = pfd[0], .client = client, .waiter = -1,
-			   .policy_file = policy_file };
+			   .policy_file = policy_file, .out = { opipe[0][0], opipe[1][0] },
+			   .streamed = cJSON_IsTrue(stream), .hl = -1, .resumer = -1,
+			   .holds_return = holds_return };
 	s->argv0 = strdup(cJSON_GetArrayItem(argv, 0)->valuestring);
 	s->id = id ? cJSON_Duplicate(id, true) : NULL;
-	if (cJSON_IsTrue(wait)) {
+	if (waits) {
 		s->waiter = client;
 		s->report = strdup(report);
 		s->own_report = own_report[0] != 0;
@@ -651,6 +775,8 @@ static void handle(struct client *c, const char *line)
 		r = error_reply("\"op\" is required: run, list, kill or status%s", "");
 	else if (strcmp(op, "run") == 0)
 		r = op_run(req, c->fd, id, &deferred);
+	else if (strcmp(op, "resume") == 0)
+		r = op_resume(req, c->fd, id, &deferred);
 	else if (strcmp(op, "list") == 0)
 		r = check_keys(req, op, plain) ?: op_list();
 	else if (strcmp(op, "kill") == 0)
@@ -682,10 +808,13 @@ static void drop(struct client *c)
 			d.sups[i].client = -1;
 		if (d.sups[i].waiter == c->fd)
 			d.sups[i].waiter = -1;
+		if (d.sups[i].resumer == c->fd)
+			d.sups[i].resumer = -1;
 	}
 	if (c->fd >= 0)
 		close(c->fd);
 	wd_lines_free(&c->in);
+	wd_outq_free(&c->out);
 	*c = (struct client){ .fd = -1 };
 }
 
@@ -731,10 +860,259 @@ static void on_accept(void)
 		if (d.clients[i].fd < 0) {
 			d.clients[i] = (struct client){ .fd = fd };
 			wd_lines_init(&d.clients[i].in, REQ_MAX - 1);
+			wd_outq_init(&d.clients[i].out, OUTQ_MAX);
 			return;
 		}
 	send_reply(fd, error_reply("too many clients%s", ""));
 	close(fd);
+}
+
+/* The hold of @s whose token is @token (in s->held), or NULL. */
+static cJSON *held_by_token(const struct sup *s, const char *token)
+{
+	cJSON *h;
+
+	cJSON_ArrayForEach(h, s->held) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(h, "token");
+
+		if (cJSON_IsString(t) && !strcmp(t->valuestring, token))
+			return h;
+	}
+	return NULL;
+}
+
+static void held_remove(struct sup *s, const cJSON *hold)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(hold, "id");
+	int i = 0;
+	cJSON *h;
+
+	cJSON_ArrayForEach(h, s->held) {
+		if (cJSON_Compare(cJSON_GetObjectItemCaseSensitive(h, "id"), id, true)) {
+			cJSON_DeleteItemFromArray(s->held, i);
+			return;
+		}
+		i++;
+	}
+}
+
+/*
+ * A hold of @s (a HOLD object, its supervisor's): kept for resume; to the client waiting for
+ * the run as {"event":"hold",...}, or, when it asked "holds":"return", as the request's end,
+ * {"status":"held","sandbox":S,"token":T,"hold":HOLD}: the process stays held in the kernel
+ * until a resume (on any connection) presents the token.
+ */
+static void on_hold(struct sup *s, const cJSON *hold)
+{
+	const cJSON *tok = cJSON_GetObjectItemCaseSensitive(hold, "token");
+	cJSON *e;
+
+	if (!cJSON_IsString(tok) || held_by_token(s, tok->valuestring))
+		return;
+	cJSON_AddItemToArray(s->held, cJSON_Duplicate(hold, true));
+	if (s->waiter < 0)
+		return;
+	e = cJSON_CreateObject();
+	if (s->holds_return) {
+		cJSON_AddStringToObject(e, "status", "held");
+		cJSON_AddStringToObject(e, "sandbox", s->name);
+		cJSON_AddStringToObject(e, "token", tok->valuestring);
+	} else {
+		cJSON_AddStringToObject(e, "event", "hold");
+		cJSON_AddStringToObject(e, "sandbox", s->name);
+	}
+	cJSON_AddItemToObject(e, "hold", cJSON_Duplicate(hold, true));
+	send_line(s->waiter, e, s->id, 0);
+	if (s->holds_return)
+		s->waiter = -1; /* that request has its answer; a resume carries the run on */
+}
+
+/* A line from @s's holds link: an event, or the answer to the resume's decide. */
+static void holds_line(struct sup *s, const char *line)
+{
+	cJSON *m = cJSON_Parse(line), *r;
+	const cJSON *ev = m ? cJSON_GetObjectItemCaseSensitive(m, "event") : NULL;
+	const cJSON *hold = m ? cJSON_GetObjectItemCaseSensitive(m, "hold") : NULL;
+	const cJSON *arr = m ? cJSON_GetObjectItemCaseSensitive(m, "holds") : NULL, *h;
+
+	if (!m)
+		goto out;
+	if (cJSON_IsString(ev) && !strcmp(ev->valuestring, "hold") && cJSON_IsObject(hold)) {
+		on_hold(s, hold);
+	} else if (cJSON_IsString(ev) && !strcmp(ev->valuestring, "decision")) {
+		if (cJSON_IsObject(hold))
+			held_remove(s, hold);
+		if (s->waiter >= 0) {
+			r = cJSON_Duplicate(m, true);
+			cJSON_DeleteItemFromObject(r, "v");
+			cJSON_AddStringToObject(r, "sandbox", s->name);
+			send_line(s->waiter, r, s->id, 0);
+		}
+	} else if (cJSON_IsArray(arr)) {
+		/* the listing asked for at the link's start: holds pending before it */
+		cJSON_ArrayForEach(h, arr)
+			if (cJSON_IsObject(h))
+				on_hold(s, h);
+	} else if (s->resumer >= 0 && cJSON_GetObjectItemCaseSensitive(m, "ok")) {
+		const cJSON *err = cJSON_GetObjectItemCaseSensitive(m, "error");
+
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "ok"))) {
+			r = cJSON_CreateObject();
+			cJSON_AddBoolToObject(r, "ok", true);
+			cJSON_AddStringToObject(r, "sandbox", s->name);
+			if (s->resume_attach && s->waiter < 0) {
+				/* the run goes on on this connection: its output, holds and end */
+				s->waiter = s->resumer;
+				cJSON_Delete(s->id);
+				s->id = s->resume_id ? cJSON_Duplicate(s->resume_id, true) : NULL;
+			}
+		} else {
+			r = coded_error("not_found", "resume: %s",
+					cJSON_IsString(err) ? err->valuestring : "refused");
+		}
+		send_line(s->resumer, r, s->resume_id, 0);
+		s->resumer = -1;
+		cJSON_Delete(s->resume_id);
+		s->resume_id = NULL;
+	}
+	/* the subscribe's own answer needs nothing */
+out:
+	cJSON_Delete(m);
+}
+
+/* @s's holds link is readable: its lines; at EOF (the supervisor ended) it closes. */
+static void holds_read(struct sup *s)
+{
+	ssize_t n = wd_lines_fill(&s->hl_in, s->hl);
+	size_t len;
+	char *line;
+	int r;
+
+	if (n == -EAGAIN)
+		return;
+	if (n <= 0 && n != -EMSGSIZE) {
+		holds_unlink(s);
+		return;
+	}
+	while ((r = wd_lines_next(&s->hl_in, &line, &len)) != 0) {
+		if (r == -EMSGSIZE) {
+			holds_unlink(s);
+			return;
+		}
+		if (r > 0)
+			holds_line(s, line);
+	}
+}
+
+/*
+ * Link @s to its supervisor's holds socket, if it has one: subscribe, and list what is held
+ * already (a successor's holds, after a restart). 0 when linked or there is nothing to link
+ * to yet; the supervisor is ours and answers at once.
+ */
+static int holds_link(struct sup *s)
+{
+	static const char hello[] = "{\"v\":1,\"op\":\"subscribe\"}\n{\"v\":1,\"op\":\"holds\"}\n";
+	char path[108];
+	int fd;
+
+	if (s->hl >= 0 || !s->name[0] ||
+	    wd_run_sock_path(path, sizeof(path), WD_SOCK_HOLDS, s->name))
+		return 0;
+	fd = wd_sock_connect(path, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return fd; /* its policy holds nothing, or its successor does not serve yet */
+	if (wd_line_write(fd, hello, sizeof(hello) - 1, 2000)) {
+		close(fd);
+		return -EIO;
+	}
+	s->hl = fd;
+	wd_lines_init(&s->hl_in, 1u << 26);
+	if (!s->held)
+		s->held = cJSON_CreateArray();
+	return 0;
+}
+
+static void holds_unlink(struct sup *s)
+{
+	if (s->hl >= 0) {
+		close(s->hl);
+		wd_lines_free(&s->hl_in);
+	}
+	s->hl = -1;
+	if (s->resumer >= 0)
+		send_line(s->resumer, coded_error("not_found", "resume: %s ended before it "
+						  "answered", s->name), s->resume_id, 0);
+	s->resumer = -1;
+	cJSON_Delete(s->resume_id);
+	s->resume_id = NULL;
+	cJSON_Delete(s->held);
+	s->held = NULL;
+}
+
+/*
+ * {"op":"resume","token":T,"resolution":"approve"|"deny","scope":...,"subtree":P,"count":N,
+ * "ttl_ms":N}: the held operation whose token is T, decided; the request's connection then
+ * carries the run on (output, holds, exit) when no other waits for it.
+ */
+static cJSON *op_resume(const cJSON *req, int client, const cJSON *id, bool *deferred)
+{
+	static const char *const keys[] = { "op", "v", "id", "token", "resolution", "scope",
+					    "subtree", "count", "ttl_ms", NULL };
+	const char *token = str_field(req, "token"), *res = str_field(req, "resolution");
+	cJSON *bad = check_keys(req, "resume", keys), *hold = NULL, *dec;
+	struct sup *s = NULL;
+	char *text;
+	size_t len;
+	int err;
+
+	if (bad)
+		return bad;
+	if (!token)
+		return error_reply("resume: \"token\" is required%s", "");
+	if (!res || (strcmp(res, "approve") && strcmp(res, "deny")))
+		return error_reply("resume: \"resolution\" must be \"approve\" or \"deny\"%s", "");
+	for (int pass = 0; pass < 2 && !hold; pass++)
+		for (int i = 0; i < MAX_SANDBOXES && !hold; i++) {
+			if (d.sups[i].pid <= 0)
+				continue;
+			/* a successor that serves now, linked on the way (after a restart) */
+			if (pass)
+				holds_link(&d.sups[i]);
+			if (d.sups[i].held && (hold = held_by_token(&d.sups[i], token)))
+				s = &d.sups[i];
+		}
+	if (!hold)
+		return coded_error("not_found", "resume: no held operation has this token (decided "
+				   "already, its sandbox gone, or a sandbox just taken over not "
+				   "serving yet: ask again)%s", "");
+	if (s->resumer >= 0)
+		return coded_error("busy", "resume: another resume of %s waits for its answer",
+				   s->name);
+	dec = cJSON_CreateObject();
+	cJSON_AddNumberToObject(dec, "v", 1);
+	cJSON_AddStringToObject(dec, "op", "decide");
+	cJSON_AddItemToObject(dec, "id",
+			      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(hold, "id"), true));
+	cJSON_AddStringToObject(dec, "token", token);
+	cJSON_AddBoolToObject(dec, "allow", !strcmp(res, "approve"));
+	for (const char *const *k = keys + 5; *k; k++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, *k);
+
+		if (v)
+			cJSON_AddItemToObject(dec, *k, cJSON_Duplicate(v, true));
+	}
+	text = wd_json_line(dec, &len);
+	cJSON_Delete(dec);
+	err = text ? wd_line_write(s->hl, text, len, 2000) : -ENOMEM;
+	free(text);
+	if (err)
+		return coded_error("internal", "resume: cannot reach the supervisor of %s",
+				   s->name);
+	s->resumer = client;
+	s->resume_id = id ? cJSON_Duplicate(id, true) : NULL;
+	s->resume_attach = true;
+	*deferred = true;
+	return NULL;
 }
 
 /* A run's supervisor said its sandbox's name (or ended before it had one). */
@@ -751,6 +1129,7 @@ static void on_ready(struct sup *s)
 	buf[n - 1] = 0;
 	memcpy(s->name, buf, (size_t)n);
 	log_info("%s runs %s (supervisor %d)", s->name, s->argv0, (int)s->pid);
+	holds_link(s);
 	if (s->client >= 0) {
 		r = cJSON_CreateObject();
 		cJSON_AddBoolToObject(r, "ok", true);
@@ -779,6 +1158,100 @@ static cJSON *read_report(const char *path)
 }
 
 /*
+ * How many bytes at the end of @n at @b begin a UTF-8 sequence the read cut (0 to 3): they
+ * wait for the rest, so a character is never split over two events.
+ */
+static size_t utf8_cut(const char *b, size_t n)
+{
+	for (size_t back = 1; back <= 3 && back <= n; back++) {
+		unsigned char c = (unsigned char)b[n - back];
+		size_t need;
+
+		if ((c & 0xc0) == 0x80)
+			continue; /* a continuation byte: look further back */
+		need = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 1;
+		return need > back ? back : 0;
+	}
+	return 0;
+}
+
+/*
+ * @n bytes of stream @i (0 stdout, 1 stderr) of a streamed run, to the client waiting for it:
+ * {"event":"stdout","sandbox":S,"data":TEXT} where they are UTF-8 without NUL, else
+ * "data_b64" (RFC 4648). Counted lost when no client waits or its queue is full.
+ */
+static void stream_emit(struct sup *s, int i, char *b, size_t n)
+{
+	cJSON *e;
+	char *b64 = NULL;
+
+	if (!n)
+		return;
+	if (s->waiter < 0) {
+		s->out_lost[i] += n;
+		return;
+	}
+	e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "event", i ? "stderr" : "stdout");
+	cJSON_AddStringToObject(e, "sandbox", s->name);
+	if (wd_audit_utf8_valid(b, n) && !memchr(b, 0, n)) {
+		char keep = b[n];
+
+		b[n] = 0; /* the buffer has room past the chunk */
+		cJSON_AddStringToObject(e, "data", b);
+		b[n] = keep;
+	} else {
+		b64 = wd_audit_base64(b, n);
+		cJSON_AddStringToObject(e, "data_b64", b64 ? b64 : "");
+	}
+	free(b64);
+	if (send_line(s->waiter, e, s->id, OUTQ_STREAM_MAX))
+		s->out_lost[i] += n;
+	else
+		s->out_bytes[i] += n;
+}
+
+/* Stream @i of @s is readable: a chunk of it on (a cut character waits); at EOF it closes. */
+static void stream_read(struct sup *s, int i)
+{
+	char buf[STREAM_CHUNK + 8];
+	size_t kept = s->out_kept[i], len, cut;
+	ssize_t n;
+
+	memcpy(buf, s->out_keep[i], kept);
+	do {
+		n = read(s->out[i], buf + kept, STREAM_CHUNK);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return;
+	if (n <= 0) {
+		stream_emit(s, i, buf, kept); /* a cut sequence at the end: as it is */
+		s->out_kept[i] = 0;
+		close(s->out[i]);
+		s->out[i] = -1;
+		return;
+	}
+	len = kept + (size_t)n;
+	cut = utf8_cut(buf, len);
+	stream_emit(s, i, buf, len - cut);
+	memcpy(s->out_keep[i], buf + len - cut, cut);
+	s->out_kept[i] = cut;
+}
+
+/* At the run's end, every writer gone: what is left in its pipes, then they close. */
+static void stream_drain(struct sup *s)
+{
+	for (int i = 0; i < 2; i++) {
+		for (int k = 0; k < 4096 && s->out[i] >= 0; k++)
+			stream_read(s, i);
+		if (s->out[i] >= 0) {
+			close(s->out[i]);
+			s->out[i] = -1;
+		}
+	}
+}
+
+/*
  * The run's end, to the client that asked to wait: {"event":"exit","sandbox":S,"code":N,
  * "report":{...}} with the supervisor's exit code (warden run's) and the run report; after a
  * take-over "taken_over":true and the report null (the successor writes none).
@@ -793,6 +1266,13 @@ static void tell_exit(struct sup *s, int status)
 	cJSON_AddNumberToObject(e, "code", wd_exit_code_of_wait(status));
 	if (s->adopted)
 		cJSON_AddBoolToObject(e, "taken_over", true);
+	if (s->streamed) {
+		cJSON *o = cJSON_AddObjectToObject(e, "output");
+
+		cJSON_AddNumberToObject(o, "stdout_bytes", (double)s->out_bytes[0]);
+		cJSON_AddNumberToObject(o, "stderr_bytes", (double)s->out_bytes[1]);
+		cJSON_AddNumberToObject(o, "lost_bytes", (double)(s->out_lost[0] + s->out_lost[1]));
+	}
 	cJSON_AddItemToObject(e, "report", rep ? rep : cJSON_CreateNull());
 	send_reply_id(s->waiter, e, s->id);
 	s->waiter = -1;
@@ -809,7 +1289,11 @@ static void sup_release(struct sup *s)
 	free(s->policy_file);
 	free(s->argv0);
 	cJSON_Delete(s->id);
-	*s = (struct sup){ 0 };
+	for (int i = 0; i < 2; i++)
+		if (s->out[i] >= 0)
+			close(s->out[i]);
+	holds_unlink(s);
+	*s = (struct sup){ .out = { -1, -1 }, .hl = -1, .resumer = -1 };
 }
 
 static void on_exit_status(struct sup *s, int status)
@@ -849,14 +1333,28 @@ static void on_exit_status(struct sup *s, int status)
 		char name[32];
 		int waiter = s->waiter;
 		cJSON *id = s->id;
-		struct sup *t;
+		struct sup *t, was = *s;
 
 		snprintf(name, sizeof(name), "%s", s->name);
 		s->id = NULL;
+		/* the sandbox lives on, writing into its pipes: they go with it to its successor */
+		s->out[0] = s->out[1] = -1;
 		sup_release(s);
 		adopt(name, 5000);
 		/* a client waiting for the run waits for its successor */
 		t = sup_by_name(name);
+		if (t) {
+			memcpy(t->out, was.out, sizeof(t->out));
+			memcpy(t->out_bytes, was.out_bytes, sizeof(t->out_bytes));
+			memcpy(t->out_lost, was.out_lost, sizeof(t->out_lost));
+			memcpy(t->out_keep, was.out_keep, sizeof(t->out_keep));
+			memcpy(t->out_kept, was.out_kept, sizeof(t->out_kept));
+			t->streamed = was.streamed;
+		} else {
+			for (int i = 0; i < 2; i++)
+				if (was.out[i] >= 0)
+					close(was.out[i]);
+		}
 		if (t && waiter >= 0) {
 			t->waiter = waiter;
 			t->id = id;
@@ -870,6 +1368,8 @@ static void on_exit_status(struct sup *s, int status)
 		cJSON_Delete(id);
 		return;
 	}
+	/* its output before its end */
+	stream_drain(s);
 	if (s->waiter >= 0)
 		tell_exit(s, status);
 	sup_release(s);
@@ -1102,24 +1602,55 @@ int main(int argc, char **argv)
 	malloc_trim(0);
 	log_info("listening on %s", d.path);
 	for (;;) {
-		struct pollfd pfd[2 + MAX_CLIENTS + MAX_SANDBOXES];
-		void *who[2 + MAX_CLIENTS + MAX_SANDBOXES];
+		struct pollfd pfd[2 + MAX_CLIENTS + 4 * MAX_SANDBOXES];
+		/* what each entry is: and which client, supervisor or stream of one */
+		struct { enum { W_LISTEN, W_SIG, W_CLIENT, W_READY, W_OUT, W_HOLDS } kind; int i, j; }
+			who[2 + MAX_CLIENTS + 4 * MAX_SANDBOXES];
 		int n = 0;
 
-		pfd[n] = (struct pollfd){ .fd = d.listen_fd, .events = POLLIN };
-		who[n++] = NULL;
-		pfd[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
-		who[n++] = &sigfd;
 		for (int i = 0; i < MAX_CLIENTS; i++)
-			if (d.clients[i].fd >= 0) {
-				pfd[n] = (struct pollfd){ .fd = d.clients[i].fd, .events = POLLIN };
-				who[n++] = &d.clients[i];
+			if (d.clients[i].fd >= 0 && d.clients[i].dead)
+				drop(&d.clients[i]);
+		pfd[n] = (struct pollfd){ .fd = d.listen_fd, .events = POLLIN };
+		who[n++].kind = W_LISTEN;
+		pfd[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
+		who[n++].kind = W_SIG;
+		for (int i = 0; i < MAX_CLIENTS; i++) {
+			const struct client *cl = &d.clients[i];
+
+			if (cl->fd < 0)
+				continue;
+			/* POLLOUT while replies or events wait for it to read them */
+			pfd[n] = (struct pollfd){ .fd = cl->fd, .events = POLLIN |
+				(wd_outq_pending(&cl->out) ? POLLOUT : 0) };
+			who[n].kind = W_CLIENT;
+			who[n++].i = i;
+		}
+		for (int i = 0; i < MAX_SANDBOXES; i++) {
+			const struct sup *sp = &d.sups[i];
+
+			if (sp->pid <= 0)
+				continue;
+			if (sp->ready >= 0) {
+				pfd[n] = (struct pollfd){ .fd = sp->ready, .events = POLLIN };
+				who[n].kind = W_READY;
+				who[n++].i = i;
+				/* its output waits until its client has the reply, which comes first */
+				continue;
 			}
-		for (int i = 0; i < MAX_SANDBOXES; i++)
-			if (d.sups[i].pid > 0 && d.sups[i].ready >= 0) {
-				pfd[n] = (struct pollfd){ .fd = d.sups[i].ready, .events = POLLIN };
-				who[n++] = &d.sups[i];
+			for (int j = 0; j < 2; j++)
+				if (sp->out[j] >= 0) {
+					pfd[n] = (struct pollfd){ .fd = sp->out[j], .events = POLLIN };
+					who[n].kind = W_OUT;
+					who[n].i = i;
+					who[n++].j = j;
+				}
+			if (sp->hl >= 0) {
+				pfd[n] = (struct pollfd){ .fd = sp->hl, .events = POLLIN };
+				who[n].kind = W_HOLDS;
+				who[n++].i = i;
 			}
+		}
 		/* the pool fills while nothing is asked, never in a request's way */
 		c = poll(pfd, (nfds_t)n,
 			 (d.pool.n < d.pool.want && !d.pool_failed) || rings_wanted() ? 0 : -1);
@@ -1133,19 +1664,24 @@ int main(int argc, char **argv)
 			refill();
 			continue;
 		}
-		for (int i = 0; i < n; i++) {
+		for (int k = 0; k < n; k++) {
 			struct signalfd_siginfo si;
+			struct client *cl = &d.clients[who[k].i];
+			struct sup *sp = &d.sups[who[k].i];
 
-			if (!pfd[i].revents)
+			if (!pfd[k].revents)
 				continue;
-			if (i == 0) {
+			/* an entry something before it in this turn closed is skipped */
+			switch (who[k].kind) {
+			case W_LISTEN:
 				on_accept();
-			} else if (i == 1) {
+				break;
+			case W_SIG:
 				if (read(sigfd, &si, sizeof(si)) != sizeof(si))
-					continue;
+					break;
 				if (si.ssi_signo == SIGCHLD) {
 					reap();
-					continue;
+					break;
 				}
 				/* its supervisors end with it; their keepers wait for the next */
 				log_info("got signal %u; ending (sandboxes wait up to %u s "
@@ -1156,14 +1692,26 @@ int main(int argc, char **argv)
 				rings_free();
 				wd_progs_stop(d.progs);
 				return 0;
-			} else if ((char *)who[i] >= (char *)d.clients &&
-				   (char *)who[i] < (char *)(d.clients + MAX_CLIENTS)) {
-				on_client(who[i]);
-			} else {
-				struct sup *s = who[i];
-
-				if (s->pid > 0 && s->ready >= 0)
-					on_ready(s);
+			case W_CLIENT:
+				if (cl->fd != pfd[k].fd || cl->dead)
+					break;
+				if (pfd[k].revents & POLLOUT)
+					client_flush(cl);
+				if (pfd[k].revents & ~POLLOUT)
+					on_client(cl);
+				break;
+			case W_READY:
+				if (sp->pid > 0 && sp->ready == pfd[k].fd)
+					on_ready(sp);
+				break;
+			case W_OUT:
+				if (sp->pid > 0 && sp->out[who[k].j] == pfd[k].fd)
+					stream_read(sp, who[k].j);
+				break;
+			case W_HOLDS:
+				if (sp->pid > 0 && sp->hl == pfd[k].fd)
+					holds_read(sp);
+				break;
 			}
 		}
 	}

@@ -73,7 +73,7 @@ static int pipe_above_std(int p[2])
 	return 0;
 }
 
-int wd_output_open(struct wd_output *o, uint64_t cap, unsigned int tty_fds)
+int wd_output_open(struct wd_output *o, uint64_t cap, unsigned int tty_fds, const int to[3])
 {
 	o->on = true;
 	o->cap = cap;
@@ -83,7 +83,7 @@ int wd_output_open(struct wd_output *o, uint64_t cap, unsigned int tty_fds)
 
 		if (tty_fds & (1u << (i + 1)))
 			continue;
-		caller_side(s, i + 1);
+		caller_side(s, to[i + 1] > 2 ? to[i + 1] : i + 1);
 		err = pipe_above_std(p);
 		if (err) {
 			log_warnx("output: cannot make the pipe for the command's fd %d: %s", i + 1,

@@ -43,9 +43,10 @@ struct wd_output {
 void wd_output_init(struct wd_output *o);
 /*
  * Pipes for those of fds 1 and 2 whose bit is clear in @tty_fds (they are not the command's
- * pty), capped at @cap bytes. 0 or -errno (said why).
+ * pty), capped at @cap bytes, passed on to warden's own fd N, or to @to[N] where that is above
+ * 2. 0 or -errno (said why).
  */
-int wd_output_open(struct wd_output *o, uint64_t cap, unsigned int tty_fds);
+int wd_output_open(struct wd_output *o, uint64_t cap, unsigned int tty_fds, const int to[3]);
 /* The write ends for the child: @fd_for[N] for the command's fd N (1, 2), else -1. */
 void wd_output_child_fds(const struct wd_output *o, int fd_for[3]);
 /* The command has its write ends: warden's copies close. */

@@ -394,16 +394,24 @@ static void start_limits(struct run *r)
 
 /*
  * limits.output: the command's fds 1 and 2 that are not its terminal become pipes the run loop
- * reads; on its terminal, the relay counts against the same cap. 0 or -errno.
+ * reads; on its terminal, the relay counts against the same cap. Without it, a streamed run's
+ * command gets wardend's pipes (wd_run_opts.out_fd) as they are. 0 or -errno.
  */
 static int open_output(struct run *r, struct wd_spawn_opts *so)
 {
 	unsigned int tty = r->pty.master >= 0 ? r->pty.slave_fds : 0;
 	int err;
 
-	if (!(r->rs.limits_set & (1u << WD_LIMIT_OUTPUT)))
+	if (!(r->rs.limits_set & (1u << WD_LIMIT_OUTPUT))) {
+		/* a streamed run's: the command writes into wardend's pipes itself */
+		for (int fd = 1; fd < 3; fd++)
+			if (r->o->out_fd[fd] > 2 && !(tty & (1u << fd))) {
+				so->out[fd] = r->o->out_fd[fd];
+				so->out_fds |= 1u << fd;
+			}
 		return 0;
-	err = wd_output_open(&r->out, r->rs.limit[WD_LIMIT_OUTPUT], tty);
+	}
+	err = wd_output_open(&r->out, r->rs.limit[WD_LIMIT_OUTPUT], tty, r->o->out_fd);
 	if (err) {
 		snprintf(r->msg, sizeof(r->msg), "/limits/output: cannot pipe the command's output: "
 			 "%s", strerror(-err));

@@ -32,6 +32,11 @@ struct wd_run_opts {
 	 * to answer a run request), then close; unused when below 1.
 	 */
 	int ready_fd;
+	/*
+	 * The command's fds 1 and 2: where out_fd[N] is above 2 (wardend's pipes of a streamed
+	 * run), that fd instead of warden's own fd N. limits.output then passes on into it.
+	 */
+	int out_fd[3];
 	char *const *argv;
 };
 

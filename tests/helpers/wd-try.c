@@ -583,24 +583,22 @@ static int ctl(const char *path, const char *line, int lines)
 	char buf[65536];
 	ssize_t n;
 	size_t got = 0;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int seen = 0, fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		return fail();
 	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) || write(fd, "\n", 1) != 1)
 		return fail();
-	while (got < sizeof(buf) - 1 && (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0) {
-		int seen = 0;
-
+	/* each line as it comes, and only the first @lines of them */
+	while (seen < lines && (n = read(fd, buf, sizeof(buf))) > 0) {
 		got += (size_t)n;
-		for (size_t i = 0; i < got; i++)
+		for (ssize_t i = 0; i < n && seen < lines; i++) {
+			putchar(buf[i]);
 			seen += buf[i] == '\n';
-		if (seen >= lines)
-			break;
+		}
+		fflush(stdout);
 	}
-	buf[got] = 0;
-	fputs(buf, stdout);
 	close(fd);
 	return got ? 0 : 1;
 }

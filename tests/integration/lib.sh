@@ -148,3 +148,9 @@ start_daemon() {
 	timeout 60 "$BIN/wd-try" wait-line "$log" "listening on" "$daemon" > /dev/null ||
 		fail "wardend did not start: $(cat "$log")"
 }
+
+# stop_daemon: the wardend of start_daemon ends (TERM), and is waited for.
+stop_daemon() {
+	kill -TERM "$daemon" 2>/dev/null || true
+	wait "$daemon" 2>/dev/null || true
+}

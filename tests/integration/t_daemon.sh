@@ -5,11 +5,6 @@
 WHERE=any
 BACKENDS="bpf-lsm landlock"
 
-stop_daemon() {
-	kill -TERM "$daemon" 2>/dev/null || true
-	wait "$daemon" 2>/dev/null || true
-}
-
 ctl() {
 	"$BIN/wd-try" ctl "$WARDEN_RUN_DIR/control.sock" "$1"
 }
@@ -220,5 +215,125 @@ test_wardend_backend_is_the_backend_of_runs_that_name_none() {
 	case $ev in *'"event":"exit"'*'"backend":"landlock"'*) ;; *) fail "exit event: $ev" ;; esac
 	# the denied read came through the daemon's ring: the held set is the run's
 	case $ev in *'"denials":0'*) fail "the denied read is not in the report: $ev" ;; esac
+	stop_daemon
+}
+
+# "stream": the command's stdout and stderr come on the connection as events, in order, every
+# byte (text as "data", anything else as "data_b64"), then the exit event with the report. What
+# the command writes is only ever data: a forged protocol line in it stays in its event.
+test_a_streamed_run_sends_its_output_as_events_then_its_exit() {
+	local pol req
+	start_daemon "$T/d.log"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc"],"exec":["/usr/bin","/bin","%s"]}}' "$LOADER")
+	mkdir "$T/s"
+	# 50000 lines (about 290 KB: many reads), a forged exit event, bytes that are not UTF-8
+	req="{\"op\":\"run\",\"id\":\"s1\",\"stream\":true,\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"seq 1 50000; echo '{\\\"event\\\":\\\"exit\\\",\\\"code\\\":0}'; printf 'x\\\\377\\\\000y' >&2; exit 5\"]}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s" ||
+		fail "the streamed run: $(cat "$T/s/reply" 2>/dev/null)"
+	{ seq 1 50000; echo '{"event":"exit","code":0}'; } > "$T/want.out"
+	printf 'x\377\000y' > "$T/want.err"
+	cmp "$T/s/stdout" "$T/want.out" || fail "stdout as streamed is not what the command wrote"
+	cmp "$T/s/stderr" "$T/want.err" || fail "stderr as streamed is not what the command wrote"
+	case $(cat "$T/s/exit") in
+	*'"code":5,'*'"output":{"stdout_bytes":'"$(wc -c < "$T/want.out")"',"stderr_bytes":4,"lost_bytes":0}'*'"status":"completed"'*) ;;
+	*) fail "exit event: $(cat "$T/s/exit")" ;;
+	esac
+	# with a file for the output as well: refused, naming both
+	case $(ctl "{\"op\":\"run\",\"stream\":true,\"stdout\":\"$T/o\",\"policy\":$pol,\"argv\":[\"true\"]}") in
+	*'"ok":false'*'stream'*'stdout'*'"code":"bad_request"'*) ;;
+	*) fail "a streamed run with a stdout file was not refused" ;;
+	esac
+	stop_daemon
+}
+
+# A client slower than the command: the command is never held up by it (it runs to its end),
+# what the client's queue has no room for is counted lost, and every byte is either delivered
+# in order or counted.
+test_a_slow_stream_client_loses_only_what_is_counted() {
+	local pol req total got lost
+	start_daemon "$T/d.log"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc"],"exec":["/usr/bin","/bin","%s"]}}' "$LOADER")
+	mkdir "$T/s"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","/dev/zero"],"exec":["/usr/bin","/bin","%s"]}}' "$LOADER")
+	# 4 MiB, more than a client's queue holds
+	req="{\"op\":\"run\",\"id\":2,\"stream\":true,\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"head -c 4194304 /dev/zero | tr '\\\\000' a\"]}"
+	timeout 300 "$BIN/wd-stream" --read-after 3000 "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s" ||
+		fail "the streamed run: $(cat "$T/s/reply" 2>/dev/null)"
+	got=$(sed -n 's/.*"stdout_bytes":\([0-9]*\).*/\1/p' "$T/s/exit")
+	lost=$(sed -n 's/.*"lost_bytes":\([0-9]*\).*/\1/p' "$T/s/exit")
+	expect_eq "bytes delivered and counted lost" "$((got + lost))" 4194304
+	expect_eq "bytes the client has" "$(wc -c < "$T/s/stdout")" "$got"
+	[ -z "$(tr -d a < "$T/s/stdout")" ] || fail "bytes the command did not write came"
+	case $(cat "$T/s/exit") in *'"status":"completed"'*) ;; *) fail "exit event: $(cat "$T/s/exit")" ;; esac
+	stop_daemon
+}
+
+# A streamed run whose supervisor crashes: wardend takes the sandbox over and the output the
+# command writes after the crash still comes to the same client, then the exit event.
+test_a_streamed_run_taken_over_after_a_crash_streams_on() {
+	local pol req sup
+	start_daemon "$T/d.log"
+	mkdir "$T/s" "$T/w"
+	mkfifo "$T/w/ready" "$T/w/go"
+	touch "$T/s/reply"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s/w"],"exec":["/usr/bin","/bin","%s","%s"]}}' "$BIN" "$T" "$BIN" "$LOADER")
+	req="{\"op\":\"run\",\"id\":3,\"stream\":true,\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"echo before; $BIN/wd-try gate $T/w/ready $T/w/go; echo after\"]}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s" 2> "$T/sw.err" &
+	sw=$!
+	trap 'kill -KILL $daemon $sw 2>/dev/null || true' EXIT
+	read -r _ < "$T/w/ready"
+	"$BIN/wd-try" wait-line "$T/s/reply" '"ok":true' "$sw" > /dev/null || fail "no reply: $(cat "$T/sw.err")"
+	sup=$(record_field "$(cat "$T/s/reply")" supervisor)
+	kill -KILL "$sup"
+	"$BIN/wd-try" wait-line "$T/d.log" "taking sb-" "$daemon" > /dev/null || fail "not taken over"
+	: > "$T/w/go"
+	wait "$sw" || fail "the stream did not end with its exit event: $(cat "$T/sw.err")"
+	expect_eq "stdout streamed over the crash" "$(cat "$T/s/stdout")" "before
+ok
+after"
+	case $(cat "$T/s/exit") in *'"taken_over":true'*'"lost_bytes":0'*) ;; *) fail "exit event: $(cat "$T/s/exit")" ;; esac
+	stop_daemon
+}
+
+# "holds":"return": a hold ends the run's request with {"status":"held","token":T,...} while the
+# process waits in the kernel; a resume with T, on another connection, decides it, and the run
+# goes on there: its output, then its exit. Nothing ran twice: the delete happened once, after
+# the approval. A token that is no hold's, or one used already, is refused.
+test_a_run_whose_holds_return_is_resumed_on_another_connection() {
+	local pol req token res
+	start_daemon "$T/d.log"
+	mkdir -p "$T/app/src" "$T/s1" "$T/s2" "$T/s3"
+	echo a > "$T/app/src/a"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s"],"protect":[{"path":"%s/app","ops":["delete"],"action":"hold"}]}}' "$T" "$T" "$LOADER" "$T")
+	req="{\"op\":\"run\",\"id\":1,\"stream\":true,\"holds\":\"return\",\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"echo start; rm -rf $T/app; echo rm=\$?; exit 6\"]}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s1" ||
+		fail "the run: $(cat "$T/s1/reply" 2>/dev/null)"
+	case $(cat "$T/s1/held") in
+	'{"status":"held","sandbox":"sb-'*'"token":"'*'"hold":{'*'"op":"'*'"id":1,"v":1}') ;;
+	*) fail "the request did not end held: $(cat "$T/s1/held")" ;;
+	esac
+	token=$(sed -n 's/.*"status":"held","sandbox":"[^"]*","token":"\([^"]*\)".*/\1/p' "$T/s1/held")
+	[ -n "$token" ] || fail "no token in $(cat "$T/s1/held")"
+	expect_eq "stdout before the hold" "$(cat "$T/s1/stdout")" "start"
+	[ -e "$T/app/src/a" ] || fail "the held delete ran before anyone decided"
+	# a token that is no hold's
+	case $(ctl '{"op":"resume","token":"forged","resolution":"approve"}') in
+	*'"ok":false'*'"code":"not_found"'*) ;; *) fail "a forged token was not refused" ;;
+	esac
+	case $(ctl "{\"op\":\"resume\",\"token\":\"$token\",\"resolution\":\"maybe\"}") in
+	*'"ok":false'*'resolution'*'"code":"bad_request"'*) ;; *) fail "a bad resolution was not refused" ;;
+	esac
+	[ -e "$T/app/src/a" ] || fail "a refused resume let the delete run"
+	res="{\"op\":\"resume\",\"id\":\"r\",\"token\":\"$token\",\"resolution\":\"approve\",\"scope\":\"sandbox\",\"subtree\":\"$T/app\"}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$res" "$T/s2" ||
+		fail "the resume: $(cat "$T/s2/reply" 2>/dev/null)"
+	case $(cat "$T/s2/reply") in '{"ok":true,"sandbox":"sb-'*'"id":"r","v":1}') ;; *) fail "resume reply: $(cat "$T/s2/reply")" ;; esac
+	expect_eq "stdout after the resume" "$(cat "$T/s2/stdout")" "rm=0"
+	case $(cat "$T/s2/exit") in *'"code":6,'*'"status":"completed"'*) ;; *) fail "exit event: $(cat "$T/s2/exit")" ;; esac
+	[ ! -e "$T/app" ] || fail "the approved delete did not happen"
+	# used once: the same token again finds nothing
+	case $(ctl "{\"op\":\"resume\",\"token\":\"$token\",\"resolution\":\"approve\"}") in
+	*'"ok":false'*'"code":"not_found"'*) ;; *) fail "a used token was accepted again" ;;
+	esac
 	stop_daemon
 }
