@@ -337,3 +337,30 @@ test_a_run_whose_holds_return_is_resumed_on_another_connection() {
 	esac
 	stop_daemon
 }
+
+# "holds":"events": the run's connection gets each hold as an event and goes on waiting; a
+# resume from another connection decides it, and the first connection gets the decision, the
+# rest of the output and the exit (the resuming one only its answer).
+test_a_run_with_hold_events_is_decided_by_a_resume_elsewhere() {
+	local pol req sw token
+	start_daemon "$T/d.log"
+	mkdir -p "$T/app" "$T/s"
+	echo a > "$T/app/a"
+	touch "$T/s/holds"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s"],"protect":[{"path":"%s/app","ops":["delete"],"action":"hold"}]}}' "$T" "$T" "$LOADER" "$T")
+	req="{\"op\":\"run\",\"id\":5,\"stream\":true,\"holds\":\"events\",\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"rm $T/app/a; echo rm=\$?\"]}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s" 2> "$T/sw.err" &
+	streamer=$!
+	trap 'kill -KILL $daemon $streamer 2>/dev/null || true' EXIT
+	"$BIN/wd-try" wait-line "$T/s/holds" '"event":"hold"' "$streamer" > /dev/null ||
+		fail "no hold event: $(cat "$T/sw.err")"
+	token=$(sed -n 's/.*"token":"\([^"]*\)".*/\1/p' "$T/s/holds" | head -n1)
+	reply=$(ctl "{\"op\":\"resume\",\"id\":6,\"token\":\"$token\",\"resolution\":\"deny\"}")
+	case $reply in '{"ok":true,"sandbox":"sb-'*'"id":6,"v":1}') ;; *) fail "resume: $reply" ;; esac
+	wait "$streamer" || fail "the run's connection did not end with its exit: $(cat "$T/sw.err")"
+	expect_line "$T/s/holds" '"event":"decision"' '"allow":false'
+	case $(cat "$T/s/stdout") in rm=0) fail "rm says it deleted a denied file" ;; rm=*) ;; *) fail "stdout: $(cat "$T/s/stdout")" ;; esac
+	[ -e "$T/app/a" ] || fail "the denied delete ran"
+	[ -s "$T/s/exit" ] || fail "no exit event on the run's connection"
+	stop_daemon
+}
