@@ -25,7 +25,7 @@
 
 static const char *const derive_flags[WD_DERIVE_NR] = {
 	"--allow-host", "--deny-host", "--allow-read", "--allow-write",
-	"--allow-exec", "--mode",      "--limit",
+	"--allow-exec", "--mode",      "--limit",      "--env",
 };
 
 const char *wd_derive_flag(enum wd_derive_kind kind)
@@ -483,6 +483,23 @@ static int apply_derive(struct loader *l, const struct wd_derive_item *it, struc
 		if (!cJSON_AddStringToObject(doc, "mode", it->value))
 			goto out_free;
 		break;
+	case WD_DERIVE_ENV: {
+		const char *eq = strchr(it->value, '=');
+		char name[256];
+
+		if (!eq || eq == it->value || (size_t)(eq - it->value) >= sizeof(name)) {
+			add_error(l, &at, "expected NAME=VALUE, as in LANG=C.UTF-8");
+			err = -EINVAL;
+			goto out_free;
+		}
+		memcpy(name, it->value, (size_t)(eq - it->value));
+		name[eq - it->value] = 0;
+		sec = cJSON_AddObjectToObject(doc, "env");
+		sec = sec ? cJSON_AddObjectToObject(sec, "set") : NULL;
+		if (!sec || !cJSON_AddStringToObject(sec, name, eq + 1))
+			goto out_free;
+		break;
+	}
 	case WD_DERIVE_LIMIT: {
 		const char *eq = strchr(it->value, '=');
 		char key[64];

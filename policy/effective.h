@@ -26,7 +26,8 @@ enum wd_derive_kind {
 	WD_DERIVE_ALLOW_EXEC = 4,
 	WD_DERIVE_MODE = 5,
 	WD_DERIVE_LIMIT = 6, /* "KEY=VALUE" */
-	WD_DERIVE_NR = 7,
+	WD_DERIVE_ENV = 7,   /* "NAME=VALUE": env.set */
+	WD_DERIVE_NR = 8,
 };
 
 struct wd_derive_item {

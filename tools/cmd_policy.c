@@ -33,7 +33,8 @@ const char wd_derive_usage[] =
 	"      --allow-write PATH      add an fs.write path\n"
 	"      --allow-exec PATH       add an fs.exec path\n"
 	"      --mode audit|enforce    set mode\n"
-	"      --limit KEY=VALUE       set a limit (\"wall_time=30s\", \"memory=256MiB\")\n";
+	"      --limit KEY=VALUE       set a limit (\"wall_time=30s\", \"memory=256MiB\")\n"
+	"      --env NAME=VALUE        set a variable of the command's environment (env.set)\n";
 
 int wd_derive_option(int c, const char *arg, struct wd_policy_derive *d)
 {

@@ -17,8 +17,9 @@
 		{ "allow-write", required_argument, NULL, WD_OPT_DERIVE + WD_DERIVE_ALLOW_WRITE }, \
 		{ "allow-exec", required_argument, NULL, WD_OPT_DERIVE + WD_DERIVE_ALLOW_EXEC },   \
 		{ "mode", required_argument, NULL, WD_OPT_DERIVE + WD_DERIVE_MODE },               \
+		{ "limit", required_argument, NULL, WD_OPT_DERIVE + WD_DERIVE_LIMIT },             \
 	{                                                                                          \
-		"limit", required_argument, NULL, WD_OPT_DERIVE + WD_DERIVE_LIMIT                  \
+		"env", required_argument, NULL, WD_OPT_DERIVE + WD_DERIVE_ENV                      \
 	}
 
 /* The lines of --help that describe them. */

@@ -424,7 +424,8 @@ static char *write_inline_policy(const cJSON *pol)
  * The policy a run asks for, checked here before anything starts, so the client hears what is
  * wrong with it (the field by JSON pointer) rather than "see its stderr": NULL if it is good.
  */
-static cJSON *check_policy(const char *policy, const char *backend)
+static cJSON *check_policy(const char *policy, const struct wd_policy_derive *derive,
+			   const char *backend)
 {
 	const struct wd_backend_ops *ops;
 	struct wd_policy pol;
@@ -432,7 +433,7 @@ static cJSON *check_policy(const char *policy, const char *backend)
 	const char *ptr;
 	cJSON *r = NULL;
 
-	if (wd_policy_load_effective(policy, NULL, &pol, msg, sizeof(msg))) {
+	if (wd_policy_load_effective(policy, derive, &pol, msg, sizeof(msg))) {
 		r = coded_error("bad_policy", "run: %s", msg);
 	} else {
 		ops = wd_backend_choose(backend ? backend : "auto", why, sizeof(why));
@@ -531,6 +532,41 @@ static void rings_free(void)
 			close(d.rings[i].fd);
 }
 
+/*
+ * A run request's additions to its policy, as `warden run`'s derived flags: "env" (an object
+ * of strings: env.set) and "timeout_ms" (limits.wall_time). NULL, or the error reply.
+ */
+static cJSON *run_derive(const cJSON *req, struct wd_policy_derive *derive)
+{
+	const cJSON *env = cJSON_GetObjectItemCaseSensitive(req, "env"), *v;
+	const cJSON *tmo = cJSON_GetObjectItemCaseSensitive(req, "timeout_ms");
+	char buf[4096];
+
+	if (env && !cJSON_IsObject(env))
+		return error_reply("run: \"env\" must be an object of strings%s", "");
+	cJSON_ArrayForEach(v, env) {
+		if (!cJSON_IsString(v))
+			return error_reply("run: \"env\": %s must be a string", v->string);
+		if ((size_t)snprintf(buf, sizeof(buf), "%s=%s", v->string, v->valuestring) >=
+			    sizeof(buf) ||
+		    !v->string[0] || strchr(v->string, '='))
+			return error_reply("run: \"env\": %s is no variable name, or too long",
+					   v->string);
+		if (wd_policy_derive_add(derive, WD_DERIVE_ENV, buf))
+			return coded_error("internal", "run: %s", strerror(ENOMEM));
+	}
+	if (tmo && (!cJSON_IsNumber(tmo) || tmo->valuedouble < 1 || tmo->valuedouble > 864e5 * 365 ||
+		    tmo->valuedouble != (double)(long long)tmo->valuedouble))
+		return error_reply("run: \"timeout_ms\" must be a whole number of milliseconds, at "
+				   "least 1%s", "");
+	if (tmo) {
+		snprintf(buf, sizeof(buf), "wall_time=%lldms", (long long)tmo->valuedouble);
+		if (wd_policy_derive_add(derive, WD_DERIVE_LIMIT, buf))
+			return coded_error("internal", "run: %s", strerror(ENOMEM));
+	}
+	return NULL;
+}
+
 static bool backend_name_ok(const char *name)
 {
 	return !strcmp(name, "auto") || !strcmp(name, "bpf-lsm") || !strcmp(name, "landlock");
@@ -540,13 +576,16 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 {
 	static const char *const keys[] = { "op", "v", "id", "policy", "argv", "audit", "report",
 					    "stdout", "stderr", "cwd", "backend", "wait", "stream",
-					    "holds", NULL };
+					    "holds", "env", "timeout_ms", "stdin", NULL };
 	static const char *const paths[] = { "audit", "report", "stdout", "stderr", "cwd" };
 	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(req, "argv"), *a;
 	const cJSON *pol = cJSON_GetObjectItemCaseSensitive(req, "policy");
 	const cJSON *wait = cJSON_GetObjectItemCaseSensitive(req, "wait");
 	const cJSON *stream = cJSON_GetObjectItemCaseSensitive(req, "stream");
 	const char *holds = str_field(req, "holds");
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(req, "stdin");
+	struct wd_policy_derive derive = { 0 };
+	int ipipe[2] = { -1, -1 };
 	int opipe[2][2] = { { -1, -1 }, { -1, -1 } };
 	bool waits, holds_return;
 	const char *backend = str_field(req, "backend") ?: d.backend, *policy = NULL, *report;
@@ -590,6 +629,9 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	    (!holds || (strcmp(holds, "events") && strcmp(holds, "return"))))
 		return error_reply("run: \"holds\" must be \"events\" or \"return\"%s", "");
 	holds_return = holds && !strcmp(holds, "return");
+	if (in && !cJSON_IsString(in))
+		return error_reply("run: \"stdin\" must be a string (what the command reads, then "
+				   "end of file)%s", "");
 	/* a streamed run ends with its exit event, as one that waits; so does one whose holds return */
 	waits = cJSON_IsTrue(wait) || cJSON_IsTrue(stream) || holds;
 	if (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) < 1)
@@ -611,7 +653,10 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 					   "supervisor: %s", strerror(errno));
 		policy = policy_file;
 	}
-	bad = check_policy(policy, backend);
+	if (!bad)
+		bad = run_derive(req, &derive);
+	if (!bad)
+		bad = check_policy(policy, &derive, backend);
 	report = str_field(req, "report");
 	own_report[0] = 0;
 	if (!bad && waits && !report) {
@@ -625,10 +670,22 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	for (int i = 0; !bad && cJSON_IsTrue(stream) && i < 2; i++)
 		if (pipe2(opipe[i], O_CLOEXEC) || fcntl(opipe[i][0], F_SETFL, O_NONBLOCK))
 			bad = coded_error("internal", "run: pipe: %s", strerror(errno));
+	/* a request is at most 64 KiB: its stdin fits a fresh pipe, written now, never waited on */
+	if (!bad && in && (pipe2(ipipe, O_CLOEXEC) || fcntl(ipipe[1], F_SETFL, O_NONBLOCK) ||
+			   write(ipipe[1], in->valuestring, strlen(in->valuestring)) !=
+				   (ssize_t)strlen(in->valuestring)))
+		bad = coded_error("internal", "run: stdin: %s", strerror(errno));
+	if (ipipe[1] >= 0) {
+		close(ipipe[1]);
+		ipipe[1] = -1;
+	}
 	if (bad) {
 		for (int i = 0; i < 4; i++)
 			if (opipe[i / 2][i % 2] >= 0)
 				close(opipe[i / 2][i % 2]);
+		if (ipipe[0] >= 0)
+			close(ipipe[0]);
+		wd_policy_derive_free(&derive);
 		if (policy_file)
 			unlink(policy_file);
 		free(policy_file);
@@ -642,6 +699,9 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
+		if (ipipe[0] >= 0)
+			close(ipipe[0]);
+		wd_policy_derive_free(&derive);
 		for (int i = 0; i < 4; i++)
 			if (opipe[i / 2][i % 2] >= 0)
 				close(opipe[i / 2][i % 2]);
@@ -660,6 +720,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 			.survive_s = d.survive_s,
 			.ready_fd = pfd[1],
 			.out_fd = { -1, opipe[0][1], opipe[1][1] },
+			.derive = &derive,
 		};
 
 		child_common(ring ? ring->fd : -1);
@@ -678,7 +739,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 		err = output_fd(str_field(req, "stderr"));
 		if (!args || out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 			_exit(125);
-		dup2(open("/dev/null", O_RDONLY | O_CLOEXEC), 0);
+		dup2(ipipe[0] >= 0 ? ipipe[0] : open("/dev/null", O_RDONLY | O_CLOEXEC), 0);
 		if (str_field(req, "cwd") && chdir(str_field(req, "cwd")))
 			_exit(125);
 		cJSON_ArrayForEach(a, argv)
@@ -690,6 +751,9 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	for (int i = 0; i < 2; i++)
 		if (opipe[i][1] >= 0)
 			close(opipe[i][1]);
+	if (ipipe[0] >= 0)
+		close(ipipe[0]);
+	wd_policy_derive_free(&derive);
 	if (ring)
 		ring->user = pid;
 	*s = (struct sup){ .pid = pid, .ready = pfd[0], .client = client, .waiter = -1,

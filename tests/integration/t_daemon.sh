@@ -364,3 +364,29 @@ test_a_run_with_hold_events_is_decided_by_a_resume_elsewhere() {
 	[ -s "$T/s/exit" ] || fail "no exit event on the run's connection"
 	stop_daemon
 }
+
+# A run request's "stdin" (what the command reads, then end of file), "env" (variables set for
+# it, over the policy's) and "timeout_ms" (its wall time): as warden run's --env and --limit.
+test_a_run_request_gives_stdin_env_and_a_timeout() {
+	local pol req
+	start_daemon "$T/d.log"
+	mkdir "$T/s" "$T/s2"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc"],"exec":["/usr/bin","/bin","%s"]}}' "$LOADER")
+	req="{\"op\":\"run\",\"id\":1,\"stream\":true,\"stdin\":\"from the harness\\nsecond\\n\",\"env\":{\"GREETING\":\"hi there\"},\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"read x; echo \\\"\$GREETING: \$x\\\"; cat; echo eof\"]}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s" ||
+		fail "the run: $(cat "$T/s/reply" 2>/dev/null)"
+	expect_eq "what the command read, and its variable" "$(cat "$T/s/stdout")" "hi there: from the harness
+second
+eof"
+	req="{\"op\":\"run\",\"id\":2,\"stream\":true,\"timeout_ms\":1000,\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sleep\",\"600\"]}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s2" ||
+		fail "the run: $(cat "$T/s2/reply" 2>/dev/null)"
+	case $(cat "$T/s2/exit") in *'"status":"timeout"'*) ;; *) fail "exit event: $(cat "$T/s2/exit")" ;; esac
+	case $(ctl "{\"op\":\"run\",\"env\":{\"A\":1},\"policy\":$pol,\"argv\":[\"true\"]}") in
+	*'"ok":false'*'env'*'"code":"bad_request"'*) ;; *) fail "a number in env was not refused" ;;
+	esac
+	case $(ctl "{\"op\":\"run\",\"timeout_ms\":0.5,\"policy\":$pol,\"argv\":[\"true\"]}") in
+	*'"ok":false'*'timeout_ms'*'"code":"bad_request"'*) ;; *) fail "a timeout of 0.5 ms was not refused" ;;
+	esac
+	stop_daemon
+}

@@ -261,6 +261,7 @@ static void test_derive(void **state)
 	assert_int_equal(wd_policy_derive_add(&d, WD_DERIVE_LIMIT, "pids=32"), 0);
 	assert_int_equal(wd_policy_derive_add(&d, WD_DERIVE_LIMIT, "wall_time=30s"), 0);
 	assert_int_equal(wd_policy_derive_add(&d, WD_DERIVE_LIMIT, "pids=48"), 0);
+	assert_int_equal(wd_policy_derive_add(&d, WD_DERIVE_ENV, "GREETING=hi=there"), 0);
 	load_ok("cli", &d, &p);
 	assert_int_equal(p.net_allow.n, 1);
 	assert_string_equal(p.net_allow.v[0].name, "api.example.com");
@@ -273,6 +274,9 @@ static void test_derive(void **state)
 	assert_int_equal(p.limits[WD_LIMIT_PIDS].value, 48);
 	assert_int_equal(p.limits[WD_LIMIT_WALL_TIME].value, 30000);
 	assert_int_equal(p.top_origin, 0);
+	assert_int_equal(p.n_env_set, 1);
+	assert_string_equal(p.env_set[0].name, "GREETING");
+	assert_string_equal(p.env_set[0].value, "hi=there");
 	wd_policy_free(&p);
 	wd_policy_derive_free(&d);
 }
@@ -296,6 +300,8 @@ static void test_derive_errors(void **state)
 		{ WD_DERIVE_LIMIT, "memory=lots", "--limit memory=lots", "size such as" },
 		{ WD_DERIVE_LIMIT, "pids=ten", "--limit pids=ten", "got a string" },
 		{ WD_DERIVE_LIMIT, "pids=99999999999999999999", "--limit pids", "got a string" },
+		{ WD_DERIVE_ENV, "NOVALUE", "--env NOVALUE", "NAME=VALUE" },
+		{ WD_DERIVE_ENV, "=x", "--env =x", "NAME=VALUE" },
 	};
 
 	(void)state;
