@@ -305,30 +305,83 @@ static int confine(struct run *r)
 	return 0;
 }
 
+static const char *const limit_units[WD_LIMIT_NR] = {
+	[WD_LIMIT_WALL_TIME] = "ms", [WD_LIMIT_CPU_TIME] = "ms",  [WD_LIMIT_MEMORY] = "bytes",
+	[WD_LIMIT_PIDS] = "tasks",   [WD_LIMIT_FORK_RATE] = "forks", [WD_LIMIT_OUTPUT] = "bytes",
+	[WD_LIMIT_CPU] = "millicpus", [WD_LIMIT_KILL_GRACE] = "ms",
+};
+
+/* limits.fork_rate's unit: the value is new processes per second, minute or hour as written. */
+static const char *fork_rate_unit(uint64_t per_ms)
+{
+	switch (per_ms) {
+	case 1000:
+		return "forks/s";
+	case 60000:
+		return "forks/m";
+	default:
+		return "forks/h";
+	}
+}
+
+/* Limit @k as applied, for the report of a run warden does not see to its end. */
+static cJSON *kept_limit(const struct run *r, int k)
+{
+	cJSON *l = cJSON_CreateObject();
+
+	if (!l)
+		return NULL;
+	cJSON_AddStringToObject(l, "name", wd_limit_name((enum wd_limit_kind)k));
+	cJSON_AddNumberToObject(l, "value", (double)r->rs.limit[k]);
+	if (k == WD_LIMIT_FORK_RATE) {
+		cJSON_AddStringToObject(l, "unit", fork_rate_unit(r->rs.limit_per_ms[k]));
+		cJSON_AddStringToObject(l, "mechanism", r->sandbox_added ?
+					"bpf-lsm task_alloc: a token bucket" : "");
+	} else {
+		cJSON_AddStringToObject(l, "unit", limit_units[k]);
+		cJSON_AddStringToObject(l, "mechanism", r->lim.mech[k] ? r->lim.mech[k] : "");
+	}
+	return l;
+}
+
 /*
  * What the keeper needs to end the audit stream if warden dies, and a successor to take the
  * sandbox on (`warden run --survive`), as a warden.keep/1 object: the effective policy itself,
  * so a file changed or removed since does not matter.
  */
-static void tell_keeper(struct wd_keeper *k, const struct run_state *st,
-			const struct wd_policy *pol, pid_t pid)
+static void tell_keeper(struct run *r)
 {
-	cJSON *o = cJSON_CreateObject(), *p = wd_policy_to_json(pol);
+	cJSON *o = cJSON_CreateObject(), *p = wd_policy_to_json(&r->pol), *a, *ls, *rep;
 	char *text = NULL;
 	int err = -ENOMEM;
 
 	if (o && p) {
 		cJSON_AddStringToObject(o, "schema", "warden.keep/1");
-		cJSON_AddStringToObject(o, "sandbox", st->actx.sandbox);
-		cJSON_AddStringToObject(o, "backend", st->actx.backend);
-		cJSON_AddNumberToObject(o, "pid", pid);
+		cJSON_AddStringToObject(o, "sandbox", r->st.actx.sandbox);
+		cJSON_AddStringToObject(o, "backend", r->st.actx.backend);
+		cJSON_AddNumberToObject(o, "pid", r->child.pid);
 		/* the audit file itself goes to the keeper as an fd (WD_KEEP_AUDIT), never a path */
 		cJSON_AddItemToObject(o, "policy", p);
 		p = NULL;
+		/* what the report of a run warden does not see to its end can still say */
+		cJSON_AddNumberToObject(o, "started_ns", (double)r->t0);
+		a = cJSON_AddArrayToObject(o, "argv");
+		for (size_t i = 0; a && r->o->argv[i]; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(r->o->argv[i]));
+		ls = cJSON_AddArrayToObject(o, "limits");
+		for (int k = 0; ls && k < WD_LIMIT_NR; k++)
+			if (r->rs.limits_set & (1u << k))
+				cJSON_AddItemToArray(ls, kept_limit(r, k));
+		/* the file itself goes as fds (WD_KEEP_REPORT*); its name in the pinned directory */
+		if (r->report.fd >= 0 && (rep = cJSON_AddObjectToObject(o, "report"))) {
+			cJSON_AddStringToObject(rep, "name", r->report.name);
+			cJSON_AddStringToObject(rep, "tmp", r->report.tmp);
+			cJSON_AddStringToObject(rep, "path", r->report.path);
+		}
 		text = cJSON_PrintUnformatted(o);
 	}
 	if (text)
-		err = wd_keeper_state(k, text);
+		err = wd_keeper_state(&r->keeper, text);
 	if (err)
 		log_warnx("run: cannot give the keeper the run's state (%s): if warden dies, the "
 			  "sandbox dies with it, and without an exit record", strerror(-err));
@@ -354,9 +407,12 @@ static void equip_keeper(struct run *r)
 	    wd_keeper_give(&r->keeper, WD_KEEP_AUDIT, fileno(r->st.audit)) ||
 	    /* if warden dies, the pty lives on (no hang-up) for `warden adopt` to relay */
 	    (r->o->survive_s && r->pty.master >= 0 &&
-	     wd_keeper_give(&r->keeper, WD_KEEP_TERMINAL, r->pty.master)))
+	     wd_keeper_give(&r->keeper, WD_KEEP_TERMINAL, r->pty.master)) ||
+	    (r->report.fd >= 0 &&
+	     (wd_keeper_give(&r->keeper, WD_KEEP_REPORT, r->report.fd) ||
+	      wd_keeper_give(&r->keeper, WD_KEEP_REPORT_DIR, r->report.dirfd))))
 		log_warn("run: cannot give the keeper what a successor needs");
-	tell_keeper(&r->keeper, &r->st, &r->pol, r->child.pid);
+	tell_keeper(r);
 }
 
 /* The command's own cgroups v1 and rlimits, as soon as it is in its cgroup. */
@@ -525,25 +581,6 @@ static void supervise_command(struct run *r)
 		r->rep.exit_code = r->rc;
 	}
 	r->rep.wall_time_s = (double)(wd_clock_ns(CLOCK_MONOTONIC) - r->t0) / 1e9;
-}
-
-static const char *const limit_units[WD_LIMIT_NR] = {
-	[WD_LIMIT_WALL_TIME] = "ms", [WD_LIMIT_CPU_TIME] = "ms",  [WD_LIMIT_MEMORY] = "bytes",
-	[WD_LIMIT_PIDS] = "tasks",   [WD_LIMIT_FORK_RATE] = "forks", [WD_LIMIT_OUTPUT] = "bytes",
-	[WD_LIMIT_CPU] = "millicpus", [WD_LIMIT_KILL_GRACE] = "ms",
-};
-
-/* limits.fork_rate's unit: the value is new processes per second, minute or hour as written. */
-static const char *fork_rate_unit(uint64_t per_ms)
-{
-	switch (per_ms) {
-	case 1000:
-		return "forks/s";
-	case 60000:
-		return "forks/m";
-	default:
-		return "forks/h";
-	}
 }
 
 /* Whether limit @k was reached, and the figure that says so. */
