@@ -47,7 +47,7 @@ static const char run_usage[] =
 	"\n"
 	"  -p, --policy POLICY the policy: a file (JSON, schema warden.policy/1; see\n"
 	"                      warden-policy(5)) or a template name (`warden policy init --list`)\n"
-	"  -r, --report FILE   write a JSON run report (schema warden.report/1) to FILE,\n"
+	"  -r, --report FILE   write a JSON run report (schema warden.report/2) to FILE,\n"
 	"                      mode 0600\n"
 	"  -a, --audit FILE    append audit records (JSON lines, warden.audit/1) to FILE,\n"
 	"                      mode 0600 (an existing FILE: a plain file of root's, no link);\n"
