@@ -337,6 +337,13 @@ const struct wd_capability wd_capabilities[] = {
 	      "blocks the command"),
 	  YES("pipes (or the command's pty) read by warden without blocking; the cap never "
 	      "blocks the command") },
+	/* the private /tmp's tmpfs (supervisor/sandbox/setup.c), the same on both */
+	{ "limits.disk", "limits.disk: writes past the cap fail ENOSPC; refused where the sandbox "
+	  "may write a host tree (no quota warden could set)",
+	  YES("the private /tmp is a tmpfs of that size and inode count, the only writable place "
+	      "the policy may name"),
+	  YES("the private /tmp is a tmpfs of that size and inode count, the only writable place "
+	      "the policy may name") },
 	{ NULL, NULL, { 0, NULL }, { 0, NULL } },
 };
 

@@ -26,7 +26,7 @@ struct wd_report_limit {
 	const char *figure_unit;
 };
 
-#define WD_REPORT_LIMITS 8
+#define WD_REPORT_LIMITS 9
 #define WD_REPORT_UNKNOWN 12
 
 struct wd_report {

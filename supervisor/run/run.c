@@ -5,6 +5,7 @@
  * holds.c (its holds), supervise.c (the run loop), records.c (kernel records to audit lines).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <sched.h>
 #include <signal.h>
@@ -12,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <cJSON.h>
@@ -53,6 +56,7 @@ struct run {
 	bool fork_read;
 	struct wd_cgroup cg;
 	struct wd_child child;
+	int disk_fd; /* limits.disk: the sandbox's private /tmp (O_PATH), read at the end */
 	struct wd_sandbox final;
 	struct wd_report rep;
 	const struct wd_backend_ops *ops;
@@ -82,6 +86,7 @@ static void run_init(struct run *r, const struct wd_run_opts *o)
 	r->report = (struct wd_out_file)WD_OUT_FILE_INIT;
 	r->cg.fd = -1;
 	r->child = (struct wd_child){ .pid = 0, .pidfd = -1, .status_fd = -1, .notify_fd = -1 };
+	r->disk_fd = -1;
 	r->rep.argv = o->argv;
 	r->keeper = (struct wd_keeper){ .pid = -1, .sock = -1 };
 	r->setup.netns_fd = -1;
@@ -308,7 +313,7 @@ static int confine(struct run *r)
 static const char *const limit_units[WD_LIMIT_NR] = {
 	[WD_LIMIT_WALL_TIME] = "ms", [WD_LIMIT_CPU_TIME] = "ms",  [WD_LIMIT_MEMORY] = "bytes",
 	[WD_LIMIT_PIDS] = "tasks",   [WD_LIMIT_FORK_RATE] = "forks", [WD_LIMIT_OUTPUT] = "bytes",
-	[WD_LIMIT_CPU] = "millicpus", [WD_LIMIT_KILL_GRACE] = "ms",
+	[WD_LIMIT_CPU] = "millicpus", [WD_LIMIT_KILL_GRACE] = "ms", [WD_LIMIT_DISK] = "bytes",
 };
 
 /* limits.fork_rate's unit: the value is new processes per second, minute or hour as written. */
@@ -474,6 +479,42 @@ static int open_output(struct run *r, struct wd_spawn_opts *so)
 	return 0;
 }
 
+/*
+ * limits.disk: the sandbox's private /tmp, held open (O_PATH) so that its tmpfs can still be
+ * asked at the end, once the sandbox and its mount namespace are gone. The mount was made
+ * before the exec; the sandbox cannot unmount or move it (no CAP_SYS_ADMIN).
+ */
+static void open_disk(struct run *r)
+{
+	char path[64];
+	struct statfs sf;
+
+	if (!(r->rs.limits_set & (1u << WD_LIMIT_DISK)))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/root/tmp", (int)r->child.pid);
+	r->disk_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->disk_fd >= 0 && (fstatfs(r->disk_fd, &sf) || sf.f_type != TMPFS_MAGIC)) {
+		close(r->disk_fd);
+		r->disk_fd = -1;
+	}
+	if (r->disk_fd < 0)
+		log_warnx("run: cannot watch the private /tmp of %s: its report says nothing of "
+			  "limits.disk's use", r->cg.name);
+}
+
+/* limits.disk at the end: what is left on the tmpfs, and whether it was full (blocks or inodes). */
+static void disk_take(const struct run *r, struct wd_report_limit *l)
+{
+	struct statfs sf;
+
+	if (r->disk_fd < 0 || fstatfs(r->disk_fd, &sf))
+		return;
+	l->have_figure = true;
+	l->figure = (uint64_t)(sf.f_blocks - sf.f_bfree) * (uint64_t)sf.f_bsize;
+	l->figure_unit = "bytes_at_end";
+	l->hit = sf.f_bfree == 0 || sf.f_ffree == 0;
+}
+
 /* The command, spawned in the sandbox and started (or failed to). 0 or -errno. */
 static int spawn_command(struct run *r)
 {
@@ -516,6 +557,8 @@ static int spawn_command(struct run *r)
 	}
 	if (started)
 		equip_keeper(r);
+	if (started)
+		open_disk(r);
 	if (started)
 		start_limits(r);
 	return 0;
@@ -623,6 +666,9 @@ static void limit_hit(const struct run *r, const struct wd_limit_usage *u,
 		break;
 	case WD_LIMIT_KILL_GRACE:
 		l->hit = r->rl.signo && r->rl.killed && !r->rl.hit;
+		break;
+	case WD_LIMIT_DISK:
+		disk_take(r, l);
 		break;
 	default:
 		break;
@@ -794,6 +840,7 @@ static void release(struct run *r)
 		wd_report_commit(&r->report, &r->rep);
 	}
 	wd_out_close(&r->report);
+	wd_fd_close(&r->disk_fd);
 	wd_hold_rules_free(&r->holds.rules);
 	wd_setup_release(&r->setup);
 	wd_ruleset_free(&r->rs);
