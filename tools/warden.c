@@ -54,6 +54,8 @@ static const char run_usage[] =
 	"                      default: RUN_DIR/audit/SANDBOX.jsonl, named on standard error\n"
 	"      --prompt        ask about this run's holds on the terminal too (as warden\n"
 	"                      prompt --sandbox does); others may still answer them\n"
+	"  -q, --quiet         no live status line on the terminal (elapsed time, memory,\n"
+	"                      tasks, denials, a held operation waiting for an operator)\n"
 	"      --survive SECS  if warden dies, keep the sandbox (held calls held, new ones\n"
 	"                      waiting) for up to SECS seconds for `warden adopt` to take it\n"
 	"                      over; then it is killed. Default 0: it dies with warden\n"
@@ -78,6 +80,7 @@ static int cmd_run(int argc, char **argv)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "prompt", no_argument, NULL, 'P' },
 		{ "survive", required_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		WD_DERIVE_LONG_OPTIONS,
 		{ 0 },
@@ -87,7 +90,7 @@ static int cmd_run(int argc, char **argv)
 	int c, r, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:r:a:b:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:r:a:b:qh", opts, NULL)) != -1) {
 		r = wd_derive_option(c, optarg, &derive);
 		if (r < 0) {
 			log_warnx("run: out of memory");
@@ -105,6 +108,9 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'P':
 			o.prompt = true;
+			break;
+		case 'q':
+			o.quiet = true;
 			break;
 		case 'S':
 			if (parse_seconds(optarg, &o.survive_s)) {

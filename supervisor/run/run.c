@@ -35,6 +35,7 @@
 #include "supervisor/run/report.h"
 #include "supervisor/run/run.h"
 #include "supervisor/run/sink.h"
+#include "supervisor/run/status.h"
 #include "supervisor/run/supervise.h"
 #include "supervisor/sandbox/cgroup.h"
 #include "supervisor/sandbox/exit_status.h"
@@ -56,6 +57,7 @@ struct run {
 	bool fork_read;
 	struct wd_cgroup cg;
 	struct wd_child child;
+	struct run_status status;
 	int disk_fd; /* limits.disk: the sandbox's private /tmp (O_PATH), read at the end */
 	struct wd_sandbox final;
 	struct wd_report rep;
@@ -87,6 +89,7 @@ static void run_init(struct run *r, const struct wd_run_opts *o)
 	r->cg.fd = -1;
 	r->child = (struct wd_child){ .pid = 0, .pidfd = -1, .status_fd = -1, .notify_fd = -1 };
 	r->disk_fd = -1;
+	r->status.timer = -1;
 	r->rep.argv = o->argv;
 	r->keeper = (struct wd_keeper){ .pid = -1, .sock = -1 };
 	r->setup.netns_fd = -1;
@@ -561,6 +564,12 @@ static int spawn_command(struct run *r)
 		open_disk(r);
 	if (started)
 		start_limits(r);
+	/* on the caller's terminal, unless --quiet: the live status line */
+	if (started && !r->o->quiet && r->pty.master >= 0 &&
+	    wd_run_status_start(&r->status, &r->st, r->t0) == 0 && r->status.timer >= 0) {
+		r->status.lim = &r->lim;
+		r->st.status = &r->status;
+	}
 	return 0;
 }
 
@@ -783,6 +792,8 @@ static void teardown_sandbox(struct run *r)
 	wd_run_limits_close(&r->rl);
 	st->lim = NULL;
 	/* Its last output, then the caller's terminal as it was, before warden says more. */
+	wd_run_status_stop(&r->status);
+	st->status = NULL;
 	wd_pty_drain(&r->pty);
 	wd_pty_close(&r->pty);
 	st->pty = NULL;
