@@ -291,8 +291,11 @@ static void write_report(struct keep *kp, cJSON *st, const struct ending *e,
 	} else {
 		r.signal = e->signo;
 		r.exit_code = e->code >= 0 && e->code <= 255 ? e->code : 0;
-		if (e->code < 0)
+		/* no init to ask: how the command ended went with its supervisor */
+		if (e->code < 0) {
+			wd_report_unknown(&r, "status");
 			wd_report_unknown(&r, "exit_code");
+		}
 	}
 	r.have_cpu = u->have_cpu;
 	r.cpu_time_s = (double)u->cpu_usec / 1e6;
@@ -339,6 +342,7 @@ static void __attribute__((noreturn)) keeper_main(struct keep *kp)
 				     SIGTTIN, SIGTTOU, SIGUSR1, SIGUSR2 };
 	char *buf = malloc(WD_KEEP_STATE_MAX + 1);
 	struct wd_limit_usage usage;
+	struct wd_limits lim = { 0 }; /* the v2 controllers' files, where the cgroup has them */
 	bool gone = false;
 	sigset_t none;
 
@@ -424,7 +428,9 @@ static void __attribute__((noreturn)) keeper_main(struct keep *kp)
 	/* Held calls stay held meanwhile (the listener is ours); the kill ends them. */
 	wd_cgroup_drain(&kp->cg);
 	/* emptied: the figures are the whole sandbox's, read before it goes */
-	wd_limits_read(&(struct wd_limits){ 0 }, kp->cg.fd, &usage);
+	lim.v2_mem = faccessat(kp->cg.fd, "memory.current", F_OK, 0) == 0;
+	lim.v2_pids = faccessat(kp->cg.fd, "pids.current", F_OK, 0) == 0;
+	wd_limits_read(&lim, kp->cg.fd, &usage);
 	wd_limits_remove_for(&kp->cg);
 	wd_cgroup_destroy(&kp->cg);
 	end_run(kp, !gone, &usage);
