@@ -604,8 +604,8 @@ static int check_disk(const struct wd_policy *p, struct wd_policy_error *err)
 	if (!tmp) {
 		compile_error(err, "/limits/disk",
 			      "limits.disk is enforced only as the size of a private /tmp: set "
-			      "/namespaces/tmp to \"private\" and write only under /tmp (a host tree "
-			      "has no quota warden can set)");
+			      "/namespaces/tmp to \"private\" and write only under /tmp "
+			      "(a host tree has no quota warden can set)");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < p->fs_write.n; i++) {

@@ -221,8 +221,8 @@ const struct wd_capability wd_capabilities[] = {
 	{ "files.audit-mode", "the audit file and the report are mode 0600",
 	  YES("made 0600; an existing audit file is made 0600"),
 	  YES("made 0600; an existing audit file is made 0600") },
-	{ "files.keeper-reopen", "the keeper's exit record and report, and `warden adopt`'s, go to the "
-	  "files the run opened, whatever their names have become",
+	{ "files.keeper-reopen", "the keeper's exit record and report, and `warden adopt`'s, go "
+	  "to the files the run opened, whatever their names have become",
 	  YES("the keeper and a successor get the audit stream and the report's unnamed file as "
 	      "fds; no path is reopened"),
 	  YES("the keeper and a successor get the audit stream and the report's unnamed file as "

@@ -380,7 +380,7 @@ static void tell_keeper(struct run *r)
 		for (int k = 0; ls && k < WD_LIMIT_NR; k++)
 			if (r->rs.limits_set & (1u << k))
 				cJSON_AddItemToArray(ls, kept_limit(r, k));
-		/* the file itself goes as fds (WD_KEEP_REPORT*); its name in the pinned directory */
+		/* the file goes as fds (WD_KEEP_REPORT*); its name in the pinned directory */
 		if (r->report.fd >= 0 && (rep = cJSON_AddObjectToObject(o, "report"))) {
 			cJSON_AddStringToObject(rep, "name", r->report.name);
 			cJSON_AddStringToObject(rep, "tmp", r->report.tmp);

@@ -65,7 +65,8 @@ void wd_run_status_format(char *buf, size_t bufsz, double elapsed_s, uint64_t me
 	if (have_mem)
 		size_words(m, sizeof(m), mem);
 	if (have_pids)
-		snprintf(t, sizeof(t), "%llu task%s", (unsigned long long)pids, pids == 1 ? "" : "s");
+		snprintf(t, sizeof(t), "%llu task%s", (unsigned long long)pids,
+			 pids == 1 ? "" : "s");
 	snprintf(buf, bufsz, "warden: %llu:%02llu elapsed%s%s%s%s, %llu denial%s%s%s%s",
 		 e / 60, e % 60, m[0] ? ", " : "", m, t[0] ? ", " : "", t,
 		 (unsigned long long)denials, denials == 1 ? "" : "s",

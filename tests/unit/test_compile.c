@@ -376,8 +376,8 @@ static void test_disk_limit(void **state)
 	struct wd_ruleset rs;
 
 	(void)state;
-	compile("{\"schema\":\"warden.policy/1\",\"fs\":{\"write\":[\"/tmp\","
-		"\"/dev/null\"]},\"namespaces\":{\"tmp\":\"private\"},\"limits\":{\"disk\":\"8MiB\"}}",
+	compile("{\"schema\":\"warden.policy/1\",\"fs\":{\"write\":[\"/tmp\",\"/dev/null\"]},"
+		"\"namespaces\":{\"tmp\":\"private\"},\"limits\":{\"disk\":\"8MiB\"}}",
 		&rs);
 	assert_true(rs.limits_set & (1u << WD_LIMIT_DISK));
 	assert_int_equal(rs.limit[WD_LIMIT_DISK], 8u << 20);

@@ -139,8 +139,9 @@ static void test_schema_refuses(void **state)
 static void test_kept_report_validates(void **state)
 {
 	static const char kept[] =
-		"{\"schema\":\"warden.keep/1\",\"sandbox\":\"sb-0123abcd\",\"backend\":\"landlock\","
-		"\"pid\":42,\"started_ns\":1,\"argv\":[\"sh\",\"-c\",\"x\"],"
+		"{\"schema\":\"warden.keep/1\",\"sandbox\":\"sb-0123abcd\","
+		"\"backend\":\"landlock\",\"pid\":42,\"started_ns\":1,"
+		"\"argv\":[\"sh\",\"-c\",\"x\"],"
 		"\"limits\":[{\"name\":\"memory\",\"value\":1048576,\"unit\":\"bytes\","
 		"\"mechanism\":\"cgroup v2 memory.max\"},{\"name\":\"pids\",\"value\":8,"
 		"\"unit\":\"tasks\",\"mechanism\":\"\"}],"
