@@ -58,6 +58,8 @@ UNIT_TESTS += test_dns
 UNIT_TESTS += test_rate
 # the run report against docs/report.schema.json (supervisor/run/report.c)
 UNIT_TESTS += test_report
+# the live status line's words (supervisor/run/status.c)
+UNIT_TESTS += test_status
 # resolved addresses in real LPM tries (supervisor/net/resolved.c; skipped without BPF)
 UNIT_TESTS += test_resolved
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))

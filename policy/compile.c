@@ -579,6 +579,49 @@ static int compile_mounts(const struct wd_policy *p, struct wd_ruleset *rs,
 	return r;
 }
 
+/* Devices a policy may write beside the private /tmp under limits.disk: none of them stores. */
+static bool stores_nothing(const char *path)
+{
+	static const char *const devs[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/tty" };
+
+	for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
+		if (strcmp(path, devs[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * limits.disk is the size of the private /tmp (a tmpfs mounted size=, nr_inodes=): it holds
+ * only when the sandbox can write nowhere else. A host tree has no per-sandbox quota warden
+ * could set (a filesystem quota setup is the host's), so a policy that writes one is refused.
+ */
+static int check_disk(const struct wd_policy *p, struct wd_policy_error *err)
+{
+	bool tmp = p->ns_set[WD_NS_TMP].set && p->ns[WD_NS_TMP] == WD_NS_PRIVATE;
+
+	if (!p->limits[WD_LIMIT_DISK].s.set)
+		return 0;
+	if (!tmp) {
+		compile_error(err, "/limits/disk",
+			      "limits.disk is enforced only as the size of a private /tmp: set "
+			      "/namespaces/tmp to \"private\" and write only under /tmp "
+			      "(a host tree has no quota warden can set)");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < p->fs_write.n; i++) {
+		const char *w = p->fs_write.paths[i];
+
+		if (wd_path_within(w, "/tmp") || stores_nothing(w))
+			continue;
+		compile_error(err, "/limits/disk",
+			      "limits.disk cannot hold: /fs/write/%zu lets the sandbox write %s, "
+			      "outside its private /tmp, where no quota applies (write only under "
+			      "/tmp, or leave limits.disk out)", i, w);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int compile_rest(const struct wd_policy *p, struct wd_ruleset *rs)
 {
 	int r = 0;
@@ -658,6 +701,7 @@ int wd_compile(const struct wd_policy *p, struct wd_ruleset *rs, struct wd_polic
 	r = r ?: compile_net(p, rs);
 	r = r ?: compile_rest(p, rs);
 	r = r ?: compile_mounts(p, rs, err);
+	r = r ?: check_disk(p, err);
 out:
 	if (r == -ENOMEM && !err->msg[0])
 		snprintf(err->msg, sizeof(err->msg), "out of memory");
@@ -876,7 +920,7 @@ void wd_ruleset_dump(const struct wd_ruleset *rs, FILE *out)
 		fprintf(out, "net ping\n");
 	for (int i = 0; i < WD_LIMIT_NR; i++) {
 		static const char *const units[WD_LIMIT_NR] = {
-			"ms", "ms", "bytes", "tasks", "forks", "bytes", "millicpus", "ms",
+			"ms", "ms", "bytes", "tasks", "forks", "bytes", "millicpus", "ms", "bytes",
 		};
 
 		if (!(rs->limits_set & (1u << i)))

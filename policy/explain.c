@@ -110,6 +110,7 @@ static void limit_text(const struct wd_limit *l, enum wd_limit_kind k, char *buf
 		break;
 	case WD_LIMIT_MEMORY:
 	case WD_LIMIT_OUTPUT:
+	case WD_LIMIT_DISK:
 		wd_format_size(l->value, buf, bufsz);
 		break;
 	case WD_LIMIT_FORK_RATE:
@@ -580,6 +581,7 @@ static void explain_limits(const struct wd_policy *p, struct lines *ls)
 		[WD_LIMIT_OUTPUT] = "keeps at most %s of standard output and error",
 		[WD_LIMIT_CPU] = "may use at most %s CPUs' worth of time",
 		[WD_LIMIT_KILL_GRACE] = "is killed %s after a signal warden passed on to it",
+		[WD_LIMIT_DISK] = "may write at most %s (the size of its private /tmp)",
 	};
 	bool any = false;
 

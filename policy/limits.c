@@ -22,6 +22,7 @@ static const struct {
 	/* thousandths of a CPU: 0.01 to 1024 CPUs */
 	[WD_LIMIT_CPU] = { "cpu", U_CPUS, 10, 1024000 },
 	[WD_LIMIT_KILL_GRACE] = { "kill_grace", U_DURATION, 1, 3600000 },
+	[WD_LIMIT_DISK] = { "disk", U_SIZE, 1 << 20, UINT64_MAX },
 };
 
 const char *wd_limit_name(enum wd_limit_kind k)
@@ -99,5 +100,6 @@ const struct key wdp_limit_keys[] = {
 	{ .name = "output", .parse = parse_limit },
 	{ .name = "cpu", .parse = parse_limit },
 	{ .name = "kill_grace", .parse = parse_limit },
+	{ .name = "disk", .parse = parse_limit },
 	{ 0 },
 };

@@ -113,7 +113,8 @@ enum wd_limit_kind {
 	WD_LIMIT_OUTPUT = 5,	/* value: bytes of standard output and error kept */
 	WD_LIMIT_CPU = 6,	/* value: thousandths of a CPU (a quota per period) */
 	WD_LIMIT_KILL_GRACE = 7, /* value: milliseconds between a forwarded signal and the kill */
-	WD_LIMIT_NR = 8,
+	WD_LIMIT_DISK = 8,	/* value: bytes the sandbox may write (its private /tmp's size) */
+	WD_LIMIT_NR = 9,
 };
 
 struct wd_limit {

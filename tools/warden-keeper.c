@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/bpf.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -30,6 +31,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,9 +39,11 @@
 #include <cJSON.h>
 
 #include "audit/jsonl.h"
+#include "bpf/wd_abi.h"
 #include "policy/grow.h"
 #include "supervisor/ipc/sock.h"
 #include "supervisor/run/keeper.h"
+#include "supervisor/run/report.h"
 #include "supervisor/sandbox/exit_status.h"
 #include "supervisor/sandbox/limits.h"
 #include "supervisor/sandbox/spawn.h"
@@ -173,37 +177,47 @@ static int hand_over(struct keep *kp, int conn)
 	return 0;
 }
 
-/*
- * The sandbox ended without a supervisor (@killed: by the keeper): the run's audit stream still
- * ends with an exit record, numbered on from the file, how the command ended where the init
- * said so.
- */
-static void write_exit(struct keep *kp, bool killed)
+/* How the sandbox ended without a supervisor (@killed: by the keeper), from its init if it said. */
+struct ending {
+	const char *status;
+	int code, signo;
+};
+
+static struct ending how_it_ended(struct keep *kp, cJSON *st, bool killed)
 {
-	cJSON *st = kp->state ? cJSON_Parse(kp->state) : NULL;
+	cJSON *pid = cJSON_GetObjectItemCaseSensitive(st, "pid");
+	struct ending e = { killed ? "killed" : "ended", killed ? 128 + SIGKILL : -1,
+			    killed ? SIGKILL : 0 };
+	siginfo_t si = { 0 };
+
+	if (kp->fds[WD_KEEP_STATUS] >= 0 && cJSON_IsNumber(pid) &&
+	    wd_child_read_status(kp->fds[WD_KEEP_STATUS], (pid_t)pid->valueint, &si) == 0) {
+		struct wd_exit_status how = wd_exit_status_of(&si);
+
+		e.status = how.signo ? "killed" : "completed";
+		e.signo = how.signo;
+		e.code = how.code;
+	}
+	return e;
+}
+
+/*
+ * The run's audit stream still ends with an exit record, numbered on from the file. Written
+ * to the stream warden opened before the command ran: no name is looked up again.
+ */
+static void write_exit(struct keep *kp, cJSON *st, const struct ending *e)
+{
 	cJSON *be = cJSON_GetObjectItemCaseSensitive(st, "backend");
 	cJSON *pid = cJSON_GetObjectItemCaseSensitive(st, "pid");
 	struct wd_audit_ctx actx = { .sandbox = kp->cg.name };
-	const char *status = killed ? "killed" : "ended";
-	int code = killed ? 128 + SIGKILL : -1, signo = killed ? SIGKILL : 0;
 	struct timespec now;
-	siginfo_t si = { 0 };
 	char *line;
 	FILE *f = NULL;
 	int fd;
 
 	if (kp->fds[WD_KEEP_AUDIT] < 0 || !cJSON_IsNumber(pid))
-		goto out; /* no state, or no stream to end */
+		return; /* no state, or no stream to end */
 	actx.backend = cJSON_IsString(be) ? be->valuestring : "";
-	if (kp->fds[WD_KEEP_STATUS] >= 0 &&
-	    wd_child_read_status(kp->fds[WD_KEEP_STATUS], (pid_t)pid->valueint, &si) == 0) {
-		struct wd_exit_status how = wd_exit_status_of(&si);
-
-		status = how.signo ? "killed" : "completed";
-		signo = how.signo;
-		code = how.code;
-	}
-	/* the stream warden opened before the command ran: no name is looked up again */
 	fd = fcntl(kp->fds[WD_KEEP_AUDIT], F_DUPFD_CLOEXEC, 3);
 	if (fd >= 0) {
 		f = fdopen(fd, "a+");
@@ -214,18 +228,110 @@ static void write_exit(struct keep *kp, bool killed)
 	}
 	if (!f) {
 		log_warn("keeper: cannot append the exit record of %s", kp->cg.name);
-		goto out;
+		return;
 	}
 	actx.seq = wd_audit_next_seq(f, kp->cg.name);
 	clock_gettime(CLOCK_REALTIME, &now);
 	line = wd_audit_exit_line(&actx, (uint64_t)now.tv_sec * 1000000000ull +
 						 (uint64_t)now.tv_nsec,
-				  pid->valueint, status, code, signo);
+				  pid->valueint, e->status, e->code, e->signo);
 	if (line)
 		fprintf(f, "%s\n", line);
 	free(line);
 	fclose(f);
-out:
+}
+
+/* The sandbox's kernel counters (denials, records lost), by the map's fd: no libbpf here. */
+static int sandbox_counts(int map, uint64_t id, struct wd_sandbox *sb)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = (uint32_t)map;
+	attr.key = (uint64_t)(uintptr_t)&id;
+	attr.value = (uint64_t)(uintptr_t)sb;
+	return map < 0 ? -EBADF :
+	       syscall(SYS_bpf, BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr)) ? -errno : 0;
+}
+
+/*
+ * --report FILE: the report into the file warden made (WD_KEEP_REPORT, never its name looked
+ * up), with what the keeper knows: how the command ended, the time since its start, the
+ * cgroup's figures (@u), the kernel's counters; what it cannot know is named in "unknown".
+ */
+static void write_report(struct keep *kp, cJSON *st, const struct ending *e,
+			 const struct wd_limit_usage *u, bool killed)
+{
+	struct wd_out_file f;
+	struct wd_report r = { .writer = "keeper" };
+	struct wd_sandbox sb;
+	char reason[128], **argv = NULL;
+
+	if (wd_report_kept_file(&f, st, kp->fds[WD_KEEP_REPORT], kp->fds[WD_KEEP_REPORT_DIR]))
+		return;
+	if (wd_report_from_kept(&r, st, &argv)) {
+		f.tmp[0] = 0;
+		wd_out_close(&f);
+		return;
+	}
+	if (!killed)
+		snprintf(reason, sizeof(reason), "the sandbox ended after its supervisor, before "
+			 "anyone adopted it");
+	else if (kp->survive_s)
+		snprintf(reason, sizeof(reason), "not adopted within %u s", kp->survive_s);
+	else
+		snprintf(reason, sizeof(reason), "warden ended while the sandbox ran");
+	r.reason = reason;
+	r.status = strcmp(e->status, "ended") ? e->status : "completed";
+	if (killed) {
+		/* the keeper's kill, whatever the init said of it */
+		r.status = "killed";
+		r.signal = SIGKILL;
+		r.exit_code = 128 + SIGKILL;
+	} else {
+		r.signal = e->signo;
+		r.exit_code = e->code >= 0 && e->code <= 255 ? e->code : 0;
+		/* no init to ask: how the command ended went with its supervisor */
+		if (e->code < 0) {
+			wd_report_unknown(&r, "status");
+			wd_report_unknown(&r, "exit_code");
+		}
+	}
+	r.have_cpu = u->have_cpu;
+	r.cpu_time_s = (double)u->cpu_usec / 1e6;
+	r.user_time_s = (double)u->user_usec / 1e6;
+	r.system_time_s = (double)u->system_usec / 1e6;
+	r.have_mem = u->have_mem;
+	r.peak_memory = u->mem_peak;
+	r.oom_kills = u->oom_kills;
+	r.have_pids = u->have_pids;
+	r.max_pids = u->pids_peak;
+	r.pids_max_hits = u->pids_max_hits;
+	if (sandbox_counts(kp->fds[WD_KEEP_COUNTS], kp->cg.id, &sb) == 0) {
+		r.denials = sb.denials;
+		r.lost_records = sb.lost;
+	} else {
+		wd_report_unknown(&r, "denials");
+		wd_report_unknown(&r, "lost_records");
+	}
+	/* the supervisors counted their holds; none of them is here to ask */
+	wd_report_unknown(&r, "holds");
+	if (wd_report_commit(&f, &r))
+		log_warnx("keeper: cannot write the report of %s", kp->cg.name);
+	free(argv);
+}
+
+/* The sandbox ended without a supervisor: the exit record and the report. */
+static void end_run(struct keep *kp, bool killed, const struct wd_limit_usage *u)
+{
+	cJSON *st = kp->state ? cJSON_Parse(kp->state) : NULL;
+	struct ending e;
+
+	if (!st)
+		return;
+	e = how_it_ended(kp, st, killed);
+	write_exit(kp, st, &e);
+	write_report(kp, st, &e, u, killed);
 	cJSON_Delete(st);
 }
 
@@ -235,6 +341,8 @@ static void __attribute__((noreturn)) keeper_main(struct keep *kp)
 	static const int quiet[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP,
 				     SIGTTIN, SIGTTOU, SIGUSR1, SIGUSR2 };
 	char *buf = malloc(WD_KEEP_STATE_MAX + 1);
+	struct wd_limit_usage usage;
+	struct wd_limits lim = { 0 }; /* the v2 controllers' files, where the cgroup has them */
 	bool gone = false;
 	sigset_t none;
 
@@ -318,9 +426,14 @@ static void __attribute__((noreturn)) keeper_main(struct keep *kp)
 	if (kp->path[0])
 		unlink(kp->path);
 	/* Held calls stay held meanwhile (the listener is ours); the kill ends them. */
+	wd_cgroup_drain(&kp->cg);
+	/* emptied: the figures are the whole sandbox's, read before it goes */
+	lim.v2_mem = faccessat(kp->cg.fd, "memory.current", F_OK, 0) == 0;
+	lim.v2_pids = faccessat(kp->cg.fd, "pids.current", F_OK, 0) == 0;
+	wd_limits_read(&lim, kp->cg.fd, &usage);
 	wd_limits_remove_for(&kp->cg);
 	wd_cgroup_destroy(&kp->cg);
-	write_exit(kp, !gone);
+	end_run(kp, !gone, &usage);
 	_exit(0);
 }
 

@@ -47,13 +47,15 @@ static const char run_usage[] =
 	"\n"
 	"  -p, --policy POLICY the policy: a file (JSON, schema warden.policy/1; see\n"
 	"                      warden-policy(5)) or a template name (`warden policy init --list`)\n"
-	"  -r, --report FILE   write a JSON run report (schema warden.report/1) to FILE,\n"
+	"  -r, --report FILE   write a JSON run report (schema warden.report/2) to FILE,\n"
 	"                      mode 0600\n"
 	"  -a, --audit FILE    append audit records (JSON lines, warden.audit/1) to FILE,\n"
 	"                      mode 0600 (an existing FILE: a plain file of root's, no link);\n"
 	"                      default: RUN_DIR/audit/SANDBOX.jsonl, named on standard error\n"
 	"      --prompt        ask about this run's holds on the terminal too (as warden\n"
 	"                      prompt --sandbox does); others may still answer them\n"
+	"  -q, --quiet         no live status line on the terminal (elapsed time, memory,\n"
+	"                      tasks, denials, a held operation waiting for an operator)\n"
 	"      --survive SECS  if warden dies, keep the sandbox (held calls held, new ones\n"
 	"                      waiting) for up to SECS seconds for `warden adopt` to take it\n"
 	"                      over; then it is killed. Default 0: it dies with warden\n"
@@ -78,6 +80,7 @@ static int cmd_run(int argc, char **argv)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "prompt", no_argument, NULL, 'P' },
 		{ "survive", required_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		WD_DERIVE_LONG_OPTIONS,
 		{ 0 },
@@ -87,7 +90,7 @@ static int cmd_run(int argc, char **argv)
 	int c, r, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:r:a:b:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:r:a:b:qh", opts, NULL)) != -1) {
 		r = wd_derive_option(c, optarg, &derive);
 		if (r < 0) {
 			log_warnx("run: out of memory");
@@ -105,6 +108,9 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'P':
 			o.prompt = true;
+			break;
+		case 'q':
+			o.quiet = true;
 			break;
 		case 'S':
 			if (parse_seconds(optarg, &o.survive_s)) {

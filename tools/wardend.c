@@ -1318,11 +1318,12 @@ static void stream_drain(struct sup *s)
 /*
  * The run's end, to the client that asked to wait: {"event":"exit","sandbox":S,"code":N,
  * "report":{...}} with the supervisor's exit code (warden run's) and the run report; after a
- * take-over "taken_over":true and the report null (the successor writes none).
+ * take-over "taken_over":true and the report its successor wrote into the run's file (null
+ * when the run asked for none, or none could be written).
  */
 static void tell_exit(struct sup *s, int status)
 {
-	cJSON *e = cJSON_CreateObject(), *rep = s->adopted ? NULL : read_report(s->report);
+	cJSON *e = cJSON_CreateObject(), *rep = read_report(s->report);
 
 	cJSON_AddStringToObject(e, "event", "exit");
 	if (s->name[0])
@@ -1397,12 +1398,16 @@ static void on_exit_status(struct sup *s, int status)
 		char name[32];
 		int waiter = s->waiter;
 		cJSON *id = s->id;
+		char *report = s->report;
+		bool own_report = s->own_report;
 		struct sup *t, was = *s;
 
 		snprintf(name, sizeof(name), "%s", s->name);
 		s->id = NULL;
 		/* the sandbox lives on, writing into its pipes: they go with it to its successor */
 		s->out[0] = s->out[1] = -1;
+		/* the run's report file: its successor writes it, through the keeper's fd */
+		s->report = NULL;
 		sup_release(s);
 		adopt(name, 5000);
 		/* a client waiting for the run waits for its successor */
@@ -1423,12 +1428,21 @@ static void on_exit_status(struct sup *s, int status)
 			t->waiter = waiter;
 			t->id = id;
 			id = NULL;
-		} else if (waiter >= 0) {
+		}
+		if (t && !t->report) {
+			t->report = report;
+			t->own_report = own_report;
+			report = NULL;
+		}
+		if (!t && waiter >= 0) {
 			struct sup gone = { .waiter = waiter, .id = id, .adopted = true };
 
 			snprintf(gone.name, sizeof(gone.name), "%s", name);
 			tell_exit(&gone, status);
 		}
+		if (report && own_report)
+			unlink(report);
+		free(report);
 		cJSON_Delete(id);
 		return;
 	}

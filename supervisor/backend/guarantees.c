@@ -221,10 +221,12 @@ const struct wd_capability wd_capabilities[] = {
 	{ "files.audit-mode", "the audit file and the report are mode 0600",
 	  YES("made 0600; an existing audit file is made 0600"),
 	  YES("made 0600; an existing audit file is made 0600") },
-	{ "files.keeper-reopen", "the keeper's exit record and `warden adopt` go to the file the run "
-	  "opened, whatever its name has become",
-	  YES("the keeper and a successor get the audit stream as an fd; no path is reopened"),
-	  YES("the keeper and a successor get the audit stream as an fd; no path is reopened") },
+	{ "files.keeper-reopen", "the keeper's exit record and report, and `warden adopt`'s, go "
+	  "to the files the run opened, whatever their names have become",
+	  YES("the keeper and a successor get the audit stream and the report's unnamed file as "
+	      "fds; no path is reopened"),
+	  YES("the keeper and a successor get the audit stream and the report's unnamed file as "
+	      "fds; no path is reopened") },
 	{ "audit.sink", "the audit stream is warden's alone: the command cannot write records into it",
 	  YES("without --audit, a file of the sandbox's own under the run directory, named on "
 	      "stderr, never a stream the command writes to"),
@@ -335,6 +337,13 @@ const struct wd_capability wd_capabilities[] = {
 	      "blocks the command"),
 	  YES("pipes (or the command's pty) read by warden without blocking; the cap never "
 	      "blocks the command") },
+	/* the private /tmp's tmpfs (supervisor/sandbox/setup.c), the same on both */
+	{ "limits.disk", "limits.disk: writes past the cap fail ENOSPC; refused where the sandbox "
+	  "may write a host tree (no quota warden could set)",
+	  YES("the private /tmp is a tmpfs of that size and inode count, the only writable place "
+	      "the policy may name"),
+	  YES("the private /tmp is a tmpfs of that size and inode count, the only writable place "
+	      "the policy may name") },
 	{ NULL, NULL, { 0, NULL }, { 0, NULL } },
 };
 

@@ -32,6 +32,7 @@
 #include "supervisor/run/keeper.h"
 #include "supervisor/run/pty.h"
 #include "supervisor/run/records.h"
+#include "supervisor/run/report.h"
 #include "supervisor/run/run.h"
 #include "supervisor/run/sink.h"
 #include "supervisor/run/supervise.h"
@@ -61,6 +62,9 @@ struct adopt {
 	struct wd_ruleset rs;
 	struct kept k;
 	struct wd_pty pty;
+	struct wd_limit_usage usage; /* the emptied sandbox's cgroup figures */
+	struct wd_exit_status how; /* how the command ended, where its init said */
+	bool have_how;
 	cJSON *state;
 	pid_t prompter;
 	sigset_t oldsigs;
@@ -364,15 +368,84 @@ static void write_exit(struct adopt *d)
 	memset(&si, 0, sizeof(si));
 	if (d->a.fds[WD_KEEP_STATUS] >= 0 &&
 	    wd_child_read_status(d->a.fds[WD_KEEP_STATUS], d->k.pid, &si) == 0) {
-		struct wd_exit_status how = wd_exit_status_of(&si);
-
+		d->how = wd_exit_status_of(&si);
+		d->have_how = true;
 		wd_run_audit_write(&d->st, wd_audit_exit_line(&d->st.actx, now, d->k.pid,
-							      how.signo ? "killed" : "completed",
-							      how.code, how.signo));
+							      d->how.signo ? "killed" : "completed",
+							      d->how.code, d->how.signo));
 	} else {
 		wd_run_audit_write(&d->st, wd_audit_exit_line(&d->st.actx, now, d->k.pid, "ended",
 							      -1, 0));
 	}
+}
+
+/*
+ * The sandbox's cgroup figures, read once it is empty and before it goes: cpu.stat always, the
+ * memory and pids files where the v2 controllers are there (a hybrid host's v1 cgroups were
+ * the first supervisor's to know).
+ */
+static void read_usage(struct adopt *d)
+{
+	struct wd_limits l = { 0 };
+
+	l.v2_mem = faccessat(d->cg.fd, "memory.current", F_OK, 0) == 0;
+	l.v2_pids = faccessat(d->cg.fd, "pids.current", F_OK, 0) == 0;
+	wd_limits_read(&l, d->cg.fd, &d->usage);
+}
+
+/*
+ * --report FILE of the run taken over: written into the file its warden made, which the keeper
+ * kept (never its name looked up again), with what this supervisor knows; what it cannot know
+ * is named in "unknown" (docs/report.md, "After warden").
+ */
+static void write_report(struct adopt *d)
+{
+	const struct wd_limit_usage *u = &d->usage;
+	struct wd_report r = { .writer = "adopt", .reason = "taken over by warden adopt" };
+	struct wd_out_file f;
+	struct wd_sandbox sb;
+	char **argv = NULL;
+
+	if (wd_report_kept_file(&f, d->state, d->a.fds[WD_KEEP_REPORT],
+				d->a.fds[WD_KEEP_REPORT_DIR]))
+		return;
+	if (wd_report_from_kept(&r, d->state, &argv)) {
+		f.tmp[0] = 0;
+		wd_out_close(&f);
+		return;
+	}
+	if (d->have_how) {
+		r.signal = d->how.signo;
+		r.status = r.signal ? "killed" : "completed";
+		r.exit_code = d->how.code;
+	} else {
+		/* no init to ask (the first supervisor reaped the command) */
+		r.status = "completed";
+		wd_report_unknown(&r, "status");
+		wd_report_unknown(&r, "exit_code");
+	}
+	r.have_cpu = u->have_cpu;
+	r.cpu_time_s = (double)u->cpu_usec / 1e6;
+	r.user_time_s = (double)u->user_usec / 1e6;
+	r.system_time_s = (double)u->system_usec / 1e6;
+	r.have_mem = u->have_mem;
+	r.peak_memory = u->mem_peak;
+	r.oom_kills = u->oom_kills;
+	r.have_pids = u->have_pids;
+	r.max_pids = u->pids_peak;
+	r.pids_max_hits = u->pids_max_hits;
+	if (wd_events_sandbox_counts(d->a.fds[WD_KEEP_COUNTS], d->cg.id, &sb) == 0) {
+		r.denials = sb.denials;
+		r.lost_records = sb.lost;
+	} else {
+		wd_report_unknown(&r, "denials");
+		wd_report_unknown(&r, "lost_records");
+	}
+	/* those of the supervisors before this one went with them */
+	r.holds = d->holds.held;
+	wd_report_unknown(&r, "holds");
+	wd_report_commit(&f, &r);
+	free(argv);
 }
 
 /* Supervised to its end: the last records, what was lost, the exit record. 0 or -errno. */
@@ -391,6 +464,8 @@ static int supervise_to_end(struct adopt *d)
 	wd_run_records_drain(&d->st, &rec);
 	lost_since(&d->st, d->a.fds[WD_KEEP_COUNTS], &d->cg);
 	write_exit(d);
+	wd_cgroup_drain(&d->cg);
+	read_usage(d);
 	return err;
 }
 
@@ -470,6 +545,8 @@ out_sigs:
 		wd_limits_remove_for(&d.cg);
 		wd_cgroup_destroy(&d.cg);
 		wd_keeper_stop(&d.keeper);
+		/* the keeper let go: nobody else writes the report now */
+		write_report(&d);
 		/* its entries leave the host's pinned set; the last one out unpins it */
 		wd_progs_forget(wd_progs_set_of(d.k.backend), d.cg.id);
 	}

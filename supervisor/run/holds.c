@@ -28,6 +28,9 @@ static void on_held(void *ctx, const struct wd_hold_view *v)
 	struct run_holds *h = ctx;
 
 	h->held++;
+	snprintf(h->waiting_on, sizeof(h->waiting_on), "%s %s%s%s",
+		 v->op ? v->op : "an operation", v->target ? v->target : "",
+		 v->target2 ? " to " : "", v->target2 ? v->target2 : "");
 	/* before the prompt hears of it: it finds the terminal in the caller's modes, not read */
 	if (h->prompting && h->st->pty)
 		wd_pty_pause(h->st->pty, true);

@@ -32,6 +32,7 @@ struct run_holds {
 	int recv_fd; /* its memfd, when recv_page is set */
 	int deny_errno; /* what the backend's kernel side answers a denied change */
 	uint64_t held, decided;
+	char waiting_on[256]; /* the last operation held, in words, for the status line */
 	bool prompting; /* `run --prompt` asks on the caller's terminal: the relay pauses */
 };
 

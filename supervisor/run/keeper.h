@@ -50,6 +50,13 @@ enum wd_keep_fd {
 	WD_KEEP_TERMINAL, /* run --survive on a terminal: the command's pty master (no hang-up) */
 	/* the memfd page the waiting room's calls are received into (wd_hold_set_receive_page) */
 	WD_KEEP_RECEIVED,
+	/*
+	 * --report FILE: the unnamed file warden made before the command ran, and the directory
+	 * it was pinned in (O_PATH); the state names it there. Whoever ends the run (warden, a
+	 * successor, the keeper) writes the report into it: no path is looked up again.
+	 */
+	WD_KEEP_REPORT,
+	WD_KEEP_REPORT_DIR,
 	WD_KEEP_NFDS,
 };
 

@@ -232,6 +232,8 @@ void wd_pty_started(struct wd_pty *p)
 
 void wd_pty_pause(struct wd_pty *p, bool pause)
 {
+	if (pause)
+		wd_pty_status_clear(p);
 	if (p->master < 0 || p->paused == pause)
 		return;
 	p->paused = pause;
@@ -264,9 +266,72 @@ int wd_pty_poll_fds(struct wd_pty *p, struct pollfd *pfd, int max)
 	return n;
 }
 
+/* Best effort, on the caller's terminal: a status line is never worth blocking for. */
+static void put_status(struct wd_pty *p, const char *s, size_t len)
+{
+	while (len) {
+		ssize_t n = write(p->out, s, len);
+
+		if (n <= 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		s += n;
+		len -= (size_t)n;
+	}
+}
+
+void wd_pty_status_clear(struct wd_pty *p)
+{
+	if (!p->status_drawn || p->out < 0)
+		return;
+	/* back to the line's start and wipe it: the cursor is where the command left it */
+	put_status(p, "\r\033[K", 4);
+	p->status_drawn = false;
+}
+
+void wd_pty_status(struct wd_pty *p, const char *line)
+{
+	struct winsize ws;
+	size_t cols = 80, len = strlen(line);
+
+	if (p->master < 0 || p->out < 0 || !p->relaying || p->paused || p->olen || p->mid_line ||
+	    p->alt_screen)
+		return;
+	if (p->tty >= 0 && ioctl(p->tty, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1)
+		cols = ws.ws_col;
+	/* one line, never wrapped: a wrapped line could not be wiped by \r */
+	if (len > cols - 1)
+		len = cols - 1;
+	put_status(p, "\r\033[K", 4);
+	put_status(p, line, len);
+	p->status_drawn = true;
+}
+
+/* What the command's output says of the terminal, for the status line: its last byte, screens. */
+static void watch_out(struct wd_pty *p, const char *buf, size_t len)
+{
+	static const char *const on[] = { "\033[?1049h", "\033[?1047h", "\033[?47h" };
+	static const char *const off[] = { "\033[?1049l", "\033[?1047l", "\033[?47l" };
+
+	if (!len)
+		return;
+	p->mid_line = buf[len - 1] != '\n';
+	for (size_t i = 0; i < sizeof(on) / sizeof(on[0]); i++) {
+		if (memmem(buf, len, on[i], strlen(on[i])))
+			p->alt_screen = true;
+		if (memmem(buf, len, off[i], strlen(off[i])))
+			p->alt_screen = false;
+	}
+}
+
 /* Write what is buffered to the caller; false while it must wait for room. */
 static bool flush_out(struct wd_pty *p)
 {
+	if (p->ooff < p->olen) {
+		wd_pty_status_clear(p);
+		watch_out(p, p->obuf + p->ooff, p->olen - p->ooff);
+	}
 	while (p->ooff < p->olen) {
 		ssize_t n = p->out >= 0 ? write(p->out, p->obuf + p->ooff, p->olen - p->ooff) : -1;
 
@@ -395,6 +460,7 @@ void wd_pty_drain(struct wd_pty *p)
 
 void wd_pty_close(struct wd_pty *p)
 {
+	wd_pty_status_clear(p);
 	restore_modes(p);
 	if (active == p)
 		active = NULL;

@@ -29,6 +29,14 @@ struct wd_pty {
 	bool paused; /* the prompt owns the terminal: no relay, the caller's modes */
 	bool in_eof; /* the caller's terminal gave end of input (hung up) */
 	struct wd_output *cap; /* limits.output: what the command writes is counted there; or NULL */
+	/*
+	 * The status line (supervisor/run/status.h): drawn on the caller's terminal only where
+	 * the command's output left the cursor at the start of a line, and wiped before any more
+	 * of it is relayed; none while the command shows its alternate screen.
+	 */
+	bool status_drawn;
+	bool mid_line; /* the last byte relayed was not a newline */
+	bool alt_screen; /* the command switched to the alternate screen (a full-screen program) */
 	struct termios saved;
 	char obuf[4096]; /* master -> caller */
 	size_t olen, ooff;
@@ -59,6 +67,10 @@ int wd_pty_poll_fds(struct wd_pty *p, struct pollfd *pfd, int max);
 void wd_pty_on_ready(struct wd_pty *p, const struct pollfd *pfd);
 /* Everything the command wrote, until the master says EIO (every slave closed). */
 void wd_pty_drain(struct wd_pty *p);
+/* The status line @line, drawn now if the terminal's cursor is at a line start (see above). */
+void wd_pty_status(struct wd_pty *p, const char *line);
+/* The status line wiped, if drawn (before warden's own messages and at the end). */
+void wd_pty_status_clear(struct wd_pty *p);
 /* Restore the caller's modes, close everything; safe to call twice. */
 void wd_pty_close(struct wd_pty *p);
 

@@ -274,6 +274,8 @@ int wd_run_on_record(void *ctx, void *rec, size_t size)
 		log_warnx("audit: malformed kernel record of %zu bytes", size);
 		return 0;
 	}
+	if (v.verdict == WD_VERDICT_DENY)
+		st->denials_seen++;
 	/* From here on the task runs what it just exec'd. */
 	if (v.type == WD_EV_EXEC && v.verdict != WD_VERDICT_DENY && v.path[0])
 		wd_exe_cache_set(&st->exes, v.h->pid, v.path);

@@ -69,6 +69,8 @@ struct run_state {
 	struct wd_output *out; /* limits.output's pipes, read in the run loop; may be NULL */
 	struct run_limits *lim; /* wall time, cpu time, the signal's grace (supervise.h); may be NULL */
 	struct run_dns *dns; /* the sandbox's DNS forwarder (supervisor/run/dns.h); may be NULL */
+	struct run_status *status; /* the live status line (supervisor/run/status.h); may be NULL */
+	uint64_t denials_seen; /* denial records read so far, for the status line */
 	struct proc_exe proc_exe[WD_PROC_EXES];
 	size_t batch_len; /* bytes of whole lines in batch, not yet written */
 	uint64_t batch_writes; /* write(2) calls that wrote batches, for tests and benchmarks */

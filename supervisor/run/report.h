@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The run report: one JSON object, schema warden.report/1 (docs/report.md). */
+/* The run report: one JSON object, schema warden.report/2 (docs/report.md). */
 #ifndef WD_REPORT_H
 #define WD_REPORT_H
 
@@ -10,7 +10,9 @@
 
 #include "supervisor/util/fsutil.h"
 
-#define WD_REPORT_SCHEMA "warden.report/1"
+#define WD_REPORT_SCHEMA "warden.report/2"
+
+struct cJSON;
 
 /* One limit of the policy as the run applied it. */
 struct wd_report_limit {
@@ -24,9 +26,16 @@ struct wd_report_limit {
 	const char *figure_unit;
 };
 
-#define WD_REPORT_LIMITS 8
+#define WD_REPORT_LIMITS 9
+#define WD_REPORT_UNKNOWN 12
 
 struct wd_report {
+	/* who wrote it: "run" (warden run), "adopt" (a successor), "keeper" (nobody adopted) */
+	const char *writer;
+	const char *reason; /* adopt, keeper: what ended the run, in words; NULL for none */
+	/* the fields this writer could not know (their values are null, 0 or partial) */
+	const char *unknown[WD_REPORT_UNKNOWN];
+	size_t n_unknown;
 	const char *backend;
 	const char *sandbox;
 	/*
@@ -68,5 +77,18 @@ char *wd_report_json(const struct wd_report *r);
 int wd_report_open(struct wd_out_file *f, const char *path, wd_dir_check_fn check, void *arg);
 /* At the end: write @r into it and rename it over the name (atomic). Closes @f. 0 or -errno. */
 int wd_report_commit(struct wd_out_file *f, const struct wd_report *r);
+
+/*
+ * A run's report, as its keeper and a successor write it (docs/report.md, "After warden"):
+ * the warden.keep/1 state says what the run knew of it (the report file's name in the directory
+ * pinned by @dirfd, the start time, argv, the limits as applied: run.c tell_keeper()); @fd is the
+ * unnamed file warden made, handed over as an fd, never reopened by its name.
+ */
+/* Into @f, copies of @fd and @dirfd with the names of @state's "report". 0, -ENOENT (no report). */
+int wd_report_kept_file(struct wd_out_file *f, const struct cJSON *state, int fd, int dirfd);
+/* @r filled from @state: sandbox, backend, argv (*@argv, free it), the limits, wall time so far. */
+int wd_report_from_kept(struct wd_report *r, const struct cJSON *state, char ***argv);
+/* @name among @r's unknown fields. */
+void wd_report_unknown(struct wd_report *r, const char *name);
 
 #endif

@@ -5,6 +5,7 @@
  * holds.c (its holds), supervise.c (the run loop), records.c (kernel records to audit lines).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <sched.h>
 #include <signal.h>
@@ -12,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <cJSON.h>
@@ -32,6 +35,7 @@
 #include "supervisor/run/report.h"
 #include "supervisor/run/run.h"
 #include "supervisor/run/sink.h"
+#include "supervisor/run/status.h"
 #include "supervisor/run/supervise.h"
 #include "supervisor/sandbox/cgroup.h"
 #include "supervisor/sandbox/exit_status.h"
@@ -53,6 +57,8 @@ struct run {
 	bool fork_read;
 	struct wd_cgroup cg;
 	struct wd_child child;
+	struct run_status status;
+	int disk_fd; /* limits.disk: the sandbox's private /tmp (O_PATH), read at the end */
 	struct wd_sandbox final;
 	struct wd_report rep;
 	const struct wd_backend_ops *ops;
@@ -82,6 +88,8 @@ static void run_init(struct run *r, const struct wd_run_opts *o)
 	r->report = (struct wd_out_file)WD_OUT_FILE_INIT;
 	r->cg.fd = -1;
 	r->child = (struct wd_child){ .pid = 0, .pidfd = -1, .status_fd = -1, .notify_fd = -1 };
+	r->disk_fd = -1;
+	r->status.timer = -1;
 	r->rep.argv = o->argv;
 	r->keeper = (struct wd_keeper){ .pid = -1, .sock = -1 };
 	r->setup.netns_fd = -1;
@@ -305,30 +313,83 @@ static int confine(struct run *r)
 	return 0;
 }
 
+static const char *const limit_units[WD_LIMIT_NR] = {
+	[WD_LIMIT_WALL_TIME] = "ms", [WD_LIMIT_CPU_TIME] = "ms",  [WD_LIMIT_MEMORY] = "bytes",
+	[WD_LIMIT_PIDS] = "tasks",   [WD_LIMIT_FORK_RATE] = "forks", [WD_LIMIT_OUTPUT] = "bytes",
+	[WD_LIMIT_CPU] = "millicpus", [WD_LIMIT_KILL_GRACE] = "ms", [WD_LIMIT_DISK] = "bytes",
+};
+
+/* limits.fork_rate's unit: the value is new processes per second, minute or hour as written. */
+static const char *fork_rate_unit(uint64_t per_ms)
+{
+	switch (per_ms) {
+	case 1000:
+		return "forks/s";
+	case 60000:
+		return "forks/m";
+	default:
+		return "forks/h";
+	}
+}
+
+/* Limit @k as applied, for the report of a run warden does not see to its end. */
+static cJSON *kept_limit(const struct run *r, int k)
+{
+	cJSON *l = cJSON_CreateObject();
+
+	if (!l)
+		return NULL;
+	cJSON_AddStringToObject(l, "name", wd_limit_name((enum wd_limit_kind)k));
+	cJSON_AddNumberToObject(l, "value", (double)r->rs.limit[k]);
+	if (k == WD_LIMIT_FORK_RATE) {
+		cJSON_AddStringToObject(l, "unit", fork_rate_unit(r->rs.limit_per_ms[k]));
+		cJSON_AddStringToObject(l, "mechanism", r->sandbox_added ?
+					"bpf-lsm task_alloc: a token bucket" : "");
+	} else {
+		cJSON_AddStringToObject(l, "unit", limit_units[k]);
+		cJSON_AddStringToObject(l, "mechanism", r->lim.mech[k] ? r->lim.mech[k] : "");
+	}
+	return l;
+}
+
 /*
  * What the keeper needs to end the audit stream if warden dies, and a successor to take the
  * sandbox on (`warden run --survive`), as a warden.keep/1 object: the effective policy itself,
  * so a file changed or removed since does not matter.
  */
-static void tell_keeper(struct wd_keeper *k, const struct run_state *st,
-			const struct wd_policy *pol, pid_t pid)
+static void tell_keeper(struct run *r)
 {
-	cJSON *o = cJSON_CreateObject(), *p = wd_policy_to_json(pol);
+	cJSON *o = cJSON_CreateObject(), *p = wd_policy_to_json(&r->pol), *a, *ls, *rep;
 	char *text = NULL;
 	int err = -ENOMEM;
 
 	if (o && p) {
 		cJSON_AddStringToObject(o, "schema", "warden.keep/1");
-		cJSON_AddStringToObject(o, "sandbox", st->actx.sandbox);
-		cJSON_AddStringToObject(o, "backend", st->actx.backend);
-		cJSON_AddNumberToObject(o, "pid", pid);
+		cJSON_AddStringToObject(o, "sandbox", r->st.actx.sandbox);
+		cJSON_AddStringToObject(o, "backend", r->st.actx.backend);
+		cJSON_AddNumberToObject(o, "pid", r->child.pid);
 		/* the audit file itself goes to the keeper as an fd (WD_KEEP_AUDIT), never a path */
 		cJSON_AddItemToObject(o, "policy", p);
 		p = NULL;
+		/* what the report of a run warden does not see to its end can still say */
+		cJSON_AddNumberToObject(o, "started_ns", (double)r->t0);
+		a = cJSON_AddArrayToObject(o, "argv");
+		for (size_t i = 0; a && r->o->argv[i]; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(r->o->argv[i]));
+		ls = cJSON_AddArrayToObject(o, "limits");
+		for (int k = 0; ls && k < WD_LIMIT_NR; k++)
+			if (r->rs.limits_set & (1u << k))
+				cJSON_AddItemToArray(ls, kept_limit(r, k));
+		/* the file goes as fds (WD_KEEP_REPORT*); its name in the pinned directory */
+		if (r->report.fd >= 0 && (rep = cJSON_AddObjectToObject(o, "report"))) {
+			cJSON_AddStringToObject(rep, "name", r->report.name);
+			cJSON_AddStringToObject(rep, "tmp", r->report.tmp);
+			cJSON_AddStringToObject(rep, "path", r->report.path);
+		}
 		text = cJSON_PrintUnformatted(o);
 	}
 	if (text)
-		err = wd_keeper_state(k, text);
+		err = wd_keeper_state(&r->keeper, text);
 	if (err)
 		log_warnx("run: cannot give the keeper the run's state (%s): if warden dies, the "
 			  "sandbox dies with it, and without an exit record", strerror(-err));
@@ -354,9 +415,12 @@ static void equip_keeper(struct run *r)
 	    wd_keeper_give(&r->keeper, WD_KEEP_AUDIT, fileno(r->st.audit)) ||
 	    /* if warden dies, the pty lives on (no hang-up) for `warden adopt` to relay */
 	    (r->o->survive_s && r->pty.master >= 0 &&
-	     wd_keeper_give(&r->keeper, WD_KEEP_TERMINAL, r->pty.master)))
+	     wd_keeper_give(&r->keeper, WD_KEEP_TERMINAL, r->pty.master)) ||
+	    (r->report.fd >= 0 &&
+	     (wd_keeper_give(&r->keeper, WD_KEEP_REPORT, r->report.fd) ||
+	      wd_keeper_give(&r->keeper, WD_KEEP_REPORT_DIR, r->report.dirfd))))
 		log_warn("run: cannot give the keeper what a successor needs");
-	tell_keeper(&r->keeper, &r->st, &r->pol, r->child.pid);
+	tell_keeper(r);
 }
 
 /* The command's own cgroups v1 and rlimits, as soon as it is in its cgroup. */
@@ -426,6 +490,42 @@ static int open_output(struct run *r, struct wd_spawn_opts *so)
 	return 0;
 }
 
+/*
+ * limits.disk: the sandbox's private /tmp, held open (O_PATH) so that its tmpfs can still be
+ * asked at the end, once the sandbox and its mount namespace are gone. The mount was made
+ * before the exec; the sandbox cannot unmount or move it (no CAP_SYS_ADMIN).
+ */
+static void open_disk(struct run *r)
+{
+	char path[64];
+	struct statfs sf;
+
+	if (!(r->rs.limits_set & (1u << WD_LIMIT_DISK)))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/root/tmp", (int)r->child.pid);
+	r->disk_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->disk_fd >= 0 && (fstatfs(r->disk_fd, &sf) || sf.f_type != TMPFS_MAGIC)) {
+		close(r->disk_fd);
+		r->disk_fd = -1;
+	}
+	if (r->disk_fd < 0)
+		log_warnx("run: cannot watch the private /tmp of %s: its report says nothing of "
+			  "limits.disk's use", r->cg.name);
+}
+
+/* limits.disk at the end: what is left on the tmpfs, and whether it was full (blocks or inodes). */
+static void disk_take(const struct run *r, struct wd_report_limit *l)
+{
+	struct statfs sf;
+
+	if (r->disk_fd < 0 || fstatfs(r->disk_fd, &sf))
+		return;
+	l->have_figure = true;
+	l->figure = (uint64_t)(sf.f_blocks - sf.f_bfree) * (uint64_t)sf.f_bsize;
+	l->figure_unit = "bytes_at_end";
+	l->hit = sf.f_bfree == 0 || sf.f_ffree == 0;
+}
+
 /* The command, spawned in the sandbox and started (or failed to). 0 or -errno. */
 static int spawn_command(struct run *r)
 {
@@ -469,7 +569,15 @@ static int spawn_command(struct run *r)
 	if (started)
 		equip_keeper(r);
 	if (started)
+		open_disk(r);
+	if (started)
 		start_limits(r);
+	/* on the caller's terminal, unless --quiet: the live status line */
+	if (started && !r->o->quiet && r->pty.master >= 0 &&
+	    wd_run_status_start(&r->status, &r->st, r->t0) == 0 && r->status.timer >= 0) {
+		r->status.lim = &r->lim;
+		r->st.status = &r->status;
+	}
 	return 0;
 }
 
@@ -535,25 +643,6 @@ static void supervise_command(struct run *r)
 	r->rep.wall_time_s = (double)(wd_clock_ns(CLOCK_MONOTONIC) - r->t0) / 1e9;
 }
 
-static const char *const limit_units[WD_LIMIT_NR] = {
-	[WD_LIMIT_WALL_TIME] = "ms", [WD_LIMIT_CPU_TIME] = "ms",  [WD_LIMIT_MEMORY] = "bytes",
-	[WD_LIMIT_PIDS] = "tasks",   [WD_LIMIT_FORK_RATE] = "forks", [WD_LIMIT_OUTPUT] = "bytes",
-	[WD_LIMIT_CPU] = "millicpus", [WD_LIMIT_KILL_GRACE] = "ms",
-};
-
-/* limits.fork_rate's unit: the value is new processes per second, minute or hour as written. */
-static const char *fork_rate_unit(uint64_t per_ms)
-{
-	switch (per_ms) {
-	case 1000:
-		return "forks/s";
-	case 60000:
-		return "forks/m";
-	default:
-		return "forks/h";
-	}
-}
-
 /* Whether limit @k was reached, and the figure that says so. */
 static void limit_hit(const struct run *r, const struct wd_limit_usage *u,
 		      struct wd_report_limit *l, int k)
@@ -594,6 +683,9 @@ static void limit_hit(const struct run *r, const struct wd_limit_usage *u,
 		break;
 	case WD_LIMIT_KILL_GRACE:
 		l->hit = r->rl.signo && r->rl.killed && !r->rl.hit;
+		break;
+	case WD_LIMIT_DISK:
+		disk_take(r, l);
 		break;
 	default:
 		break;
@@ -708,6 +800,8 @@ static void teardown_sandbox(struct run *r)
 	wd_run_limits_close(&r->rl);
 	st->lim = NULL;
 	/* Its last output, then the caller's terminal as it was, before warden says more. */
+	wd_run_status_stop(&r->status);
+	st->status = NULL;
 	wd_pty_drain(&r->pty);
 	wd_pty_close(&r->pty);
 	st->pty = NULL;
@@ -765,6 +859,7 @@ static void release(struct run *r)
 		wd_report_commit(&r->report, &r->rep);
 	}
 	wd_out_close(&r->report);
+	wd_fd_close(&r->disk_fd);
 	wd_hold_rules_free(&r->holds.rules);
 	wd_setup_release(&r->setup);
 	wd_ruleset_free(&r->rs);

@@ -22,6 +22,7 @@ struct wd_run_opts {
 	const char *audit_path; /* NULL: stderr */
 	const char *backend; /* "auto" or a backend name */
 	bool prompt; /* ask about holds on the caller's terminal too */
+	bool quiet; /* no live status line on the terminal (supervisor/run/status.h) */
 	/*
 	 * 0: the sandbox dies with warden (embedded mode). Otherwise, if warden dies, the keeper
 	 * keeps the sandbox, held calls held, for this many seconds for `warden adopt`.

@@ -15,6 +15,7 @@
 #include "supervisor/run/dns.h"
 #include "supervisor/run/output.h"
 #include "supervisor/run/pty.h"
+#include "supervisor/run/status.h"
 #include "supervisor/run/supervise.h"
 #include "supervisor/sandbox/limits.h"
 #include "supervisor/util/log.h"
@@ -58,7 +59,7 @@ void wd_run_records_drain(struct run_state *st, const struct run_records *rec)
 }
 
 enum poll_kind { P_RECORDS, P_CHILD, P_EMPTIED, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL, P_PTY, P_OUTPUT,
-		 P_WALL, P_SAMPLE, P_GRACE, P_DNS };
+		 P_WALL, P_SAMPLE, P_GRACE, P_DNS, P_STATUS };
 
 /* How often cpu_time is checked and the peaks sampled. */
 #define WD_SAMPLE_MS 100
@@ -281,6 +282,10 @@ static int poll_set(struct run_state *st, const struct run_records *rec, struct 
 		pfd[n] = (struct pollfd){ .fd = wd_run_dns_fd(st->dns), .events = POLLIN };
 		kind[n++] = P_DNS;
 	}
+	if (st->status && st->status->timer >= 0) {
+		pfd[n] = (struct pollfd){ .fd = st->status->timer, .events = POLLIN };
+		kind[n++] = P_STATUS;
+	}
 	if (st->pty) {
 		int m = wd_pty_poll_fds(st->pty, pfd + n, WD_POLL_MAX - n);
 
@@ -367,6 +372,9 @@ int wd_run_supervise(struct run_state *st, const struct run_records *rec,
 				break;
 			case P_DNS:
 				wd_run_dns_ready(st->dns);
+				break;
+			case P_STATUS:
+				wd_run_status_tick(st->status, st, cg, holds);
 				break;
 			}
 		}

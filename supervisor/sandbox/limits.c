@@ -379,6 +379,9 @@ int wd_limits_apply(struct wd_limits *l, const struct wd_cg_layout_info *info,
 	if (rs->limits_set & (1u << WD_LIMIT_OUTPUT))
 		l->mech[WD_LIMIT_OUTPUT] = "pipes (or the terminal) read by warden, the rest "
 					   "drained and counted";
+	if (rs->limits_set & (1u << WD_LIMIT_DISK))
+		l->mech[WD_LIMIT_DISK] = "tmpfs size= and nr_inodes= of the private /tmp, the "
+					 "only place the policy lets it write";
 	return err;
 }
 

@@ -293,6 +293,13 @@ int wd_setup_prepare(struct wd_setup *s, const struct wd_ruleset *rs, char *why,
 	if (s->clone_flags & CLONE_NEWPID)
 		s->clone_flags |= CLONE_NEWNS;
 	s->tmp = rs->ns[WD_NS_TMP] == WD_NS_PRIVATE;
+	/* limits.disk: the tmpfs's size, and an inode for each KiB of it (at least 1024) */
+	if (rs->limits_set & (1u << WD_LIMIT_DISK))
+		snprintf(s->tmp_opts, sizeof(s->tmp_opts), "mode=1777,size=%llu,nr_inodes=%llu",
+			 (unsigned long long)rs->limit[WD_LIMIT_DISK],
+			 (unsigned long long)wd_disk_inodes(rs->limit[WD_LIMIT_DISK]));
+	else
+		snprintf(s->tmp_opts, sizeof(s->tmp_opts), "mode=1777");
 	s->bind_ro = rs->bind_ro;
 	s->n_bind_ro = rs->n_bind_ro;
 	for (size_t i = 0; i < rs->n_bind_ro; i++) {
@@ -368,7 +375,7 @@ int wd_setup_child_ns(const struct wd_setup *s, uint64_t clone_flags)
 		}
 		/* After the binds: a private /tmp covers whatever was bound under it. */
 		if (s && s->tmp &&
-		    mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"))
+		    mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, s->tmp_opts))
 			return -errno;
 	}
 	/* The sandbox's own pid namespace gets its own /proc: host processes are not in it. */

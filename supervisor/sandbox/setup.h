@@ -27,6 +27,7 @@ struct wd_setup {
 	size_t n_groups;
 	uint64_t clone_flags; /* CLONE_NEW* the policy asks for (net is joined, see netns_fd) */
 	bool tmp;	      /* a private, empty /tmp */
+	char tmp_opts[96];    /* its tmpfs options: mode, and limits.disk's size and nr_inodes */
 	char *const *bind_ro; /* borrowed from the rule set */
 	size_t n_bind_ro;
 	char hostname[64]; /* for a private uts namespace */
@@ -58,5 +59,11 @@ int wd_setup_child_user(const struct wd_setup *s);
 
 /* Bind @path onto itself (with what is mounted under it) and set / clear MOUNT_ATTR_* on it. */
 int wd_mount_attr(const char *path, uint64_t set, uint64_t clr);
+
+/* limits.disk's inode cap for a private /tmp of @size bytes: one per KiB, at least 1024. */
+static inline unsigned long long wd_disk_inodes(unsigned long long size)
+{
+	return size / 1024 > 1024 ? size / 1024 : 1024;
+}
 
 #endif

@@ -186,8 +186,10 @@ keeper_of() {
 	fail "run $1 has no keeper"
 }
 
-# warden dies; meanwhile the audit file's name is swapped for a link to another file. The keeper
-# writes the exit record (and a successor its records) to the file the run opened.
+# warden dies; meanwhile the audit file's name is swapped for a link to another file, and the
+# report's name (not there yet) made a link too. The keeper writes the exit record (and a
+# successor its records) to the file the run opened, and the report into the file the run made,
+# renamed over the link, never through it.
 test_keeper_and_adopt_write_to_the_file_opened_not_the_name() {
 	claims files.keeper-reopen yes yes
 	setup
@@ -201,13 +203,13 @@ test_keeper_and_adopt_write_to_the_file_opened_not_the_name() {
 	echo original > "$T/victim"
 	rm "$T/out/x" "$T/out/x.old"
 	for how in keeper adopt; do
-		rm -f "$T/rw/ready" "$T/rw/go" "$T/out/a.jsonl" "$T/out/a.jsonl.old"
+		rm -f "$T/rw/ready" "$T/rw/go" "$T/out/a.jsonl" "$T/out/a.jsonl.old" "$T/out/r.json"
 		mkfifo "$T/rw/ready" "$T/rw/go"
 		survive=
 		[ $how = adopt ] && survive="--survive 120"
 		# shellcheck disable=SC2086
 		"$WARDEN" run --backend "$BACKEND" $survive --policy "$T/p.json" \
-			--audit "$T/out/a.jsonl" -- "$BIN/wd-try" gate "$T/rw/ready" "$T/rw/go" \
+			--audit "$T/out/a.jsonl" --report "$T/out/r.json" -- "$BIN/wd-try" gate "$T/rw/ready" "$T/rw/go" \
 			> "$T/out.txt" 2> "$T/err" &
 		run=$!
 		trap 'kill $run 2>/dev/null || true' EXIT
@@ -224,6 +226,7 @@ test_keeper_and_adopt_write_to_the_file_opened_not_the_name() {
 		# swapped while warden lives, so the keeper (or successor) comes to it after
 		mv "$T/out/a.jsonl" "$T/out/a.jsonl.old"
 		ln -s "$T/victim" "$T/out/a.jsonl"
+		ln -s "$T/victim" "$T/out/r.json"
 		kill -KILL "$run"
 		wait "$run" 2>/dev/null || true
 		if [ $how = adopt ]; then
@@ -244,6 +247,9 @@ test_keeper_and_adopt_write_to_the_file_opened_not_the_name() {
 			fail "the keeper ($keeper) did not end within 60 s"
 		expect_eq "$how: the file the swapped name links to" "$(cat "$T/victim")" original
 		expect_line "$T/out/a.jsonl.old" '"type":"exit"' "\"sandbox\":\"$sb\""
+		[ -f "$T/out/r.json" ] && [ ! -L "$T/out/r.json" ] ||
+			fail "$how: the report was not renamed over the link at its name"
+		expect_eq "$how: the report's writer" "$(report_field "$T/out/r.json" writer)" "$how"
 		rm -f "$T/out/a.jsonl"
 	done
 }

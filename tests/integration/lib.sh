@@ -54,7 +54,7 @@ expect_line() {
 	exit 1
 }
 
-# report_field FILE KEY: the scalar value of KEY in a warden.report/1 file (strings unquoted).
+# report_field FILE KEY: the scalar value of KEY in a warden.report/2 file (strings unquoted).
 report_field() {
 	sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}\$/\1/p" "$1"
 }

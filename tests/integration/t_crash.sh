@@ -28,6 +28,17 @@ kill_run() {
 		fail "the keeper ($keeper) did not end within 60 s of warden's death"
 }
 
+# expect_report FILE WRITER STATUS: the report the run's warden did not write validates against
+# docs/report.schema.json, was written by WRITER and says STATUS.
+expect_report() {
+	[ -s "$1" ] || fail "no report at $1"
+	"$BIN/wd-schemack" "$BIN/report.schema.json" "$1" 2> "$T/schemack" ||
+		fail "report $1 fails docs/report.schema.json: $(cat "$T/schemack"; cat "$1")"
+	expect_eq "report writer" "$(report_field "$1" writer)" "$2"
+	expect_eq "report status" "$(report_field "$1" status)" "$3"
+	expect_eq "report sandbox" "$(report_field "$1" sandbox)" "$sb"
+}
+
 test_a_run_killed_mid_hold_deletes_nothing_and_its_sandbox_ends() {
 	mkdir -p "$T/app/src"
 	echo a > "$T/app/src/a"
@@ -35,6 +46,7 @@ test_a_run_killed_mid_hold_deletes_nothing_and_its_sandbox_ends() {
 		"\"protect\":[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
 	touch "$WD_OUT/audit"
 	"$WARDEN" run --backend "$BACKEND" --policy "$T/p.json" --audit "$WD_OUT/audit" \
+		--report "$WD_OUT/report" \
 		-- sh -c "rm -rf $T/app; echo rm-returned \$? > $T/rm.rc" > "$T/out" 2> "$T/err" &
 	run=$!
 	timeout 120 "$BIN/wd-try" wait-line "$WD_OUT/audit" '"type":"hold"' "$run" > /dev/null ||
@@ -49,6 +61,14 @@ test_a_run_killed_mid_hold_deletes_nothing_and_its_sandbox_ends() {
 	expect_line "$T/err" "keeper: warden ended while sandbox" "killing the sandbox"
 	# the audit stream still ends with the run's exit record, written by the keeper
 	expect_line "$WD_OUT/audit" '"type":"exit"' '"status":"killed"' '"exit_code":137' '"signal":9'
+	# and the report, by the keeper, into the file warden made before the command ran
+	sb=$(record_field "$(line_with_all "$WD_OUT/audit" '"type":"start"')" sandbox)
+	expect_report "$WD_OUT/report" keeper killed
+	expect_eq "report exit_code" "$(report_field "$WD_OUT/report" exit_code)" 137
+	expect_eq "report signal" "$(report_field "$WD_OUT/report" signal)" 9
+	expect_eq "report reason" "$(report_field "$WD_OUT/report" reason)" \
+		"warden ended while the sandbox ran"
+	expect_line "$WD_OUT/report" '"holds"' > /dev/null
 }
 
 test_a_run_killed_takes_a_daemonized_grandchild_with_it() {
@@ -73,13 +93,13 @@ test_a_run_killed_takes_a_daemonized_grandchild_with_it() {
 # --survive: the sandbox outlives its warden, held calls held, until `warden adopt` takes it over.
 
 # survive_start ARGV...: a --survive 120 run of ARGV holding deletes under $T/app, its audit in
-# $WD_OUT/audit; sets $run (warden's pid) once the first hold is recorded, and $sb (the sandbox).
+# $WD_OUT/audit, its report to $WD_OUT/report; sets $run (warden's pid) once the first hold is recorded, and $sb (the sandbox).
 survive_start() {
 	crash_policy "$T/p.json" \
 		"\"protect\":[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
 	touch "$WD_OUT/audit"
 	"$WARDEN" run --backend "$BACKEND" --survive "${SURVIVE:-120}" --policy "$T/p.json" \
-		--audit "$WD_OUT/audit" -- "$@" > "$T/out" 2> "$T/err" &
+		--audit "$WD_OUT/audit" --report "$WD_OUT/report" -- "$@" > "$T/out" 2> "$T/err" &
 	run=$!
 	timeout 120 "$BIN/wd-try" wait-line "$WD_OUT/audit" '"type":"hold"' "$run" > /dev/null ||
 		fail "nothing was held: $(cat "$T/err")"
@@ -143,6 +163,23 @@ test_a_surviving_run_killed_mid_hold_is_taken_over_and_its_held_call_answered() 
 	[ ! -e "$WARDEN_RUN_DIR/keep-$sb.sock" ] || fail "the keeper's socket stayed"
 	[ -z "$(find "$(cgroup2_mount)" -maxdepth 4 -type d -name "$sb")" ] ||
 		fail "the sandbox's cgroup stayed"
+	# The run's report, by the last successor, into the file the run's warden made.
+	expect_report "$WD_OUT/report" adopt completed
+	# how the command ended, where the sandbox has an init (a pid namespace) to say it; else
+	# the report names what it cannot know
+	exit_rec=$(line_with_all "$WD_OUT/audit3" '"type":"exit"')
+	if [ "$(record_field "$exit_rec" status)" = ended ]; then
+		line_with_all "$WD_OUT/report" '"unknown":' '"status"' '"exit_code"' > /dev/null ||
+			fail "the report does not say it cannot know the exit code: $(cat "$WD_OUT/report")"
+	else
+		expect_eq "report exit_code" "$(report_field "$WD_OUT/report" exit_code)" \
+			"$(record_field "$exit_rec" exit_code)"
+	fi
+	expect_eq "report reason" "$(report_field "$WD_OUT/report" reason)" \
+		"taken over by warden adopt"
+	# its two held calls were held again by that successor, and counted
+	expect_eq "report holds" "$(report_field "$WD_OUT/report" holds)" 2
+	expect_line "$WD_OUT/report" '"argv"' > /dev/null
 }
 
 test_a_surviving_run_nobody_takes_over_is_killed_when_its_time_is_up() {
@@ -157,6 +194,10 @@ test_a_surviving_run_nobody_takes_over_is_killed_when_its_time_is_up() {
 	expect_line "$WD_OUT/audit" '"type":"exit"' "\"sandbox\":\"$sb\"" '"status":"killed"' \
 		'"signal":9'
 	expect_eq "records" "$(grep -c '"type":"exit"' "$WD_OUT/audit")" 1
+	# the keeper's kill, in the report the run asked for
+	expect_report "$WD_OUT/report" keeper killed
+	expect_eq "report reason" "$(report_field "$WD_OUT/report" reason)" "not adopted within 1 s"
+	expect_eq "report exit_code" "$(report_field "$WD_OUT/report" exit_code)" 137
 }
 
 test_adopt_refuses_a_sandbox_whose_warden_lives_or_that_does_not_survive() {

@@ -10,6 +10,7 @@ ctl() {
 }
 
 # run_held: ask wardend to run rm -rf of $T/app, which the policy holds; sets $sb once held.
+# With WAIT=1 the request waits for the run's end, on $client (see inside).
 run_held() {
 	mkdir -p "$T/app/src"
 	echo a > "$T/app/src/a"
@@ -17,7 +18,20 @@ run_held() {
 	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s","%s"],"protect":[{"path":"%s/app","ops":["delete"],"action":"hold"}]}}\n' \
 		"$T" "$T" "$BIN" "$LOADER" "$T" > "$T/p.json"
 	touch "$WD_OUT/audit"
-	reply=$(ctl "{\"op\":\"run\",\"backend\":\"$BACKEND\",\"policy\":\"$T/p.json\",\"audit\":\"$WD_OUT/audit\",\"stderr\":\"$T/sup.err\",\"argv\":[\"sh\",\"-c\",\"rm -rf $T/app; echo \$? > $T/rm.rc\"]}")
+	req="{\"op\":\"run\",\"backend\":\"$BACKEND\",\"policy\":\"$T/p.json\",\"audit\":\"$WD_OUT/audit\",\"stderr\":\"$T/sup.err\",\"argv\":[\"sh\",\"-c\",\"rm -rf $T/app; echo \$? > $T/rm.rc\"]${WAIT:+,\"wait\":true}}"
+	if [ -n "${WAIT:-}" ]; then
+		# a client that waits for the end: its reply, then the exit event, in $T/client.out
+		# (written when both came); the sandbox from the start record, its supervisor listed
+		"$BIN/wd-try" ctl "$WARDEN_RUN_DIR/control.sock" "$req" 2 > "$T/client.out" &
+		client=$!
+		wait_record "$WD_OUT/audit" '"type":"hold"' "$daemon" > /dev/null
+		sb=$(record_field "$(line_with_all "$WD_OUT/audit" '"type":"start"')" sandbox)
+		supervisor=$(ctl '{"op":"list"}' | grep -o "\"sandbox\":\"$sb\",\"supervisor\":[0-9]*" |
+			sed 's/.*://')
+		[ -n "$supervisor" ] || fail "wardend does not list $sb"
+		return
+	fi
+	reply=$(ctl "$req")
 	case $reply in *'"ok":true'*) ;; *) fail "run refused: $reply" ;; esac
 	sb=$(record_field "$reply" sandbox)
 	supervisor=$(record_field "$reply" supervisor)
@@ -53,9 +67,12 @@ test_a_wardend_killed_mid_hold_leaves_the_call_held_and_a_restarted_one_answers_
 	stop_daemon
 }
 
+# A client waiting for the run (wait) is told its end by the successor, with the report the
+# successor wrote into the run's report file.
 test_a_crashed_supervisor_of_wardend_is_taken_over_by_wardend() {
+	local ev
 	start_daemon "$T/d.log"
-	run_held
+	WAIT=1 run_held
 	kill -KILL "$supervisor"
 	line=$(held_again)
 	decide deny "$line" > /dev/null || fail "deny failed"
@@ -64,6 +81,11 @@ test_a_crashed_supervisor_of_wardend_is_taken_over_by_wardend() {
 	# and rm ends by itself
 	wait_record "$WD_OUT/audit" '"type":"exit"' "$daemon" > /dev/null
 	[ -e "$T/app/src/a" ] || fail "a delete under the denied tree ran"
+	timeout 120 "$BIN/wd-try" wait-exit "$client" > /dev/null || fail "the waiting client stayed"
+	ev=$(sed -n 2p "$T/client.out")
+	case $ev in '{"event":"exit","sandbox":"'"$sb"'"'*'"taken_over":true,"report":{'*'"writer":"adopt"'*'"sandbox":"'"$sb"'"'*) ;;
+	*) fail "exit event after the take-over: $ev" ;;
+	esac
 	stop_daemon
 }
 

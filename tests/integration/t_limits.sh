@@ -86,6 +86,42 @@ test_limits_allocation_bomb_is_oom() {
 	expect_cgroups_gone
 }
 
+# limits.disk: the private /tmp is a tmpfs of that size; writing past it fails with ENOSPC inside,
+# and the report says the tmpfs was full. A policy that writes a host tree is refused, by key.
+test_limits_disk_caps_the_private_tmp() {
+	expect_table limits.disk "$EXPECT_BACKEND" yes
+	policy "$T/p.json" "/dev/zero" "/tmp /dev/null" "/bin /usr/bin"
+	sed -i 's|}}$|},"namespaces":{"tmp":"private"},"limits":{"disk":"2MiB"}}|' "$T/p.json"
+	rc=0
+	wrun --policy "$T/p.json" --report "$T/r.json" -- sh -c \
+		'dd if=/dev/zero of=/tmp/f bs=64k count=64 2>&1; echo dd-rc=$?; ls -l /tmp/f' \
+		> "$T/out" 2> "$T/err" || rc=$?
+	expect_eq "exit" "$rc" 0
+	expect_line "$T/out" "No space left on device"
+	expect_line "$T/out" "dd-rc=1"
+	# the file stopped at the cap: 2 MiB, not the 4 MiB dd tried
+	expect_line "$T/out" " 2097152 "
+	expect_valid_report "$T/r.json"
+	expect_eq "disk hit" "$(limit_field "$T/r.json" disk hit)" true
+	expect_eq "disk figure" "$(limit_field "$T/r.json" disk figure)" 2097152
+	expect_eq "disk figure unit" "$(limit_field "$T/r.json" disk figure_unit)" bytes_at_end
+	expect_eq "disk value" "$(limit_field "$T/r.json" disk value)" 2097152
+	expect_line "$T/entry" "mechanism" "tmpfs size="
+	# under the cap: not hit
+	wrun --policy "$T/p.json" --report "$T/r2.json" -- sh -c 'echo small > /tmp/f' \
+		> "$T/out2" 2> "$T/err2" || fail "a small write failed: $(cat "$T/err2")"
+	expect_eq "disk hit" "$(limit_field "$T/r2.json" disk hit)" false
+	# a writable host tree: no quota warden could set, so the policy is refused
+	mkdir -p "$T/w"
+	policy "$T/p2.json" "" "/tmp $T/w" "/bin /usr/bin"
+	sed -i 's|}}$|},"limits":{"disk":"2MiB"}}|' "$T/p2.json"
+	rc=0
+	wrun --policy "$T/p2.json" -- true > /dev/null 2> "$T/err3" || rc=$?
+	expect_eq "refused exit" "$rc" 2
+	expect_line "$T/err3" "/limits/disk" "private /tmp"
+	expect_cgroups_gone
+}
+
 test_limits_cpu_spinner_held_to_its_quota() {
 	# a quarter of a CPU: well below what a spinner gets even on a loaded 2-CPU machine
 	lpolicy '{"cpu":0.25}'

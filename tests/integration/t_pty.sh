@@ -144,3 +144,29 @@ test_pty_survive_keeps_the_terminal_for_adopt() {
 		expect_line "$WD_OUT/audit2" '"type":"exit"' '"exit_code":5'
 	fi
 }
+
+# The live status line: on the caller's terminal, at most once a second, only where the command's
+# output left the cursor at a line's start, and wiped (\r, erase line) before any more of it: it
+# never mixes with the command's output. --quiet: none.
+test_pty_status_line_stays_apart_from_the_output() {
+	local esc
+	esc=$(printf '\033')
+	pty_policy
+	ptyrun expect=line-one expect=elapsed 'send=go\r' 'expect=line-two go' wait eof show -- \
+		sh -c 'echo line-one; read x; echo line-two $x'
+	expect_eq "exit" "$(drv exit)" 0
+	# drawn after a wipe, and wiped again before what was typed was echoed
+	grep -a -q "${esc}\[Kwarden: 0:0[0-9] elapsed.*, 0 denials${esc}\[Kgo" "$T/drv" ||
+		fail "no status line, or not kept apart: $(cat -v "$T/drv")"
+	# no line of the command's holds any of it
+	if grep -a 'line-one\|line-two' "$T/drv" | grep -a -q 'elapsed'; then
+		fail "the status line mixed with the command's output: $(cat -v "$T/drv")"
+	fi
+	"$P" -t 120 expect=line-one 'send=go\r' 'expect=line-two go' wait eof show -- \
+		"$WARDEN" run --quiet --backend "$BACKEND" --policy "$T/p.json" \
+		--audit "$WD_OUT/audit" -- sh -c 'echo line-one; read x; echo line-two $x' \
+		> "$T/drv" 2> "$T/drv.err" || fail "wd-pty: $(cat "$T/drv.err")"
+	if grep -a -q 'elapsed' "$T/drv"; then
+		fail "--quiet drew a status line: $(cat -v "$T/drv")"
+	fi
+}

@@ -256,7 +256,8 @@ static void test_carried_parts_dump(void **state)
 	assert_int_equal(a.n_fs_rules, 1);
 	assert_string_equal(a.fs_rules[0].path, "/usr");
 	assert_int_equal(a.fs_rules[0].access, WD_ACC_READ);
-	assert_int_equal(a.limits_set, (1u << WD_LIMIT_NR) - 1);
+	/* every limit but disk, which wants every writable path on a private /tmp */
+	assert_int_equal(a.limits_set, ((1u << WD_LIMIT_NR) - 1) & ~(1u << WD_LIMIT_DISK));
 	assert_int_equal(a.limit[WD_LIMIT_MEMORY], 256u << 20);
 	assert_int_equal(a.hold_timeout_ms, 120000);
 	assert_int_equal(a.ns[WD_NS_IPC], WD_NS_HOST);
@@ -349,6 +350,48 @@ static void test_mounts(void **state)
 	assert_string_equal(e.pointer, "/namespaces/mount");
 	assert_non_null(strstr(e.msg, "contradicts /namespaces/tmp"));
 	wd_policy_free(&p);
+}
+
+/* @json refused by wd_compile() at @pointer, with @words in the message. */
+static void refused(const char *json, const char *pointer, const char *words)
+{
+	struct wd_policy p;
+	struct wd_policy_error e;
+	struct wd_ruleset rs;
+
+	assert_int_equal(wd_policy_parse(json, strlen(json), &p, &e), 0);
+	assert_int_equal(wd_compile(&p, &rs, &e), -EINVAL);
+	assert_string_equal(e.pointer, pointer);
+	if (!strstr(e.msg, words))
+		fail_msg("\"%s\" not in: %s", words, e.msg);
+	wd_policy_free(&p);
+}
+
+/*
+ * limits.disk holds as the size of a private /tmp only: every writable path on it (or a device
+ * that stores nothing), else refused at /limits/disk saying why.
+ */
+static void test_disk_limit(void **state)
+{
+	struct wd_ruleset rs;
+
+	(void)state;
+	compile("{\"schema\":\"warden.policy/1\",\"fs\":{\"write\":[\"/tmp\",\"/dev/null\"]},"
+		"\"namespaces\":{\"tmp\":\"private\"},\"limits\":{\"disk\":\"8MiB\"}}",
+		&rs);
+	assert_true(rs.limits_set & (1u << WD_LIMIT_DISK));
+	assert_int_equal(rs.limit[WD_LIMIT_DISK], 8u << 20);
+	wd_ruleset_free(&rs);
+	refused("{\"schema\":\"warden.policy/1\",\"fs\":{\"write\":[\"/tmp\"]},"
+		"\"limits\":{\"disk\":\"8MiB\"}}",
+		"/limits/disk", "only as the size of a private /tmp");
+	refused("{\"schema\":\"warden.policy/1\",\"fs\":{\"write\":[\"/tmp\",\"/var/tmp\"]},"
+		"\"namespaces\":{\"tmp\":\"private\"},\"limits\":{\"disk\":\"8MiB\"}}",
+		"/limits/disk", "/fs/write/1 lets the sandbox write /var/tmp");
+	/* /tmpfoo is not under /tmp */
+	refused("{\"schema\":\"warden.policy/1\",\"fs\":{\"write\":[\"/tmpfoo\"]},"
+		"\"namespaces\":{\"tmp\":\"private\"},\"limits\":{\"disk\":\"8MiB\"}}",
+		"/limits/disk", "/fs/write/0 lets the sandbox write /tmpfoo");
 }
 
 static const char *rule_of(const struct wd_ruleset *rs, const char *path, int idx)
@@ -449,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_unexpanded_refused),
 		cmocka_unit_test(test_mounts),
+		cmocka_unit_test(test_disk_limit),
 		cmocka_unit_test(test_exec_deny),
 		cmocka_unit_test(test_exec_deny_nested),
 		cmocka_unit_test(test_exec_deny_unexpanded),

@@ -254,7 +254,7 @@ static void test_limits(void **state)
 	(void)state;
 	ok(S ",\"limits\":{\"wall_time\":\"1h30m\",\"cpu_time\":\"500ms\",\"memory\":\"256MiB\","
 	     "\"pids\":64,\"fork_rate\":\"50/s\",\"output\":\"0B\",\"cpu\":0.25,"
-	     "\"kill_grace\":\"2s\"}}",
+	     "\"kill_grace\":\"2s\",\"disk\":\"64MiB\"}}",
 	   &p);
 	assert_int_equal(p.limits[WD_LIMIT_WALL_TIME].value, 5400000);
 	assert_int_equal(p.limits[WD_LIMIT_CPU_TIME].value, 500);
@@ -266,6 +266,7 @@ static void test_limits(void **state)
 	assert_int_equal(p.limits[WD_LIMIT_OUTPUT].value, 0);
 	assert_int_equal(p.limits[WD_LIMIT_CPU].value, 250);
 	assert_int_equal(p.limits[WD_LIMIT_KILL_GRACE].value, 2000);
+	assert_int_equal(p.limits[WD_LIMIT_DISK].value, 64 << 20);
 	for (int i = 0; i < WD_LIMIT_NR; i++)
 		assert_true(p.limits[i].s.set);
 	/* every limit is enforced somewhere: WD_FEAT_LIMITS would name one that is not */

@@ -3,6 +3,7 @@
  * The run report (supervisor/run/report.c) against docs/report.schema.json: each status, with
  * and without the figures a host may lack, and what the schema must refuse.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -131,12 +132,65 @@ static void test_schema_refuses(void **state)
 	check(&r, false);
 }
 
+/*
+ * The report of a run its warden did not see to its end, as the keeper writes it: from the
+ * state warden gave the keeper (run.c tell_keeper()), with what it cannot know named.
+ */
+static void test_kept_report_validates(void **state)
+{
+	static const char kept[] =
+		"{\"schema\":\"warden.keep/1\",\"sandbox\":\"sb-0123abcd\","
+		"\"backend\":\"landlock\",\"pid\":42,\"started_ns\":1,"
+		"\"argv\":[\"sh\",\"-c\",\"x\"],"
+		"\"limits\":[{\"name\":\"memory\",\"value\":1048576,\"unit\":\"bytes\","
+		"\"mechanism\":\"cgroup v2 memory.max\"},{\"name\":\"pids\",\"value\":8,"
+		"\"unit\":\"tasks\",\"mechanism\":\"\"}],"
+		"\"report\":{\"name\":\"r.json\",\"tmp\":\"\",\"path\":\"/tmp/r.json\"}}";
+	struct wd_report r = { .writer = "keeper", .reason = "not adopted within 1 s",
+			       .status = "killed", .exit_code = 137, .signal = 9 };
+	struct wd_out_file f;
+	cJSON *st = cJSON_Parse(kept), *bad;
+	char **av = NULL;
+
+	(void)state;
+	assert_non_null(st);
+	assert_int_equal(wd_report_from_kept(&r, st, &av), 0);
+	assert_string_equal(r.sandbox, "sb-0123abcd");
+	assert_string_equal(r.argv[2], "x");
+	assert_null(r.argv[3]);
+	assert_int_equal(r.n_limits, 2);
+	assert_string_equal(r.limits[1].mechanism, "unknown");
+	assert_true(r.wall_time_s > 0);
+	assert_int_equal(r.n_unknown, 1);
+	assert_string_equal(r.unknown[0], "limits.hit");
+	wd_report_unknown(&r, "holds");
+	wd_report_unknown(&r, "holds");
+	assert_int_equal(r.n_unknown, 2);
+	check(&r, true);
+	/* a name the schema does not know among the unknown: refused */
+	r.unknown[r.n_unknown++] = "usage";
+	check(&r, false);
+	r.n_unknown--;
+	/* no such writer */
+	r.writer = "wardend";
+	check(&r, false);
+	free(av);
+	/* no fd: no report; a name with a slash in the state: refused, never looked up */
+	assert_int_equal(wd_report_kept_file(&f, st, -1, -1), -ENOENT);
+	bad = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(st, "report"),
+					      "name");
+	cJSON_SetValuestring(bad, "../x");
+	assert_int_equal(wd_report_kept_file(&f, st, 0, 0), -EINVAL);
+	cJSON_Delete(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_status_validates),
 		cmocka_unit_test(test_figures_and_limits_validate),
 		cmocka_unit_test(test_schema_refuses),
+		cmocka_unit_test(test_kept_report_validates),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
