@@ -92,6 +92,7 @@ struct sup {
 	int hl;
 	struct wd_lines hl_in;
 	cJSON *held;
+	bool holds_events; /* asked "holds": its waiter gets hold and decision events */
 	bool holds_return; /* asked "holds":"return": the first hold ends the request */
 	int resumer; /* the client whose resume waits for the decide's answer, or -1 */
 	cJSON *resume_id;
@@ -759,7 +760,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	*s = (struct sup){ .pid = pid, .ready = pfd[0], .client = client, .waiter = -1,
 			   .policy_file = policy_file, .out = { opipe[0][0], opipe[1][0] },
 			   .streamed = cJSON_IsTrue(stream), .hl = -1, .resumer = -1,
-			   .holds_return = holds_return };
+			   .holds_events = holds != NULL, .holds_return = holds_return };
 	s->argv0 = strdup(cJSON_GetArrayItem(argv, 0)->valuestring);
 	s->id = id ? cJSON_Duplicate(id, true) : NULL;
 	if (waits) {
@@ -974,7 +975,7 @@ static void on_hold(struct sup *s, const cJSON *hold)
 	if (!cJSON_IsString(tok) || held_by_token(s, tok->valuestring))
 		return;
 	cJSON_AddItemToArray(s->held, cJSON_Duplicate(hold, true));
-	if (s->waiter < 0)
+	if (s->waiter < 0 || !s->holds_events)
 		return;
 	e = cJSON_CreateObject();
 	if (s->holds_return) {
@@ -1006,7 +1007,7 @@ static void holds_line(struct sup *s, const char *line)
 	} else if (cJSON_IsString(ev) && !strcmp(ev->valuestring, "decision")) {
 		if (cJSON_IsObject(hold))
 			held_remove(s, hold);
-		if (s->waiter >= 0) {
+		if (s->waiter >= 0 && s->holds_events) {
 			r = cJSON_Duplicate(m, true);
 			cJSON_DeleteItemFromObject(r, "v");
 			cJSON_AddStringToObject(r, "sandbox", s->name);
@@ -1419,6 +1420,8 @@ static void on_exit_status(struct sup *s, int status)
 			memcpy(t->out_keep, was.out_keep, sizeof(t->out_keep));
 			memcpy(t->out_kept, was.out_kept, sizeof(t->out_kept));
 			t->streamed = was.streamed;
+			t->holds_events = was.holds_events;
+			t->holds_return = was.holds_return;
 		} else {
 			for (int i = 0; i < 2; i++)
 				if (was.out[i] >= 0)

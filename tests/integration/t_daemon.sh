@@ -180,8 +180,8 @@ test_wardend_echoes_ids_and_refuses_unknown_keys_and_bad_policies_up_front() {
 	'{"sandboxes":[],"ok":true,"id":7,"v":1}') ;;
 	*) fail "list did not echo its id: $(ctl '{"op":"list","id":7}')" ;;
 	esac
-	case $(ctl '{"op":"run","id":"r1","policy":"cli","argv":["true"],"stdin":"x"}') in
-	*'"code":"unknown_key","key":"stdin","id":"r1"'*) ;;
+	case $(ctl '{"op":"run","id":"r1","policy":"cli","argv":["true"],"stdni":"x"}') in
+	*'"code":"unknown_key","key":"stdni","id":"r1"'*) ;;
 	*) fail "an unknown run key was not refused by name" ;;
 	esac
 	case $(ctl '{"op":"run","policy":"policies/p.json","argv":["true"]}') in
