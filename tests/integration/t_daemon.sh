@@ -303,7 +303,9 @@ test_a_streamed_run_taken_over_after_a_crash_streams_on() {
 	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s" 2> "$T/sw.err" &
 	sw=$!
 	trap 'kill -KILL $daemon $sw 2>/dev/null || true' EXIT
-	read -r _ < "$T/w/ready"
+	# opened read-write, so a command that never gets there cannot block the open itself
+	read -r -t 120 _ <> "$T/w/ready" ||
+		fail "the command never reached its gate: $(cat "$T/sw.err" "$T/s/stdout" 2>&1)"
 	"$BIN/wd-try" wait-line "$T/s/reply" '"ok":true' "$sw" > /dev/null || fail "no reply: $(cat "$T/sw.err")"
 	sup=$(record_field "$(cat "$T/s/reply")" supervisor)
 	kill -KILL "$sup"
