@@ -21,28 +21,40 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <cJSON.h>
 
 #include "policy/effective.h"
 #include "policy/templates.h"
 #include "policy/policy.h"
 #include "supervisor/backend/backend.h"
+#include "supervisor/bpf/progs.h"
+#include "supervisor/daemon/config.h"
+#include "supervisor/daemon/notify.h"
 #include "supervisor/ipc/line.h"
 #include "supervisor/ipc/rundir.h"
 #include "supervisor/ipc/sock.h"
 #include "supervisor/sandbox/cgroup.h"
 #include "supervisor/sandbox/exit_status.h"
+#include "supervisor/sandbox/limits.h"
 #include "supervisor/run/run.h"
 #include "supervisor/sandbox/spawn.h"
 #include "supervisor/util/log.h"
 #include "tools/cmds.h"
+#include "tools/version.h"
+
+#include "bpf/wd_abi.h"
 
 #define WD_DAEMON_PROTO 1
 #define MAX_CLIENTS 16
@@ -53,6 +65,8 @@
 struct client {
 	int fd;
 	struct wd_lines in;
+	char who[64]; /* "uid 1000 (alice)", from its credentials */
+	bool root; /* else an approver (approver_group) */
 };
 
 /* A supervisor process of ours: a run we started, or a take-over. */
@@ -86,7 +100,13 @@ struct ring {
 static struct {
 	const char *dir;
 	char path[108];
-	unsigned int survive_s;
+	/* what it runs with: the defaults, the file over them, the command line over both */
+	struct wd_daemon_config cfg;
+	struct wd_daemon_config cli; /* the command line's, laid over every reload */
+	const char *config_path; /* --config, or the default */
+	bool config_given; /* --config: a missing file is an error */
+	bool config_read; /* the file was there */
+	struct timespec started; /* CLOCK_MONOTONIC */
 	int listen_fd;
 	struct wd_cgroup_pool pool; /* sandbox cgroups made ahead */
 	bool pool_failed; /* said once: runs make their own */
@@ -94,14 +114,15 @@ static struct {
 	struct sup sups[MAX_SANDBOXES];
 	struct wd_progs *progs; /* the host's program set, held (pinset) */
 	const char *held_backend; /* the backend whose set that is */
-	const char *backend; /* runs that name none get this one (--backend; default auto) */
+	char backend[16]; /* runs that name none get this one: cfg.backend as wardend started */
 	const char *auto_choice; /* what auto is on this host (the probe's choice), or NULL */
 	bool rings_failed; /* said once: runs make their own */
 	struct ring rings[MAX_SANDBOXES];
 } d;
 
 static const char usage[] =
-	"usage: wardend [--survive SECS] [--pool N] [--backend NAME] [-v...]\n"
+	"usage: wardend [-n] [--config FILE] [--survive SECS] [--pool N] [--backend NAME]\n"
+	"               [--approver-group GROUP] [--on-stop keep|end] [-v...]\n"
 	"\n"
 	"The warden daemon: runs sandboxes asked for on its control socket, <run dir>/control.sock\n"
 	"(run dir: $WARDEN_RUN_DIR, else /run/warden; JSON lines, see docs/control.md), each under\n"
@@ -115,6 +136,13 @@ static const char usage[] =
 	"  --backend NAME  the backend of runs that name none: auto (the probe's choice, the\n"
 	"                  default), bpf-lsm or landlock; its program set is loaded (if need be)\n"
 	"                  and held while wardend lives, so such runs load nothing\n"
+	"  --approver-group GROUP  who besides root may list and status on control.sock\n"
+	"                  (it is then mode 0660, that group's)\n"
+	"  --on-stop keep|end  on SIGTERM: sandboxes wait for the next wardend (keep, the\n"
+	"                  default), or are ended, each with its exit record (end)\n"
+	"  --config FILE   the configuration file (default " WD_DAEMON_CONFIG ", which may be\n"
+	"                  missing); command-line options override it; SIGHUP reads it again\n"
+	"  -n, --check     check the configuration, print what would be used, and exit\n"
 	"  -v              say more (twice: debug)\n"
 	"  -h, --help      this text\n";
 
@@ -443,7 +471,7 @@ static void rings_free(void)
 
 static bool backend_name_ok(const char *name)
 {
-	return !strcmp(name, "auto") || !strcmp(name, "bpf-lsm") || !strcmp(name, "landlock");
+	return wd_daemon_backend_ok(name);
 }
 
 static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferred)
@@ -542,7 +570,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 			.audit_path = str_field(req, "audit"),
 			.report_path = report,
 			.backend = backend,
-			.survive_s = d.survive_s,
+			.survive_s = d.cfg.survive_s,
 			.ready_fd = pfd[1],
 		};
 
@@ -628,6 +656,379 @@ static cJSON *op_kill(const cJSON *req)
 	return r;
 }
 
+/*
+ * holds, approve, deny and subscribe on control.sock: passed to the sandbox's own holds socket
+ * (run-SANDBOX.sock, its supervisor's), and its answer (or, for subscribe, its events) passed
+ * back with the request's id. One socket, one vocabulary: a client of wardend needs no other.
+ */
+#define MAX_RELAYS 32
+
+struct relay {
+	int up; /* to run-SANDBOX.sock; -1: a free slot */
+	int client; /* the control.sock client it answers */
+	bool stream; /* subscribe: events until either end goes */
+	char sandbox[32];
+	cJSON *id;
+	struct wd_lines in;
+};
+
+static struct relay relays[MAX_RELAYS];
+
+static void relay_init(void)
+{
+	for (int i = 0; i < MAX_RELAYS; i++)
+		relays[i].up = -1;
+}
+
+static void relay_close(struct relay *r)
+{
+	if (r->up >= 0)
+		close(r->up);
+	wd_lines_free(&r->in);
+	cJSON_Delete(r->id);
+	*r = (struct relay){ .up = -1 };
+}
+
+/* A client went: what it waited for from the sandboxes goes too. */
+static void relay_drop_client(int fd)
+{
+	for (int i = 0; i < MAX_RELAYS; i++)
+		if (relays[i].up >= 0 && relays[i].client == fd)
+			relay_close(&relays[i]);
+}
+
+/* Open a relay of @op to sandbox @name's holds socket, sending @up_req (taken): NULL, or an error. */
+static cJSON *relay_open(const char *op, const char *name, cJSON *up_req, int client,
+			 const cJSON *id, bool stream)
+{
+	struct relay *r = NULL;
+	char path[108], *text = NULL;
+	size_t len;
+	int fd = -1, err;
+	cJSON *bad = NULL;
+
+	if (!sup_by_name(name)) {
+		bad = coded_error("not_found", "this daemon supervises no sandbox %s", name);
+		goto out;
+	}
+	for (int i = 0; i < MAX_RELAYS && !r; i++)
+		if (relays[i].up < 0)
+			r = &relays[i];
+	if (!r) {
+		bad = coded_error("busy", "%s: too many requests to sandboxes at once", op);
+		goto out;
+	}
+	if (wd_run_sock_path(path, sizeof(path), WD_SOCK_HOLDS, name) ||
+	    (fd = wd_sock_connect(path, SOCK_STREAM | SOCK_CLOEXEC)) < 0) {
+		bad = coded_error("not_found", "%s: no holds socket for this sandbox (its policy "
+				  "holds nothing)", name);
+		goto out;
+	}
+	text = wd_json_line(up_req, &len);
+	err = text ? wd_line_write(fd, text, len, 2000) : -ENOMEM;
+	if (err) {
+		bad = coded_error("internal", "cannot ask the sandbox's supervisor: %s",
+				  strerror(-err));
+		goto out;
+	}
+	*r = (struct relay){ .up = fd, .client = client, .stream = stream,
+			     .id = id ? cJSON_Duplicate(id, true) : NULL };
+	snprintf(r->sandbox, sizeof(r->sandbox), "%s", name);
+	wd_lines_init(&r->in, 256 << 20);
+	fd = -1;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	cJSON_Delete(up_req);
+	return bad;
+}
+
+/* A line from a sandbox's holds socket, to the client with the request's id. */
+static void relay_pass(struct relay *r, const char *line)
+{
+	cJSON *o = cJSON_Parse(line);
+	const cJSON *err;
+
+	if (!cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		o = coded_error("internal", "the sandbox's supervisor answered no JSON%s", "");
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(o, "v");
+	err = cJSON_GetObjectItemCaseSensitive(o, "error");
+	/* the holds socket's errors carry no code: one for a program to act on */
+	if (cJSON_IsString(err) && !cJSON_GetObjectItemCaseSensitive(o, "code"))
+		cJSON_AddStringToObject(o, "code", strncmp(err->valuestring, "no hold", 7) ?
+					"bad_request" : "not_found");
+	if (!cJSON_GetObjectItemCaseSensitive(o, "sandbox"))
+		cJSON_AddStringToObject(o, "sandbox", r->sandbox);
+	send_reply_id(r->client, o, r->id);
+}
+
+static void on_relay(struct relay *r)
+{
+	ssize_t n = wd_lines_fill(&r->in, r->up);
+	size_t len;
+	char *line;
+	int got;
+
+	if (n == -EAGAIN)
+		return;
+	while ((got = wd_lines_next(&r->in, &line, &len)) > 0) {
+		relay_pass(r, line);
+		if (!r->stream) {
+			relay_close(r);
+			return;
+		}
+	}
+	if (n <= 0 || got < 0) {
+		/* the sandbox ended (or its supervisor went): a subscriber is told */
+		if (r->stream) {
+			cJSON *e = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(e, "event", "end");
+			cJSON_AddStringToObject(e, "sandbox", r->sandbox);
+			send_reply_id(r->client, e, r->id);
+		} else {
+			send_reply_id(r->client, coded_error("internal", "the sandbox's supervisor "
+							     "went without answering%s", ""), r->id);
+		}
+		relay_close(r);
+	}
+}
+
+static const char *const relay_keys[] = { "op", "v", "id", "sandbox", NULL };
+static const char *const decide_keys[] = { "op", "v", "id", "sandbox", "hold", "token", "scope",
+					   "subtree", "count", "ttl_ms", NULL };
+
+/* holds, subscribe, approve or deny of @req, for the client @c. */
+static cJSON *op_relay(const struct client *c, const cJSON *req, const char *op, const cJSON *id)
+{
+	static const char *const pass[] = { "token", "scope", "subtree", "count", "ttl_ms" };
+	const char *name = str_field(req, "sandbox");
+	bool decide = !strcmp(op, "approve") || !strcmp(op, "deny");
+	const cJSON *hold = cJSON_GetObjectItemCaseSensitive(req, "hold");
+	cJSON *bad = check_keys(req, op, decide ? decide_keys : relay_keys), *up;
+
+	if (bad)
+		return bad;
+	if (!name)
+		return error_reply("%s: \"sandbox\" is required", op);
+	if (decide && (!cJSON_IsNumber(hold) || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(
+							   req, "token"))))
+		return error_reply("%s: \"hold\" (its id) and \"token\" are required", op);
+	up = cJSON_CreateObject();
+	cJSON_AddNumberToObject(up, "v", 1);
+	if (decide) {
+		cJSON_AddStringToObject(up, "op", "decide");
+		cJSON_AddNumberToObject(up, "id", hold->valuedouble);
+		cJSON_AddBoolToObject(up, "allow", !strcmp(op, "approve"));
+		for (size_t i = 0; i < sizeof(pass) / sizeof(pass[0]); i++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, pass[i]);
+
+			if (v)
+				cJSON_AddItemToObject(up, pass[i], cJSON_Duplicate(v, true));
+		}
+		/* the record names who decided, not wardend */
+		cJSON_AddStringToObject(up, "for", c->who);
+	} else {
+		cJSON_AddStringToObject(up, "op", op);
+	}
+	return relay_open(op, name, up, c->fd, id, !strcmp(op, "subscribe"));
+}
+
+/* The sum of the held set's per-sandbox counters (wd_sandboxes): records lost, denials. */
+static void set_counters(uint64_t *lost, uint64_t *denials, int *sandboxes)
+{
+	uint64_t key, next, *prev = NULL;
+	struct wd_sandbox v;
+	int events = -1, counts = -1;
+
+	*lost = *denials = 0;
+	*sandboxes = 0;
+	if (d.progs)
+		wd_progs_audit_maps(d.progs, &events, &counts);
+	if (counts < 0)
+		return;
+	while (bpf_map_get_next_key(counts, prev, &next) == 0) {
+		if (bpf_map_lookup_elem(counts, &next, &v) == 0) {
+			*lost += v.lost;
+			*denials += v.denials;
+			++*sandboxes;
+		}
+		key = next;
+		prev = &key;
+	}
+}
+
+/* How full a ring is: bytes written and not yet read (its producer's and consumer's positions). */
+static long ring_used(int fd)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long *cons, *prod;
+	long used = -1;
+
+	cons = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
+	if (cons == MAP_FAILED)
+		return -1;
+	prod = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, page);
+	if (prod != MAP_FAILED) {
+		used = (long)(__atomic_load_n(prod, __ATOMIC_ACQUIRE) -
+			      __atomic_load_n(cons, __ATOMIC_ACQUIRE));
+		munmap(prod, (size_t)page);
+	}
+	munmap(cons, (size_t)page);
+	return used;
+}
+
+static cJSON *status_rings(void)
+{
+	cJSON *o = cJSON_CreateObject(), *arr;
+	uint64_t lost, denials;
+	int n = 0, lent = 0, counted;
+
+	for (int i = 0; i < MAX_SANDBOXES; i++) {
+		n += d.rings[i].fd >= 0;
+		lent += d.rings[i].fd >= 0 && d.rings[i].user;
+	}
+	cJSON_AddNumberToObject(o, "made", n);
+	cJSON_AddNumberToObject(o, "lent", lent);
+	cJSON_AddNumberToObject(o, "bytes_each", WD_PROGS_RING_BYTES_DAEMON);
+	arr = cJSON_AddArrayToObject(o, "used_bytes");
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		if (d.rings[i].fd >= 0)
+			cJSON_AddItemToArray(arr, cJSON_CreateNumber(ring_used(d.rings[i].fd)));
+	/* the set's counters cover every sandbox it holds entries for, ours or an embedded run's */
+	set_counters(&lost, &denials, &counted);
+	cJSON_AddNumberToObject(o, "lost", (double)lost);
+	cJSON_AddNumberToObject(o, "denials", (double)denials);
+	cJSON_AddNumberToObject(o, "counted_sandboxes", counted);
+	return o;
+}
+
+static cJSON *status_cgroups(void)
+{
+	struct wd_cg_layout_info *l = calloc(1, sizeof(*l));
+	cJSON *o = cJSON_CreateObject(), *ctl;
+
+	if (!l || wd_cg_layout_find(l, false)) {
+		cJSON_AddStringToObject(o, "layout", l ? wd_cg_layout_name(l->layout) : "unknown");
+		free(l);
+		return o;
+	}
+	cJSON_AddStringToObject(o, "layout", wd_cg_layout_name(l->layout));
+	cJSON_AddStringToObject(o, "cgroup2", l->v2);
+	ctl = cJSON_AddObjectToObject(o, "controllers");
+	for (int c = 0; c < WD_CTRL_NR; c++)
+		cJSON_AddStringToObject(ctl, wd_ctrl_name(c),
+					l->v2_ctrl[c] ? "v2" : l->v1[c][0] ? "v1" : "none");
+	cJSON_AddBoolToObject(o, "kill", l->kill);
+	free(l);
+	return o;
+}
+
+static cJSON *op_status(void)
+{
+	cJSON *r = cJSON_CreateObject(), *o, *arr;
+	struct timespec now;
+	struct utsname u;
+	int n = 0;
+
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		n += d.sups[i].pid > 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	cJSON_AddBoolToObject(r, "ok", true);
+	cJSON_AddStringToObject(r, "version", WARDEN_VERSION);
+	cJSON_AddNumberToObject(r, "protocol", WD_DAEMON_PROTO);
+	cJSON_AddStringToObject(r, "libbpf", libbpf_version_string());
+	cJSON_AddStringToObject(r, "kernel", uname(&u) ? "unknown" : u.release);
+	cJSON_AddNumberToObject(r, "uptime_s", (double)(now.tv_sec - d.started.tv_sec));
+	cJSON_AddNumberToObject(r, "pid", getpid());
+	cJSON_AddStringToObject(r, "backend", d.backend);
+	cJSON_AddStringToObject(r, "auto_backend", d.auto_choice ? d.auto_choice : "none");
+	if (d.progs)
+		cJSON_AddStringToObject(r, "held_set", d.held_backend);
+	else
+		cJSON_AddNullToObject(r, "held_set");
+	o = cJSON_AddObjectToObject(r, "config");
+	cJSON_AddStringToObject(o, "file", d.config_read ? d.config_path : "");
+	cJSON_AddNumberToObject(o, "survive_s", d.cfg.survive_s);
+	cJSON_AddNumberToObject(o, "pool", d.cfg.pool);
+	if (d.cfg.approver_group[0])
+		cJSON_AddStringToObject(o, "approver_group", d.cfg.approver_group);
+	else
+		cJSON_AddNullToObject(o, "approver_group");
+	cJSON_AddStringToObject(o, "on_stop", wd_on_stop_name(d.cfg.on_stop));
+	cJSON_AddItemToObject(r, "cgroups", status_cgroups());
+	cJSON_AddNumberToObject(r, "supervisors", n);
+	cJSON_AddNumberToObject(r, "survive_s", d.cfg.survive_s);
+	o = cJSON_AddObjectToObject(r, "sandboxes");
+	arr = cJSON_AddArrayToObject(o, "names");
+	n = 0;
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		if (d.sups[i].pid > 0 && d.sups[i].name[0]) {
+			cJSON_AddItemToArray(arr, cJSON_CreateString(d.sups[i].name));
+			n++;
+		}
+	cJSON_AddNumberToObject(o, "count", n);
+	o = cJSON_AddObjectToObject(r, "pool");
+	cJSON_AddNumberToObject(o, "ready", d.pool.n);
+	cJSON_AddNumberToObject(o, "want", d.pool.want);
+	cJSON_AddItemToObject(r, "rings", status_rings());
+	return r;
+}
+
+/*
+ * Who may do what on control.sock, asked of the kernel on every request (the peer's uid and
+ * groups as of its connect, its cgroup now): root everything; a member of approver_group what
+ * changes no sandbox (list, status); anyone else, and any process inside a sandbox, nothing.
+ */
+enum role { ROLE_NONE, ROLE_APPROVER, ROLE_ROOT };
+
+static enum role peer_role(int fd)
+{
+	struct wd_peer *p = malloc(sizeof(*p));
+	enum role r = ROLE_NONE;
+
+	if (!p || wd_peer_read(fd, p))
+		goto out;
+	if (wd_peer_is(p, 0))
+		r = ROLE_ROOT;
+	else if (wd_peer_has_group(p, d.cfg.approver_gid))
+		r = ROLE_APPROVER;
+out:
+	free(p);
+	return r;
+}
+
+static bool approver_op(const char *op)
+{
+	return !strcmp(op, "list") || !strcmp(op, "status") || !strcmp(op, "holds") ||
+	       !strcmp(op, "subscribe") || !strcmp(op, "approve") || !strcmp(op, "deny");
+}
+
+static bool relay_op(const char *op)
+{
+	return !strcmp(op, "holds") || !strcmp(op, "subscribe") || !strcmp(op, "approve") ||
+	       !strcmp(op, "deny");
+}
+
+/* The refusal of @op to the peer @c: a reply (code forbidden) and a record in wardend's log. */
+static cJSON *forbidden(const struct client *c, const char *op)
+{
+	char msg[512];
+	cJSON *r;
+
+	log_warnx("control: refused %s to %s: forbidden", op, c->who);
+	snprintf(msg, sizeof(msg), "%s may not %s (root may do everything%s%s%s, from outside "
+		 "every sandbox)", c->who, op,
+		 d.cfg.approver_group[0] ? "; group " : "", d.cfg.approver_group,
+		 d.cfg.approver_group[0] ? " may list, status, holds, subscribe, approve and deny" :
+		 "");
+	r = coded_error("forbidden", "%s", msg);
+	return r;
+}
+
 static void handle(struct client *c, const char *line)
 {
 	static const char *const plain[] = { "op", "v", "id", NULL };
@@ -636,38 +1037,36 @@ static void handle(struct client *c, const char *line)
 	const char *op = req ? str_field(req, "op") : NULL;
 	const cJSON *v = req ? cJSON_GetObjectItemCaseSensitive(req, "v") : NULL;
 	const cJSON *id = req ? cJSON_GetObjectItemCaseSensitive(req, "id") : NULL;
+	enum role role = peer_role(c->fd);
 	bool deferred = false;
 
 	/* an id is the client's to match replies and events with: a short string or a number */
 	if (id && !(cJSON_IsNumber(id) || (cJSON_IsString(id) && strlen(id->valuestring) <= 128)))
 		id = NULL;
-	if (!req || !cJSON_IsObject(req))
+	if (role == ROLE_NONE || (role == ROLE_APPROVER && op && !approver_op(op)))
+		r = forbidden(c, op && strlen(op) < 32 ? op : "use wardend");
+	else if (!req || !cJSON_IsObject(req))
 		r = error_reply("a request is one JSON object a line%s", "");
 	else if (v && (!cJSON_IsNumber(v) || v->valueint != WD_DAEMON_PROTO))
 		r = error_reply("unsupported protocol version (this wardend speaks 1)%s", "");
 	else if (cJSON_GetObjectItemCaseSensitive(req, "id") && !id)
 		r = error_reply("\"id\" must be a number or a string of at most 128 bytes%s", "");
 	else if (!op)
-		r = error_reply("\"op\" is required: run, list, kill or status%s", "");
+		r = error_reply("\"op\" is required: run, list, kill, status, holds, subscribe, "
+				"approve or deny%s", "");
 	else if (strcmp(op, "run") == 0)
 		r = op_run(req, c->fd, id, &deferred);
 	else if (strcmp(op, "list") == 0)
 		r = check_keys(req, op, plain) ?: op_list();
 	else if (strcmp(op, "kill") == 0)
 		r = check_keys(req, op, kill_keys) ?: op_kill(req);
-	else if (strcmp(op, "status") == 0 && (r = check_keys(req, op, plain)))
-		;
-	else if (strcmp(op, "status") == 0) {
-		int n = 0;
-
-		for (int i = 0; i < MAX_SANDBOXES; i++)
-			n += d.sups[i].pid > 0;
-		r = cJSON_CreateObject();
-		cJSON_AddBoolToObject(r, "ok", true);
-		cJSON_AddNumberToObject(r, "supervisors", n);
-		cJSON_AddNumberToObject(r, "survive_s", d.survive_s);
-	} else
-		r = error_reply("unknown op %s (run, list, kill, status)", op);
+	else if (strcmp(op, "status") == 0)
+		r = check_keys(req, op, plain) ?: op_status();
+	else if (relay_op(op))
+		r = op_relay(c, req, op, id);
+	else
+		r = error_reply("unknown op %s (run, list, kill, status, holds, subscribe, approve, "
+				"deny)", op);
 	if (r)
 		send_reply_id(c->fd, r, id);
 	cJSON_Delete(req);
@@ -683,6 +1082,7 @@ static void drop(struct client *c)
 		if (d.sups[i].waiter == c->fd)
 			d.sups[i].waiter = -1;
 	}
+	relay_drop_client(c->fd);
 	if (c->fd >= 0)
 		close(c->fd);
 	wd_lines_free(&c->in);
@@ -713,28 +1113,50 @@ static void on_client(struct client *c)
 	}
 }
 
+/* Approvers' connections at most: root always finds a place. */
+#define MAX_APPROVER_CLIENTS (MAX_CLIENTS - 4)
+
 static void on_accept(void)
 {
-	struct wd_peer cr;
-	int fd = wd_sock_accept(d.listen_fd, SOCK_CLOEXEC | SOCK_NONBLOCK, &cr);
+	struct wd_peer *cr = malloc(sizeof(*cr));
+	int fd = cr ? wd_sock_accept(d.listen_fd, SOCK_CLOEXEC | SOCK_NONBLOCK, cr) : -ENOMEM;
+	struct client who = { .fd = fd };
+	struct passwd *pw;
+	int approvers = 0;
+	bool root;
 
 	if (fd < 0)
-		return;
-	/* root's alone (mode 0600), and never a process inside a sandbox */
-	if (!wd_peer_is(&cr, 0)) {
-		send_reply(fd, error_reply("only root, outside every sandbox, may use wardend%s",
-					   ""));
+		goto out;
+	pw = getpwuid(cr->uid);
+	snprintf(who.who, sizeof(who.who), "uid %u (%s)", (unsigned int)cr->uid,
+		 pw ? pw->pw_name : "?");
+	root = wd_peer_is(cr, 0);
+	/* never a process inside a sandbox, whatever its uid; else root, or an approver */
+	if (cr->in_sandbox) {
+		log_warnx("control: refused %s inside a sandbox: forbidden", who.who);
+		send_reply(fd, coded_error("forbidden", "no process inside a sandbox may use "
+					   "wardend%s", ""));
 		close(fd);
-		return;
+		goto out;
+	}
+	if (!root && !wd_peer_has_group(cr, d.cfg.approver_gid)) {
+		send_reply(fd, forbidden(&who, "use wardend"));
+		close(fd);
+		goto out;
 	}
 	for (int i = 0; i < MAX_CLIENTS; i++)
+		approvers += d.clients[i].fd >= 0 && !d.clients[i].root;
+	for (int i = 0; i < MAX_CLIENTS && (root || approvers < MAX_APPROVER_CLIENTS); i++)
 		if (d.clients[i].fd < 0) {
-			d.clients[i] = (struct client){ .fd = fd };
+			d.clients[i] = who;
+			d.clients[i].root = root;
 			wd_lines_init(&d.clients[i].in, REQ_MAX - 1);
-			return;
+			goto out;
 		}
-	send_reply(fd, error_reply("too many clients%s", ""));
+	send_reply(fd, coded_error("busy", "too many clients%s", ""));
 	close(fd);
+out:
+	free(cr);
 }
 
 /* A run's supervisor said its sandbox's name (or ended before it had one). */
@@ -989,6 +1411,25 @@ static struct wd_progs *hold_programs(void)
 	return progs;
 }
 
+/*
+ * control.sock's mode and group: 0600 root's, or 0660 group approver_group. Narrowed first, so
+ * a change of group never leaves it open to the old group and the new at once.
+ */
+static int socket_access(void)
+{
+	gid_t g = d.cfg.approver_gid;
+
+	if (chmod(d.path, 0600) || chown(d.path, 0, g == (gid_t)-1 ? 0 : g) ||
+	    (g != (gid_t)-1 && chmod(d.path, 0660))) {
+		log_warn("cannot give %s its mode", d.path);
+		return -1;
+	}
+	/* the approvers must reach the socket: the run directory searchable, never writable */
+	if (g != (gid_t)-1 && wd_run_dir_check(d.dir, true))
+		return -1;
+	return 0;
+}
+
 static int listen_on(void)
 {
 	int fd, probe;
@@ -997,7 +1438,7 @@ static int listen_on(void)
 		log_warnx("%s is too long a directory for a socket", d.dir);
 		return -1;
 	}
-	if (wd_run_dir_check(d.dir, false))
+	if (wd_run_dir_check(d.dir, d.cfg.approver_gid != (gid_t)-1))
 		return -1;
 	/* one daemon a run directory: a socket someone answers is another wardend's */
 	probe = wd_sock_connect(d.path, SOCK_STREAM | SOCK_CLOEXEC);
@@ -1007,72 +1448,271 @@ static int listen_on(void)
 		return -1;
 	}
 	fd = wd_sock_listen("wardend", d.path, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0600, 16);
+	if (fd >= 0 && socket_access()) {
+		close(fd);
+		unlink(d.path);
+		fd = -1;
+	}
 	return fd < 0 ? -1 : fd;
 }
 
-int main(int argc, char **argv)
+/* The configuration: defaults, the file over them, the command line over both. 0 or -1. */
+static int config_load(struct wd_daemon_config *c, bool *read_it, char *msg, size_t size)
+{
+	int err;
+
+	wd_daemon_config_defaults(c);
+	err = wd_daemon_config_read(d.config_path, !d.config_given, c, msg, size);
+	*read_it = err == 0;
+	/* only the default file may be missing */
+	if (err && (err != -ENOENT || d.config_given))
+		return -1;
+	wd_daemon_config_overlay(c, &d.cli);
+	return 0;
+}
+
+static void config_print(FILE *out, const struct wd_daemon_config *c, bool read_it)
+{
+	fprintf(out, "config          %s\n", read_it ? d.config_path : "(none: the defaults)");
+	fprintf(out, "survive         %u s%s\n", c->survive_s,
+		d.cli.set & WD_CFG_SURVIVE ? " (command line)" : "");
+	fprintf(out, "pool            %d%s\n", c->pool, d.cli.set & WD_CFG_POOL ? " (command line)" : "");
+	fprintf(out, "backend         %s%s\n", c->backend,
+		d.cli.set & WD_CFG_BACKEND ? " (command line)" : "");
+	if (c->approver_group[0])
+		fprintf(out, "approver_group  %s (gid %u)\n", c->approver_group,
+			(unsigned int)c->approver_gid);
+	else
+		fprintf(out, "approver_group  none (root only)\n");
+	fprintf(out, "on_stop         %s\n", wd_on_stop_name(c->on_stop));
+}
+
+/* The pool to @want: grown by refill(), shrunk here. */
+static void pool_resize(int want)
+{
+	struct wd_cgroup cg;
+
+	d.pool.want = want;
+	d.pool_failed = false;
+	while (d.pool.n > want && wd_cgroup_pool_take(&d.pool, &cg) == 0)
+		wd_cgroup_destroy(&cg);
+}
+
+/*
+ * SIGHUP: the file read again. approver_group, pool, survive (for runs from now) and on_stop
+ * change at once; backend needs a restart (the held set is the one it started with), said so.
+ * A bad file changes nothing.
+ */
+static void reload(void)
+{
+	struct wd_daemon_config n;
+	char msg[1024];
+	bool read_it;
+
+	wd_notifyf("RELOADING=1\nSTATUS=reloading %s", d.config_path);
+	if (config_load(&n, &read_it, msg, sizeof(msg))) {
+		log_warnx("reload: %s: keeping the configuration as it was", msg);
+		goto out;
+	}
+	if (strcmp(n.backend, d.cfg.backend))
+		log_warnx("reload: backend %s needs a restart (runs that name none still get %s)",
+			  n.backend, d.cfg.backend);
+	memcpy(n.backend, d.cfg.backend, sizeof(n.backend));
+	if (n.approver_gid != d.cfg.approver_gid || strcmp(n.approver_group, d.cfg.approver_group))
+		log_info("reload: approver_group %s (was %s)",
+			 n.approver_group[0] ? n.approver_group : "none",
+			 d.cfg.approver_group[0] ? d.cfg.approver_group : "none");
+	if (n.pool != d.cfg.pool)
+		log_info("reload: pool %d (was %d)", n.pool, d.cfg.pool);
+	if (n.survive_s != d.cfg.survive_s)
+		log_info("reload: survive %u s for runs from now (was %u)", n.survive_s,
+			 d.cfg.survive_s);
+	if (n.on_stop != d.cfg.on_stop)
+		log_info("reload: on_stop %s", wd_on_stop_name(n.on_stop));
+	d.cfg = n;
+	d.config_read = read_it;
+	socket_access();
+	pool_resize(n.pool);
+	log_info("reloaded %s", read_it ? d.config_path : "(no file: the defaults)");
+out:
+	wd_notify("READY=1\nSTATUS=serving");
+}
+
+static int sups_running(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		n += d.sups[i].pid > 0;
+	return n;
+}
+
+/*
+ * on_stop "end": every supervisor told to end its sandbox (as kill does: the sandbox killed,
+ * its exit record written, its cgroup removed), and waited for, up to 30 s.
+ */
+static void end_sandboxes(int sigfd)
+{
+	struct signalfd_siginfo si;
+	struct pollfd p = { .fd = sigfd, .events = POLLIN };
+	struct timespec t0, now;
+
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		if (d.sups[i].pid > 0)
+			kill(d.sups[i].pid, SIGTERM);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	reap();
+	while (sups_running()) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec >= 30) {
+			log_warnx("%d supervisors did not end in 30 s: leaving them to their keepers",
+				  sups_running());
+			break;
+		}
+		if (poll(&p, 1, 1000) > 0 && read(sigfd, &si, sizeof(si)) == sizeof(si) &&
+		    si.ssi_signo == SIGCHLD)
+			reap();
+	}
+}
+
+static void stop(int sigfd, unsigned int signo)
+{
+	wd_notify("STOPPING=1\nSTATUS=stopping");
+	if (d.cfg.on_stop == WD_ON_STOP_END) {
+		log_info("got signal %u; ending (its %d sandboxes end too: on_stop end)", signo,
+			 sups_running());
+		end_sandboxes(sigfd);
+	} else {
+		/* its supervisors end with it; their keepers wait for the next */
+		log_info("got signal %u; ending (sandboxes wait up to %u s for the next wardend)",
+			 signo, d.cfg.survive_s);
+	}
+	wd_cgroup_pool_empty(&d.pool);
+	unlink(d.path);
+	rings_free();
+	wd_progs_stop(d.progs);
+}
+
+static int parse_args(int argc, char **argv, bool *check, int *verbosity)
 {
 	static const struct option opts[] = {
 		{ "survive", required_argument, NULL, 's' },
 		{ "pool", required_argument, NULL, 'p' },
 		{ "backend", required_argument, NULL, 'b' },
+		{ "approver-group", required_argument, NULL, 'g' },
+		{ "on-stop", required_argument, NULL, 'o' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int verbosity = WD_LOG_INFO, c, sigfd, pool = POOL_DEFAULT;
-	sigset_t sigs;
+	struct wd_daemon_config *c = &d.cli;
 	char *end;
+	int o;
 
-	d.survive_s = 300;
-	d.backend = "auto";
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
-		switch (c) {
+	while ((o = getopt_long(argc, argv, "nvh", opts, NULL)) != -1) {
+		switch (o) {
 		case 's':
 			errno = 0;
-			d.survive_s = (unsigned int)strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || *optarg == '-' || d.survive_s < 1 ||
-			    d.survive_s > 86400) {
+			c->survive_s = (unsigned int)strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || *optarg == '-' || c->survive_s < 1 ||
+			    c->survive_s > 86400) {
 				fprintf(stderr, "wardend: --survive wants 1 to 86400 seconds, not '%s'\n",
 					optarg);
 				return 2;
 			}
+			c->set |= WD_CFG_SURVIVE;
 			break;
 		case 'p':
 			errno = 0;
-			pool = (int)strtol(optarg, &end, 10);
-			if (errno || *end || !*optarg || pool < 0 || pool > WD_CGROUP_POOL_MAX) {
+			c->pool = (int)strtol(optarg, &end, 10);
+			if (errno || *end || !*optarg || c->pool < 0 || c->pool > WD_CGROUP_POOL_MAX) {
 				fprintf(stderr, "wardend: --pool wants 0 to %d, not '%s'\n",
 					WD_CGROUP_POOL_MAX, optarg);
 				return 2;
 			}
+			c->set |= WD_CFG_POOL;
 			break;
 		case 'b':
-			if (!backend_name_ok(optarg)) {
+			if (!wd_daemon_backend_ok(optarg)) {
 				fprintf(stderr, "wardend: --backend wants auto, bpf-lsm or landlock, "
 					"not '%s'\n", optarg);
 				return 2;
 			}
-			d.backend = optarg;
+			snprintf(c->backend, sizeof(c->backend), "%s", optarg);
+			c->set |= WD_CFG_BACKEND;
+			break;
+		case 'g':
+			if (wd_daemon_group_resolve(optarg, &c->approver_gid) || !c->approver_gid) {
+				fprintf(stderr, "wardend: --approver-group: no group '%s' here (nor "
+					"group 0)\n", optarg);
+				return 2;
+			}
+			snprintf(c->approver_group, sizeof(c->approver_group), "%s", optarg);
+			c->set |= WD_CFG_APPROVERS;
+			break;
+		case 'o':
+			if (strcmp(optarg, "keep") && strcmp(optarg, "end")) {
+				fprintf(stderr, "wardend: --on-stop wants keep or end, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			c->on_stop = strcmp(optarg, "end") ? WD_ON_STOP_KEEP : WD_ON_STOP_END;
+			c->set |= WD_CFG_ON_STOP;
+			break;
+		case 'c':
+			d.config_path = optarg;
+			d.config_given = true;
+			break;
+		case 'n':
+			*check = true;
 			break;
 		case 'v':
-			verbosity++;
+			++*verbosity;
 			break;
 		default:
-			return wd_usage(usage, c == 'h');
+			return wd_usage(usage, o == 'h');
 		}
 	}
-	log_init("wardend", verbosity);
 	if (optind != argc)
 		return wd_usage(usage, false);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	int verbosity = WD_LOG_INFO, c, sigfd;
+	bool check = false;
+	char msg[1024];
+	sigset_t sigs;
+
+	d.config_path = WD_DAEMON_CONFIG;
+	c = parse_args(argc, argv, &check, &verbosity);
+	if (c >= 0)
+		return c;
+	log_init("wardend", verbosity);
+	if (config_load(&d.cfg, &d.config_read, msg, sizeof(msg))) {
+		log_warnx("%s", msg);
+		return 1;
+	}
+	if (check) {
+		config_print(stdout, &d.cfg, d.config_read);
+		return 0;
+	}
 	if (geteuid() != 0) {
 		log_warnx("must run as root (it runs sandboxes)");
 		return 1;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &d.started);
+	/* no supervisor nor sandbox of ours may speak to the service manager for us */
+	wd_notify_init();
+	memcpy(d.backend, d.cfg.backend, sizeof(d.backend));
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		d.clients[i].fd = -1;
 	for (int i = 0; i < MAX_SANDBOXES; i++)
 		d.rings[i].fd = -1;
 	d.pool.marks = -1;
+	relay_init();
 	d.dir = wd_run_dir();
 	d.listen_fd = listen_on();
 	if (d.listen_fd < 0)
@@ -1080,7 +1720,7 @@ int main(int argc, char **argv)
 	d.progs = hold_programs();
 	/* a ring per supervisor: small, as it is most of what each sandbox costs here */
 	wd_progs_ring_default(WD_PROGS_RING_BYTES_DAEMON);
-	if (prepare_runs(pool)) {
+	if (prepare_runs(d.cfg.pool)) {
 		unlink(d.path);
 		wd_progs_stop(d.progs);
 		return 1;
@@ -1101,9 +1741,11 @@ int main(int argc, char **argv)
 	/* what the set-up freed goes back before each request forks a supervisor from us */
 	malloc_trim(0);
 	log_info("listening on %s", d.path);
+	/* the set is held and the socket listens: what connects now is served */
+	wd_notifyf("READY=1\nSTATUS=serving %s\nMAINPID=%d", d.path, (int)getpid());
 	for (;;) {
-		struct pollfd pfd[2 + MAX_CLIENTS + MAX_SANDBOXES];
-		void *who[2 + MAX_CLIENTS + MAX_SANDBOXES];
+		struct pollfd pfd[2 + MAX_CLIENTS + MAX_SANDBOXES + MAX_RELAYS];
+		void *who[2 + MAX_CLIENTS + MAX_SANDBOXES + MAX_RELAYS];
 		int n = 0;
 
 		pfd[n] = (struct pollfd){ .fd = d.listen_fd, .events = POLLIN };
@@ -1119,6 +1761,11 @@ int main(int argc, char **argv)
 			if (d.sups[i].pid > 0 && d.sups[i].ready >= 0) {
 				pfd[n] = (struct pollfd){ .fd = d.sups[i].ready, .events = POLLIN };
 				who[n++] = &d.sups[i];
+			}
+		for (int i = 0; i < MAX_RELAYS; i++)
+			if (relays[i].up >= 0) {
+				pfd[n] = (struct pollfd){ .fd = relays[i].up, .events = POLLIN };
+				who[n++] = &relays[i];
 			}
 		/* the pool fills while nothing is asked, never in a request's way */
 		c = poll(pfd, (nfds_t)n,
@@ -1147,18 +1794,18 @@ int main(int argc, char **argv)
 					reap();
 					continue;
 				}
-				/* its supervisors end with it; their keepers wait for the next */
-				log_info("got signal %u; ending (sandboxes wait up to %u s "
-					 "for the next wardend)",
-					 si.ssi_signo, d.survive_s);
-				wd_cgroup_pool_empty(&d.pool);
-				unlink(d.path);
-				rings_free();
-				wd_progs_stop(d.progs);
+				if (si.ssi_signo == SIGHUP) {
+					reload();
+					continue;
+				}
+				stop(sigfd, si.ssi_signo);
 				return 0;
 			} else if ((char *)who[i] >= (char *)d.clients &&
 				   (char *)who[i] < (char *)(d.clients + MAX_CLIENTS)) {
 				on_client(who[i]);
+			} else if ((char *)who[i] >= (char *)relays &&
+				   (char *)who[i] < (char *)(relays + MAX_RELAYS)) {
+				on_relay(who[i]);
 			} else {
 				struct sup *s = who[i];
 
@@ -1167,6 +1814,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	wd_notify("STOPPING=1");
 	wd_cgroup_pool_empty(&d.pool);
 	unlink(d.path);
 	rings_free();
