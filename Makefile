@@ -233,6 +233,25 @@ BTRFS_TOOLS = $(shell command -v mkfs.btrfs || echo /sbin/mkfs.btrfs) \
 VM_TOOLS = $(shell command -v bpftool || echo /usr/sbin/bpftool) \
 	$(shell command -v strace || echo /usr/bin/strace)
 
+# `make install [DESTDIR=...] [PREFIX=/usr/local]`: the programs into one directory (warden-init
+# and warden-keeper are found beside warden and wardend, never through PATH), the systemd unit
+# (dist/systemd/, its paths filled in) and the docs. The configuration file is not installed: a
+# missing /etc/warden/wardend.json is the defaults (docs/control.md).
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DOCDIR ?= $(PREFIX)/share/doc/warden
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+
+.PHONY: install
+install: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper
+	$(call msg,INSTALL,$(DESTDIR)$(BINDIR))
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)
+	$(Q)install -m 0755 $^ $(DESTDIR)$(BINDIR)/
+	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' \
+		dist/systemd/wardend.service > $(DESTDIR)$(UNITDIR)/wardend.service
+	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/wardend.service
+	$(Q)install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/
+
 .PHONY: vmstage
 vmstage: all
 	$(Q)rm -rf $(VM_STAGE) && mkdir -p $(VM_STAGE)/bin $(VM_STAGE)/tests

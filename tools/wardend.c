@@ -587,6 +587,8 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 		err = output_fd(str_field(req, "stderr"));
 		if (!args || out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 			_exit(125);
+		/* its stderr is the request's file now, not the journal */
+		log_journal_set(false);
 		dup2(open("/dev/null", O_RDONLY | O_CLOEXEC), 0);
 		if (str_field(req, "cwd") && chdir(str_field(req, "cwd")))
 			_exit(125);
@@ -1691,6 +1693,7 @@ int main(int argc, char **argv)
 	if (c >= 0)
 		return c;
 	log_init("wardend", verbosity);
+	log_journal_detect();
 	if (config_load(&d.cfg, &d.config_read, msg, sizeof(msg))) {
 		log_warnx("%s", msg);
 		return 1;
