@@ -66,7 +66,7 @@ struct client {
 	int fd;
 	struct wd_lines in;
 	char who[64]; /* "uid 1000 (alice)", from its credentials */
-	bool root; /* else an approver (approver_group) */
+	int role; /* enum role, as it connected (each request asks again) */
 };
 
 /* A supervisor process of ours: a run we started, or a take-over. */
@@ -985,15 +985,17 @@ static cJSON *op_status(void)
  * groups as of its connect, its cgroup now): root everything; a member of approver_group what
  * changes no sandbox (list, status); anyone else, and any process inside a sandbox, nothing.
  */
-enum role { ROLE_NONE, ROLE_APPROVER, ROLE_ROOT };
+enum role { ROLE_SANDBOXED, ROLE_NONE, ROLE_APPROVER, ROLE_ROOT };
 
 static enum role peer_role(int fd)
 {
 	struct wd_peer *p = malloc(sizeof(*p));
-	enum role r = ROLE_NONE;
+	enum role r = ROLE_SANDBOXED;
 
-	if (!p || wd_peer_read(fd, p))
+	/* credentials that cannot be read are a sandboxed nobody's (wd_peer_read) */
+	if (!p || wd_peer_read(fd, p) || p->in_sandbox)
 		goto out;
+	r = ROLE_NONE;
 	if (wd_peer_is(p, 0))
 		r = ROLE_ROOT;
 	else if (wd_peer_has_group(p, d.cfg.approver_gid))
@@ -1003,10 +1005,10 @@ out:
 	return r;
 }
 
-static bool approver_op(const char *op)
+/* What changes which sandboxes run: root's alone. Approvers may do every other op. */
+static bool root_op(const char *op)
 {
-	return !strcmp(op, "list") || !strcmp(op, "status") || !strcmp(op, "holds") ||
-	       !strcmp(op, "subscribe") || !strcmp(op, "approve") || !strcmp(op, "deny");
+	return !strcmp(op, "run") || !strcmp(op, "kill");
 }
 
 static bool relay_op(const char *op)
@@ -1031,7 +1033,15 @@ static cJSON *forbidden(const struct client *c, const char *op)
 	return r;
 }
 
-static void handle(struct client *c, const char *line)
+/* The refusal of a process inside a sandbox, whatever its uid: a reply and a log record. */
+static cJSON *sandboxed(const struct client *c)
+{
+	log_warnx("control: refused %s inside a sandbox: forbidden", c->who);
+	return coded_error("forbidden", "no process inside a sandbox may use wardend%s", "");
+}
+
+/* One request line: true when the client is to be dropped (it may do nothing here). */
+static bool handle(struct client *c, const char *line)
 {
 	static const char *const plain[] = { "op", "v", "id", NULL };
 	static const char *const kill_keys[] = { "op", "v", "id", "sandbox", NULL };
@@ -1045,8 +1055,12 @@ static void handle(struct client *c, const char *line)
 	/* an id is the client's to match replies and events with: a short string or a number */
 	if (id && !(cJSON_IsNumber(id) || (cJSON_IsString(id) && strlen(id->valuestring) <= 128)))
 		id = NULL;
-	if (role == ROLE_NONE || (role == ROLE_APPROVER && op && !approver_op(op)))
-		r = forbidden(c, op && strlen(op) < 32 ? op : "use wardend");
+	if (role == ROLE_SANDBOXED)
+		r = sandboxed(c);
+	else if (role == ROLE_NONE)
+		r = forbidden(c, "use wardend");
+	else if (role == ROLE_APPROVER && op && root_op(op))
+		r = forbidden(c, op);
 	else if (!req || !cJSON_IsObject(req))
 		r = error_reply("a request is one JSON object a line%s", "");
 	else if (v && (!cJSON_IsNumber(v) || v->valueint != WD_DAEMON_PROTO))
@@ -1073,6 +1087,7 @@ static void handle(struct client *c, const char *line)
 		send_reply_id(c->fd, r, id);
 	cJSON_Delete(req);
 	(void)deferred;
+	return role <= ROLE_NONE;
 }
 
 static void drop(struct client *c)
@@ -1111,51 +1126,56 @@ static void on_client(struct client *c)
 			return;
 		}
 		/* a line with a NUL byte in it is no request: answered as garbage */
-		handle(c, r > 0 ? line : "");
+		if (handle(c, r > 0 ? line : "")) {
+			/* one refusal each: then its connection goes */
+			drop(c);
+			return;
+		}
 	}
 }
 
-/* Approvers' connections at most: root always finds a place. */
+/*
+ * Approvers' connections at most, so root always finds a place; and of peers that may do
+ * nothing here (each kept until its first request is answered "forbidden", so it reads why
+ * rather than a closed socket), fewer still.
+ */
 #define MAX_APPROVER_CLIENTS (MAX_CLIENTS - 4)
+#define MAX_REFUSED_CLIENTS 4
 
 static void on_accept(void)
 {
 	struct wd_peer *cr = malloc(sizeof(*cr));
 	int fd = cr ? wd_sock_accept(d.listen_fd, SOCK_CLOEXEC | SOCK_NONBLOCK, cr) : -ENOMEM;
 	struct client who = { .fd = fd };
+	int approvers = 0, refused = 0, limit;
 	struct passwd *pw;
-	int approvers = 0;
-	bool root;
+	enum role role;
 
 	if (fd < 0)
 		goto out;
 	pw = getpwuid(cr->uid);
 	snprintf(who.who, sizeof(who.who), "uid %u (%s)", (unsigned int)cr->uid,
 		 pw ? pw->pw_name : "?");
-	root = wd_peer_is(cr, 0);
-	/* never a process inside a sandbox, whatever its uid; else root, or an approver */
-	if (cr->in_sandbox) {
-		log_warnx("control: refused %s inside a sandbox: forbidden", who.who);
-		send_reply(fd, coded_error("forbidden", "no process inside a sandbox may use "
-					   "wardend%s", ""));
-		close(fd);
-		goto out;
+	role = cr->in_sandbox ? ROLE_SANDBOXED : wd_peer_is(cr, 0) ? ROLE_ROOT :
+	       wd_peer_has_group(cr, d.cfg.approver_gid) ? ROLE_APPROVER : ROLE_NONE;
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		approvers += d.clients[i].fd >= 0 && d.clients[i].role == ROLE_APPROVER;
+		refused += d.clients[i].fd >= 0 && d.clients[i].role <= ROLE_NONE;
 	}
-	if (!root && !wd_peer_has_group(cr, d.cfg.approver_gid)) {
-		send_reply(fd, forbidden(&who, "use wardend"));
-		close(fd);
-		goto out;
-	}
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		approvers += d.clients[i].fd >= 0 && !d.clients[i].root;
-	for (int i = 0; i < MAX_CLIENTS && (root || approvers < MAX_APPROVER_CLIENTS); i++)
+	limit = role == ROLE_ROOT ? MAX_CLIENTS : role == ROLE_APPROVER ?
+		MAX_APPROVER_CLIENTS - approvers : MAX_REFUSED_CLIENTS - refused;
+	for (int i = 0; i < MAX_CLIENTS && limit > 0; i++)
 		if (d.clients[i].fd < 0) {
 			d.clients[i] = who;
-			d.clients[i].root = root;
+			d.clients[i].role = role;
 			wd_lines_init(&d.clients[i].in, REQ_MAX - 1);
 			goto out;
 		}
-	send_reply(fd, coded_error("busy", "too many clients%s", ""));
+	if (role <= ROLE_NONE)
+		send_reply(fd, role == ROLE_SANDBOXED ? sandboxed(&who) :
+			   forbidden(&who, "use wardend"));
+	else
+		send_reply(fd, coded_error("busy", "too many clients%s", ""));
 	close(fd);
 out:
 	free(cr);

@@ -25,8 +25,8 @@ stop_daemon() {
 
 # A policy that lets a command run and read the system, and write $T.
 simple_policy() {
-	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s","%s"]}}\n' \
-		"$T" "$T" "$BIN" "$LOADER" > "$T/p.json"
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s","%s"]}}\n' \
+		"$T" "$BIN" "$T" "$BIN" "$LOADER" > "$T/p.json"
 }
 
 test_check_accepts_a_good_file_and_refuses_a_bad_one_naming_the_key() {
@@ -280,5 +280,29 @@ test_an_approver_answers_a_hold_through_control_sock() {
 	wait_record "$WD_OUT/audit" '"type":"exit"' "$daemon" > /dev/null
 	expect_line "$WD_OUT/audit" '"by":"uid 65533 (?) via uid 0 (root)"'
 	[ ! -e "$T/app" ] || fail "the approved rm -rf left $T/app"
+	stop_daemon
+}
+
+# The attack: a root process inside a sandbox of wardend's own connects to control.sock (no
+# backend decides a connect to a unix socket by its path) and asks to list, run and approve;
+# every request is refused "forbidden", whatever its uid, and nothing runs.
+test_a_sandboxed_root_process_is_refused_on_control_sock() {
+	start_daemon "$T/d.log" --pool 0 --approver-group 4242
+	simple_policy
+	cat > "$T/inside.sh" <<-INSIDE
+	id -u
+	"$BIN/wd-try" ctl "$(sock)" '{"op":"list","id":1}'
+	"$BIN/wd-try" ctl "$(sock)" '{"op":"run","policy":"cli","argv":["touch","$T/ran"]}'
+	"$BIN/wd-try" ctl "$(sock)" '{"op":"approve","sandbox":"sb-1","hold":1,"token":"x"}'
+	INSIDE
+	"$BIN/wd-try" ctl "$(sock)" "{\"op\":\"run\",\"backend\":\"$BACKEND\",\"policy\":\"$T/p.json\",\"stdout\":\"$T/in.out\",\"wait\":true,\"argv\":[\"sh\",\"$T/inside.sh\"]}" 2 > "$T/run"
+	expect_line "$T/run" '"event":"exit"'
+	expect_eq "uid inside" "$(sed -n 1p "$T/in.out")" 0
+	refusal='{"ok":false,"error":"no process inside a sandbox may use wardend","code":"forbidden"'
+	expect_eq "list from inside" "$(sed -n 2p "$T/in.out")" "$refusal,\"id\":1,\"v\":1}"
+	expect_eq "run from inside" "$(sed -n 3p "$T/in.out")" "$refusal,\"v\":1}"
+	expect_eq "approve from inside" "$(sed -n 4p "$T/in.out")" "$refusal,\"v\":1}"
+	[ ! -e "$T/ran" ] || fail "a sandbox ran a command through wardend"
+	expect_line "$T/d.log" "control: refused uid 0 (root) inside a sandbox: forbidden"
 	stop_daemon
 }
