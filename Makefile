@@ -60,6 +60,8 @@ UNIT_TESTS += test_rate
 UNIT_TESTS += test_report
 # resolved addresses in real LPM tries (supervisor/net/resolved.c; skipped without BPF)
 UNIT_TESTS += test_resolved
+# wardend's configuration file (supervisor/daemon/config.c)
+UNIT_TESTS += test_daemon_config
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
