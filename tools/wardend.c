@@ -720,10 +720,16 @@ static cJSON *relay_open(const char *op, const char *name, cJSON *up_req, int cl
 		bad = coded_error("busy", "%s: too many requests to sandboxes at once", op);
 		goto out;
 	}
+	/* non-blocking: a supervisor whose backlog is full never stops the daemon */
 	if (wd_run_sock_path(path, sizeof(path), WD_SOCK_HOLDS, name) ||
-	    (fd = wd_sock_connect(path, SOCK_STREAM | SOCK_CLOEXEC)) < 0) {
-		bad = coded_error("not_found", "%s: no holds socket for this sandbox (its policy "
-				  "holds nothing)", name);
+	    (fd = wd_sock_connect(path, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK)) < 0) {
+		if (fd == -EAGAIN)
+			bad = coded_error("busy", "%s: its supervisor takes no connection now",
+					  name);
+		else
+			bad = coded_error("not_found", "%s: no holds socket for this sandbox (its "
+					  "policy holds nothing)", name);
+		fd = -1;
 		goto out;
 	}
 	text = wd_json_line(up_req, &len);
