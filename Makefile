@@ -237,12 +237,13 @@ VM_TOOLS = $(shell command -v bpftool || echo /usr/sbin/bpftool) \
 
 # `make install [DESTDIR=...] [PREFIX=/usr/local]`: the programs into one directory (warden-init
 # and warden-keeper are found beside warden and wardend, never through PATH), the systemd unit
-# (dist/systemd/, its paths filled in) and the docs. The configuration file is not installed: a
+# (dist/systemd/, its paths filled in), the docs and the man pages. The configuration file is not installed: a
 # missing /etc/warden/wardend.json is the defaults (docs/control.md).
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DOCDIR ?= $(PREFIX)/share/doc/warden
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+MANDIR ?= $(PREFIX)/share/man
 
 .PHONY: install
 install: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper
@@ -253,6 +254,9 @@ install: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper
 		dist/systemd/wardend.service > $(DESTDIR)$(UNITDIR)/wardend.service
 	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/wardend.service
 	$(Q)install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/
+	$(Q)install -d $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	$(Q)install -m 0644 docs/man/*.5 $(DESTDIR)$(MANDIR)/man5/
+	$(Q)install -m 0644 docs/man/*.8 $(DESTDIR)$(MANDIR)/man8/
 
 .PHONY: vmstage
 vmstage: all
