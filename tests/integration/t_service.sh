@@ -23,10 +23,10 @@ stop_daemon() {
 	wait "$daemon" 2>/dev/null || true
 }
 
-# A policy that lets a command run and read the system, and write $T.
+# A policy that lets a command run (the system's programs and the test binaries) and read the
+# system, and write $T.
 simple_policy() {
-	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s","%s"]}}\n' \
-		"$T" "$BIN" "$T" "$BIN" "$LOADER" > "$T/p.json"
+	policy "$T/p.json" "/etc $T" "$T" "/usr/bin /bin"
 }
 
 test_check_accepts_a_good_file_and_refuses_a_bad_one_naming_the_key() {
@@ -295,9 +295,11 @@ test_a_sandboxed_root_process_is_refused_on_control_sock() {
 	"$BIN/wd-try" ctl "$(sock)" '{"op":"run","policy":"cli","argv":["touch","$T/ran"]}'
 	"$BIN/wd-try" ctl "$(sock)" '{"op":"approve","sandbox":"sb-1","hold":1,"token":"x"}'
 	INSIDE
-	"$BIN/wd-try" ctl "$(sock)" "{\"op\":\"run\",\"backend\":\"$BACKEND\",\"policy\":\"$T/p.json\",\"stdout\":\"$T/in.out\",\"wait\":true,\"argv\":[\"sh\",\"$T/inside.sh\"]}" 2 > "$T/run"
+	"$BIN/wd-try" ctl "$(sock)" "{\"op\":\"run\",\"backend\":\"$BACKEND\",\"policy\":\"$T/p.json\",\"stdout\":\"$T/in.out\",\"stderr\":\"$T/in.err\",\"wait\":true,\"argv\":[\"sh\",\"$T/inside.sh\"]}" 2 > "$T/run"
 	expect_line "$T/run" '"event":"exit"'
 	expect_eq "uid inside" "$(sed -n 1p "$T/in.out")" 0
+	[ "$(wc -l < "$T/in.out")" = 4 ] ||
+		fail "inside: $(cat "$T/in.out"; cat "$T/run"; cat "$T/in.err")"
 	refusal='{"ok":false,"error":"no process inside a sandbox may use wardend","code":"forbidden"'
 	expect_eq "list from inside" "$(sed -n 2p "$T/in.out")" "$refusal,\"id\":1,\"v\":1}"
 	expect_eq "run from inside" "$(sed -n 3p "$T/in.out")" "$refusal,\"v\":1}"
