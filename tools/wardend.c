@@ -21,18 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include <cJSON.h>
 
 #include "policy/effective.h"
@@ -47,106 +43,16 @@
 #include "supervisor/ipc/sock.h"
 #include "supervisor/sandbox/cgroup.h"
 #include "supervisor/sandbox/exit_status.h"
-#include "supervisor/sandbox/limits.h"
 #include "supervisor/run/run.h"
 #include "supervisor/sandbox/spawn.h"
 #include "supervisor/util/log.h"
 #include "tools/cmds.h"
-#include "tools/version.h"
 
-#include "bpf/wd_abi.h"
+#include "tools/wardend.h"
 
-#define WD_DAEMON_PROTO 1
-#define MAX_CLIENTS 16
-#define MAX_SANDBOXES 256
-#define REQ_MAX 65536
-#define POOL_DEFAULT 4
+struct wardend d;
 
-struct client {
-	int fd;
-	struct wd_lines in;
-	char who[64]; /* "uid 1000 (alice)", from its credentials */
-	int role; /* enum role, as it connected (each request asks again) */
-};
-
-/* A supervisor process of ours: a run we started, or a take-over. */
-struct sup {
-	pid_t pid;
-	char name[32]; /* empty until a run's supervisor says it */
-	bool adopted;
-	int ready; /* a run's pipe: its supervisor writes the sandbox's name there */
-	int client; /* the client waiting for the run's reply, or -1 */
-	char *argv0;
-	char *cgroup; /* a run's cgroup from the pool: removed if its supervisor left it empty */
-	int waiter; /* the client that asked "wait": told of the run's end, or -1 */
-	cJSON *id; /* the request's id, echoed in its reply and events (may be NULL) */
-	char *report; /* the report file: the request's, or one of ours (own_report) */
-	bool own_report; /* ours, under <run dir>/reports: removed once sent */
-	char *policy_file; /* an inline policy, written for its supervisor: removed at its end */
-};
-
-/*
- * An audit ring of ours, in the held set's wd_rings under a key of its own: lent to one
- * supervisor at a time and taken back when its run ended in order. A run adds and removes no
- * ring, and each change of a map of maps costs an RCU grace period (10-15 ms here), which was
- * most of a run's start-up and end.
- */
-struct ring {
-	int fd; /* -1: a free slot */
-	uint64_t key;
-	pid_t user; /* the supervisor it is lent to, or 0 */
-};
-
-static struct {
-	const char *dir;
-	char path[108];
-	/* what it runs with: the defaults, the file over them, the command line over both */
-	struct wd_daemon_config cfg;
-	struct wd_daemon_config cli; /* the command line's, laid over every reload */
-	const char *config_path; /* --config, or the default */
-	bool config_given; /* --config: a missing file is an error */
-	bool config_read; /* the file was there */
-	struct timespec started; /* CLOCK_MONOTONIC */
-	int listen_fd;
-	struct wd_cgroup_pool pool; /* sandbox cgroups made ahead */
-	bool pool_failed; /* said once: runs make their own */
-	struct client clients[MAX_CLIENTS];
-	struct sup sups[MAX_SANDBOXES];
-	struct wd_progs *progs; /* the host's program set, held (pinset) */
-	const char *held_backend; /* the backend whose set that is */
-	char backend[16]; /* runs that name none get this one: cfg.backend as wardend started */
-	const char *auto_choice; /* what auto is on this host (the probe's choice), or NULL */
-	bool rings_failed; /* said once: runs make their own */
-	struct ring rings[MAX_SANDBOXES];
-} d;
-
-static const char usage[] =
-	"usage: wardend [-n] [--config FILE] [--survive SECS] [--pool N] [--backend NAME]\n"
-	"               [--approver-group GROUP] [--on-stop keep|end] [-v...]\n"
-	"\n"
-	"The warden daemon: runs sandboxes asked for on its control socket, <run dir>/control.sock\n"
-	"(run dir: $WARDEN_RUN_DIR, else /run/warden; JSON lines, see docs/control.md), each under\n"
-	"a supervisor of its own, and at start takes over every sandbox whose supervisor died\n"
-	"(`warden run --survive`, or a wardend before this one). Its supervisors end with it; their\n"
-	"sandboxes wait, held calls held, for the next wardend.\n"
-	"\n"
-	"  --survive SECS  how long a sandbox of this daemon waits for the next one when this one\n"
-	"                  dies (default 300); then its keeper kills it\n"
-	"  --pool N        sandbox cgroups kept made ahead, 0 to 8 (default 4)\n"
-	"  --backend NAME  the backend of runs that name none: auto (the probe's choice, the\n"
-	"                  default), bpf-lsm or landlock; its program set is loaded (if need be)\n"
-	"                  and held while wardend lives, so such runs load nothing\n"
-	"  --approver-group GROUP  who besides root may list and status on control.sock\n"
-	"                  (it is then mode 0660, that group's)\n"
-	"  --on-stop keep|end  on SIGTERM: sandboxes wait for the next wardend (keep, the\n"
-	"                  default), or are ended, each with its exit record (end)\n"
-	"  --config FILE   the configuration file (default " WD_DAEMON_CONFIG ", which may be\n"
-	"                  missing); command-line options override it; SIGHUP reads it again\n"
-	"  -n, --check     check the configuration, print what would be used, and exit\n"
-	"  -v              say more (twice: debug)\n"
-	"  -h, --help      this text\n";
-
-static void send_reply_id(int fd, cJSON *r, const cJSON *id)
+void send_reply_id(int fd, cJSON *r, const cJSON *id)
 {
 	size_t len;
 	char *text;
@@ -180,7 +86,7 @@ static void send_reply(int fd, cJSON *r)
  * a field of the wrong type or value), unknown_key (with "key"), bad_policy (with "pointer"
  * when the policy names one), not_found, busy, start_failed, internal.
  */
-static cJSON *coded_error(const char *code, const char *fmt, const char *arg)
+cJSON *coded_error(const char *code, const char *fmt, const char *arg)
 {
 	cJSON *r = cJSON_CreateObject();
 	char msg[1200];
@@ -192,7 +98,7 @@ static cJSON *coded_error(const char *code, const char *fmt, const char *arg)
 	return r;
 }
 
-static cJSON *error_reply(const char *fmt, const char *arg)
+cJSON *error_reply(const char *fmt, const char *arg)
 {
 	return coded_error("bad_request", fmt, arg);
 }
@@ -205,7 +111,7 @@ static struct sup *sup_free_slot(void)
 	return NULL;
 }
 
-static struct sup *sup_by_name(const char *name)
+struct sup *sup_by_name(const char *name)
 {
 	for (int i = 0; i < MAX_SANDBOXES; i++)
 		if (d.sups[i].pid > 0 && strcmp(d.sups[i].name, name) == 0)
@@ -290,7 +196,7 @@ static void adopt_orphans(void)
 	closedir(dir);
 }
 
-static const char *str_field(const cJSON *req, const char *key)
+const char *str_field(const cJSON *req, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, key);
 
@@ -304,7 +210,7 @@ static int output_fd(const char *path)
 }
 
 /* Every key of @req is one of @keys (NULL-ended): else an unknown_key error naming it. */
-static cJSON *check_keys(const cJSON *req, const char *op, const char *const *keys)
+cJSON *check_keys(const cJSON *req, const char *op, const char *const *keys)
 {
 	const cJSON *k;
 
@@ -659,339 +565,10 @@ static cJSON *op_kill(const cJSON *req)
 }
 
 /*
- * holds, approve, deny and subscribe on control.sock: passed to the sandbox's own holds socket
- * (run-SANDBOX.sock, its supervisor's), and its answer (or, for subscribe, its events) passed
- * back with the request's id. One socket, one vocabulary: a client of wardend needs no other.
- */
-#define MAX_RELAYS 32
-
-struct relay {
-	int up; /* to run-SANDBOX.sock; -1: a free slot */
-	int client; /* the control.sock client it answers */
-	bool stream; /* subscribe: events until either end goes */
-	char sandbox[32];
-	cJSON *id;
-	struct wd_lines in;
-};
-
-static struct relay relays[MAX_RELAYS];
-
-static void relay_init(void)
-{
-	for (int i = 0; i < MAX_RELAYS; i++)
-		relays[i].up = -1;
-}
-
-static void relay_close(struct relay *r)
-{
-	if (r->up >= 0)
-		close(r->up);
-	wd_lines_free(&r->in);
-	cJSON_Delete(r->id);
-	*r = (struct relay){ .up = -1 };
-}
-
-/* A client went: what it waited for from the sandboxes goes too. */
-static void relay_drop_client(int fd)
-{
-	for (int i = 0; i < MAX_RELAYS; i++)
-		if (relays[i].up >= 0 && relays[i].client == fd)
-			relay_close(&relays[i]);
-}
-
-/* Open a relay of @op to sandbox @name's holds socket, sending @up_req (taken): NULL, or an error. */
-static cJSON *relay_open(const char *op, const char *name, cJSON *up_req, int client,
-			 const cJSON *id, bool stream)
-{
-	struct relay *r = NULL;
-	char path[108], *text = NULL;
-	size_t len;
-	int fd = -1, err;
-	cJSON *bad = NULL;
-
-	if (!sup_by_name(name)) {
-		bad = coded_error("not_found", "this daemon supervises no sandbox %s", name);
-		goto out;
-	}
-	for (int i = 0; i < MAX_RELAYS && !r; i++)
-		if (relays[i].up < 0)
-			r = &relays[i];
-	if (!r) {
-		bad = coded_error("busy", "%s: too many requests to sandboxes at once", op);
-		goto out;
-	}
-	/* non-blocking: a supervisor whose backlog is full never stops the daemon */
-	if (wd_run_sock_path(path, sizeof(path), WD_SOCK_HOLDS, name) ||
-	    (fd = wd_sock_connect(path, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK)) < 0) {
-		if (fd == -EAGAIN)
-			bad = coded_error("busy", "%s: its supervisor takes no connection now",
-					  name);
-		else
-			bad = coded_error("not_found", "%s: no holds socket for this sandbox (its "
-					  "policy holds nothing)", name);
-		fd = -1;
-		goto out;
-	}
-	text = wd_json_line(up_req, &len);
-	err = text ? wd_line_write(fd, text, len, 2000) : -ENOMEM;
-	if (err) {
-		bad = coded_error("internal", "cannot ask the sandbox's supervisor: %s",
-				  strerror(-err));
-		goto out;
-	}
-	*r = (struct relay){ .up = fd, .client = client, .stream = stream,
-			     .id = id ? cJSON_Duplicate(id, true) : NULL };
-	snprintf(r->sandbox, sizeof(r->sandbox), "%s", name);
-	wd_lines_init(&r->in, 256 << 20);
-	fd = -1;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(text);
-	cJSON_Delete(up_req);
-	return bad;
-}
-
-/* A line from a sandbox's holds socket, to the client with the request's id. */
-static void relay_pass(struct relay *r, const char *line)
-{
-	cJSON *o = cJSON_Parse(line);
-	const cJSON *err;
-
-	if (!cJSON_IsObject(o)) {
-		cJSON_Delete(o);
-		o = coded_error("internal", "the sandbox's supervisor answered no JSON%s", "");
-	}
-	cJSON_DeleteItemFromObjectCaseSensitive(o, "v");
-	err = cJSON_GetObjectItemCaseSensitive(o, "error");
-	/* the holds socket's errors carry no code: one for a program to act on */
-	if (cJSON_IsString(err) && !cJSON_GetObjectItemCaseSensitive(o, "code"))
-		cJSON_AddStringToObject(o, "code", strncmp(err->valuestring, "no hold", 7) ?
-					"bad_request" : "not_found");
-	if (!cJSON_GetObjectItemCaseSensitive(o, "sandbox"))
-		cJSON_AddStringToObject(o, "sandbox", r->sandbox);
-	send_reply_id(r->client, o, r->id);
-}
-
-static void on_relay(struct relay *r)
-{
-	ssize_t n = wd_lines_fill(&r->in, r->up);
-	size_t len;
-	char *line;
-	int got;
-
-	if (n == -EAGAIN)
-		return;
-	while ((got = wd_lines_next(&r->in, &line, &len)) > 0) {
-		relay_pass(r, line);
-		if (!r->stream) {
-			relay_close(r);
-			return;
-		}
-	}
-	if (n <= 0 || got < 0) {
-		/* the sandbox ended (or its supervisor went): a subscriber is told */
-		if (r->stream) {
-			cJSON *e = cJSON_CreateObject();
-
-			cJSON_AddStringToObject(e, "event", "end");
-			cJSON_AddStringToObject(e, "sandbox", r->sandbox);
-			send_reply_id(r->client, e, r->id);
-		} else {
-			send_reply_id(r->client, coded_error("internal", "the sandbox's supervisor "
-							     "went without answering%s", ""), r->id);
-		}
-		relay_close(r);
-	}
-}
-
-static const char *const relay_keys[] = { "op", "v", "id", "sandbox", NULL };
-static const char *const decide_keys[] = { "op", "v", "id", "sandbox", "hold", "token", "scope",
-					   "subtree", "count", "ttl_ms", NULL };
-
-/* holds, subscribe, approve or deny of @req, for the client @c. */
-static cJSON *op_relay(const struct client *c, const cJSON *req, const char *op, const cJSON *id)
-{
-	static const char *const pass[] = { "token", "scope", "subtree", "count", "ttl_ms" };
-	const char *name = str_field(req, "sandbox");
-	bool decide = !strcmp(op, "approve") || !strcmp(op, "deny");
-	const cJSON *hold = cJSON_GetObjectItemCaseSensitive(req, "hold");
-	cJSON *bad = check_keys(req, op, decide ? decide_keys : relay_keys), *up;
-
-	if (bad)
-		return bad;
-	if (!name)
-		return error_reply("%s: \"sandbox\" is required", op);
-	if (decide && (!cJSON_IsNumber(hold) || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(
-							   req, "token"))))
-		return error_reply("%s: \"hold\" (its id) and \"token\" are required", op);
-	up = cJSON_CreateObject();
-	cJSON_AddNumberToObject(up, "v", 1);
-	if (decide) {
-		cJSON_AddStringToObject(up, "op", "decide");
-		cJSON_AddNumberToObject(up, "id", hold->valuedouble);
-		cJSON_AddBoolToObject(up, "allow", !strcmp(op, "approve"));
-		for (size_t i = 0; i < sizeof(pass) / sizeof(pass[0]); i++) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, pass[i]);
-
-			if (v)
-				cJSON_AddItemToObject(up, pass[i], cJSON_Duplicate(v, true));
-		}
-		/* the record names who decided, not wardend */
-		cJSON_AddStringToObject(up, "for", c->who);
-	} else {
-		cJSON_AddStringToObject(up, "op", op);
-	}
-	return relay_open(op, name, up, c->fd, id, !strcmp(op, "subscribe"));
-}
-
-/* The sum of the held set's per-sandbox counters (wd_sandboxes): records lost, denials. */
-static void set_counters(uint64_t *lost, uint64_t *denials, int *sandboxes)
-{
-	uint64_t key, next, *prev = NULL;
-	struct wd_sandbox v;
-	int events = -1, counts = -1;
-
-	*lost = *denials = 0;
-	*sandboxes = 0;
-	if (d.progs)
-		wd_progs_audit_maps(d.progs, &events, &counts);
-	if (counts < 0)
-		return;
-	while (bpf_map_get_next_key(counts, prev, &next) == 0) {
-		if (bpf_map_lookup_elem(counts, &next, &v) == 0) {
-			*lost += v.lost;
-			*denials += v.denials;
-			++*sandboxes;
-		}
-		key = next;
-		prev = &key;
-	}
-}
-
-/* How full a ring is: bytes written and not yet read (its producer's and consumer's positions). */
-static long ring_used(int fd)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	unsigned long *cons, *prod;
-	long used = -1;
-
-	cons = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
-	if (cons == MAP_FAILED)
-		return -1;
-	prod = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, page);
-	if (prod != MAP_FAILED) {
-		used = (long)(__atomic_load_n(prod, __ATOMIC_ACQUIRE) -
-			      __atomic_load_n(cons, __ATOMIC_ACQUIRE));
-		munmap(prod, (size_t)page);
-	}
-	munmap(cons, (size_t)page);
-	return used;
-}
-
-static cJSON *status_rings(void)
-{
-	cJSON *o = cJSON_CreateObject(), *arr;
-	uint64_t lost, denials;
-	int n = 0, lent = 0, counted;
-
-	for (int i = 0; i < MAX_SANDBOXES; i++) {
-		n += d.rings[i].fd >= 0;
-		lent += d.rings[i].fd >= 0 && d.rings[i].user;
-	}
-	cJSON_AddNumberToObject(o, "made", n);
-	cJSON_AddNumberToObject(o, "lent", lent);
-	cJSON_AddNumberToObject(o, "bytes_each", WD_PROGS_RING_BYTES_DAEMON);
-	arr = cJSON_AddArrayToObject(o, "used_bytes");
-	for (int i = 0; i < MAX_SANDBOXES; i++)
-		if (d.rings[i].fd >= 0)
-			cJSON_AddItemToArray(arr, cJSON_CreateNumber(ring_used(d.rings[i].fd)));
-	/* the set's counters cover every sandbox it holds entries for, ours or an embedded run's */
-	set_counters(&lost, &denials, &counted);
-	cJSON_AddNumberToObject(o, "lost", (double)lost);
-	cJSON_AddNumberToObject(o, "denials", (double)denials);
-	cJSON_AddNumberToObject(o, "counted_sandboxes", counted);
-	return o;
-}
-
-static cJSON *status_cgroups(void)
-{
-	struct wd_cg_layout_info *l = calloc(1, sizeof(*l));
-	cJSON *o = cJSON_CreateObject(), *ctl;
-
-	if (!l || wd_cg_layout_find(l, false)) {
-		cJSON_AddStringToObject(o, "layout", l ? wd_cg_layout_name(l->layout) : "unknown");
-		free(l);
-		return o;
-	}
-	cJSON_AddStringToObject(o, "layout", wd_cg_layout_name(l->layout));
-	cJSON_AddStringToObject(o, "cgroup2", l->v2);
-	ctl = cJSON_AddObjectToObject(o, "controllers");
-	for (int c = 0; c < WD_CTRL_NR; c++)
-		cJSON_AddStringToObject(ctl, wd_ctrl_name(c),
-					l->v2_ctrl[c] ? "v2" : l->v1[c][0] ? "v1" : "none");
-	cJSON_AddBoolToObject(o, "kill", l->kill);
-	free(l);
-	return o;
-}
-
-static cJSON *op_status(void)
-{
-	cJSON *r = cJSON_CreateObject(), *o, *arr;
-	struct timespec now;
-	struct utsname u;
-	int n = 0;
-
-	for (int i = 0; i < MAX_SANDBOXES; i++)
-		n += d.sups[i].pid > 0;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	cJSON_AddBoolToObject(r, "ok", true);
-	cJSON_AddStringToObject(r, "version", WARDEN_VERSION);
-	cJSON_AddNumberToObject(r, "protocol", WD_DAEMON_PROTO);
-	cJSON_AddStringToObject(r, "libbpf", libbpf_version_string());
-	cJSON_AddStringToObject(r, "kernel", uname(&u) ? "unknown" : u.release);
-	cJSON_AddNumberToObject(r, "uptime_s", (double)(now.tv_sec - d.started.tv_sec));
-	cJSON_AddNumberToObject(r, "pid", getpid());
-	cJSON_AddStringToObject(r, "backend", d.backend);
-	cJSON_AddStringToObject(r, "auto_backend", d.auto_choice ? d.auto_choice : "none");
-	if (d.progs)
-		cJSON_AddStringToObject(r, "held_set", d.held_backend);
-	else
-		cJSON_AddNullToObject(r, "held_set");
-	o = cJSON_AddObjectToObject(r, "config");
-	cJSON_AddStringToObject(o, "file", d.config_read ? d.config_path : "");
-	cJSON_AddNumberToObject(o, "survive_s", d.cfg.survive_s);
-	cJSON_AddNumberToObject(o, "pool", d.cfg.pool);
-	if (d.cfg.approver_group[0])
-		cJSON_AddStringToObject(o, "approver_group", d.cfg.approver_group);
-	else
-		cJSON_AddNullToObject(o, "approver_group");
-	cJSON_AddStringToObject(o, "on_stop", wd_on_stop_name(d.cfg.on_stop));
-	cJSON_AddItemToObject(r, "cgroups", status_cgroups());
-	cJSON_AddNumberToObject(r, "supervisors", n);
-	cJSON_AddNumberToObject(r, "survive_s", d.cfg.survive_s);
-	o = cJSON_AddObjectToObject(r, "sandboxes");
-	arr = cJSON_AddArrayToObject(o, "names");
-	n = 0;
-	for (int i = 0; i < MAX_SANDBOXES; i++)
-		if (d.sups[i].pid > 0 && d.sups[i].name[0]) {
-			cJSON_AddItemToArray(arr, cJSON_CreateString(d.sups[i].name));
-			n++;
-		}
-	cJSON_AddNumberToObject(o, "count", n);
-	o = cJSON_AddObjectToObject(r, "pool");
-	cJSON_AddNumberToObject(o, "ready", d.pool.n);
-	cJSON_AddNumberToObject(o, "want", d.pool.want);
-	cJSON_AddItemToObject(r, "rings", status_rings());
-	return r;
-}
-
-/*
  * Who may do what on control.sock, asked of the kernel on every request (the peer's uid and
  * groups as of its connect, its cgroup now): root everything; a member of approver_group what
  * changes no sandbox (list, status); anyone else, and any process inside a sandbox, nothing.
  */
-enum role { ROLE_SANDBOXED, ROLE_NONE, ROLE_APPROVER, ROLE_ROOT };
 
 static enum role peer_role(int fd)
 {
@@ -1439,25 +1016,6 @@ static struct wd_progs *hold_programs(void)
 	return progs;
 }
 
-/*
- * control.sock's mode and group: 0600 root's, or 0660 group approver_group. Narrowed first, so
- * a change of group never leaves it open to the old group and the new at once.
- */
-static int socket_access(void)
-{
-	gid_t g = d.cfg.approver_gid;
-
-	if (chmod(d.path, 0600) || chown(d.path, 0, g == (gid_t)-1 ? 0 : g) ||
-	    (g != (gid_t)-1 && chmod(d.path, 0660))) {
-		log_warn("cannot give %s its mode", d.path);
-		return -1;
-	}
-	/* the approvers must reach the socket: the run directory searchable, never writable */
-	if (g != (gid_t)-1 && wd_run_dir_check(d.dir, true))
-		return -1;
-	return 0;
-}
-
 static int listen_on(void)
 {
 	int fd, probe;
@@ -1482,88 +1040,6 @@ static int listen_on(void)
 		fd = -1;
 	}
 	return fd < 0 ? -1 : fd;
-}
-
-/* The configuration: defaults, the file over them, the command line over both. 0 or -1. */
-static int config_load(struct wd_daemon_config *c, bool *read_it, char *msg, size_t size)
-{
-	int err;
-
-	wd_daemon_config_defaults(c);
-	err = wd_daemon_config_read(d.config_path, !d.config_given, c, msg, size);
-	*read_it = err == 0;
-	/* only the default file may be missing */
-	if (err && (err != -ENOENT || d.config_given))
-		return -1;
-	wd_daemon_config_overlay(c, &d.cli);
-	return 0;
-}
-
-static void config_print(FILE *out, const struct wd_daemon_config *c, bool read_it)
-{
-	fprintf(out, "config          %s\n", read_it ? d.config_path : "(none: the defaults)");
-	fprintf(out, "survive         %u s%s\n", c->survive_s,
-		d.cli.set & WD_CFG_SURVIVE ? " (command line)" : "");
-	fprintf(out, "pool            %d%s\n", c->pool, d.cli.set & WD_CFG_POOL ? " (command line)" : "");
-	fprintf(out, "backend         %s%s\n", c->backend,
-		d.cli.set & WD_CFG_BACKEND ? " (command line)" : "");
-	if (c->approver_group[0])
-		fprintf(out, "approver_group  %s (gid %u)\n", c->approver_group,
-			(unsigned int)c->approver_gid);
-	else
-		fprintf(out, "approver_group  none (root only)\n");
-	fprintf(out, "on_stop         %s\n", wd_on_stop_name(c->on_stop));
-}
-
-/* The pool to @want: grown by refill(), shrunk here. */
-static void pool_resize(int want)
-{
-	struct wd_cgroup cg;
-
-	d.pool.want = want;
-	d.pool_failed = false;
-	while (d.pool.n > want && wd_cgroup_pool_take(&d.pool, &cg) == 0)
-		wd_cgroup_destroy(&cg);
-}
-
-/*
- * SIGHUP: the file read again. approver_group, pool, survive (for runs from now) and on_stop
- * change at once; backend needs a restart (the held set is the one it started with), said so.
- * A bad file changes nothing.
- */
-static void reload(void)
-{
-	struct wd_daemon_config n;
-	char msg[1024];
-	bool read_it;
-
-	wd_notifyf("RELOADING=1\nSTATUS=reloading %s", d.config_path);
-	if (config_load(&n, &read_it, msg, sizeof(msg))) {
-		log_warnx("reload: %s: keeping the configuration as it was", msg);
-		goto out;
-	}
-	if (strcmp(n.backend, d.cfg.backend))
-		log_warnx("reload: backend %s needs a restart (runs that name none still get %s)",
-			  n.backend, d.cfg.backend);
-	memcpy(n.backend, d.cfg.backend, sizeof(n.backend));
-	if (n.approver_gid != d.cfg.approver_gid || strcmp(n.approver_group, d.cfg.approver_group))
-		log_info("reload: approver_group %s (was %s)",
-			 n.approver_group[0] ? n.approver_group : "none",
-			 d.cfg.approver_group[0] ? d.cfg.approver_group : "none");
-	if (n.pool != d.cfg.pool)
-		log_info("reload: pool %d (was %d)", n.pool, d.cfg.pool);
-	if (n.survive_s != d.cfg.survive_s)
-		log_info("reload: survive %u s for runs from now (was %u)", n.survive_s,
-			 d.cfg.survive_s);
-	if (n.on_stop != d.cfg.on_stop)
-		log_info("reload: on_stop %s", wd_on_stop_name(n.on_stop));
-	d.cfg = n;
-	d.config_read = read_it;
-	socket_access();
-	pool_resize(n.pool);
-	log_info("reloaded %s", read_it ? d.config_path : "(no file: the defaults)");
-out:
-	wd_notify("READY=1\nSTATUS=serving");
 }
 
 static int sups_running(void)
@@ -1619,92 +1095,6 @@ static void stop(int sigfd, unsigned int signo)
 	unlink(d.path);
 	rings_free();
 	wd_progs_stop(d.progs);
-}
-
-static int parse_args(int argc, char **argv, bool *check, int *verbosity)
-{
-	static const struct option opts[] = {
-		{ "survive", required_argument, NULL, 's' },
-		{ "pool", required_argument, NULL, 'p' },
-		{ "backend", required_argument, NULL, 'b' },
-		{ "approver-group", required_argument, NULL, 'g' },
-		{ "on-stop", required_argument, NULL, 'o' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "check", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct wd_daemon_config *c = &d.cli;
-	char *end;
-	int o;
-
-	while ((o = getopt_long(argc, argv, "nvh", opts, NULL)) != -1) {
-		switch (o) {
-		case 's':
-			errno = 0;
-			c->survive_s = (unsigned int)strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || *optarg == '-' || c->survive_s < 1 ||
-			    c->survive_s > 86400) {
-				fprintf(stderr, "wardend: --survive wants 1 to 86400 seconds, not '%s'\n",
-					optarg);
-				return 2;
-			}
-			c->set |= WD_CFG_SURVIVE;
-			break;
-		case 'p':
-			errno = 0;
-			c->pool = (int)strtol(optarg, &end, 10);
-			if (errno || *end || !*optarg || c->pool < 0 || c->pool > WD_CGROUP_POOL_MAX) {
-				fprintf(stderr, "wardend: --pool wants 0 to %d, not '%s'\n",
-					WD_CGROUP_POOL_MAX, optarg);
-				return 2;
-			}
-			c->set |= WD_CFG_POOL;
-			break;
-		case 'b':
-			if (!wd_daemon_backend_ok(optarg)) {
-				fprintf(stderr, "wardend: --backend wants auto, bpf-lsm or landlock, "
-					"not '%s'\n", optarg);
-				return 2;
-			}
-			snprintf(c->backend, sizeof(c->backend), "%s", optarg);
-			c->set |= WD_CFG_BACKEND;
-			break;
-		case 'g':
-			if (wd_daemon_group_resolve(optarg, &c->approver_gid) || !c->approver_gid) {
-				fprintf(stderr, "wardend: --approver-group: no group '%s' here (nor "
-					"group 0)\n", optarg);
-				return 2;
-			}
-			snprintf(c->approver_group, sizeof(c->approver_group), "%s", optarg);
-			c->set |= WD_CFG_APPROVERS;
-			break;
-		case 'o':
-			if (strcmp(optarg, "keep") && strcmp(optarg, "end")) {
-				fprintf(stderr, "wardend: --on-stop wants keep or end, not '%s'\n",
-					optarg);
-				return 2;
-			}
-			c->on_stop = strcmp(optarg, "end") ? WD_ON_STOP_KEEP : WD_ON_STOP_END;
-			c->set |= WD_CFG_ON_STOP;
-			break;
-		case 'c':
-			d.config_path = optarg;
-			d.config_given = true;
-			break;
-		case 'n':
-			*check = true;
-			break;
-		case 'v':
-			++*verbosity;
-			break;
-		default:
-			return wd_usage(usage, o == 'h');
-		}
-	}
-	if (optind != argc)
-		return wd_usage(usage, false);
-	return -1;
 }
 
 int main(int argc, char **argv)

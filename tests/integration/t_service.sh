@@ -308,3 +308,35 @@ test_a_sandboxed_root_process_is_refused_on_control_sock() {
 	expect_line "$T/d.log" "control: refused uid 0 (root) inside a sandbox: forbidden"
 	stop_daemon
 }
+
+# The attack on the record: wardend tells a holds socket whom it decides for ("for"), which
+# names the decider in the record. A policy's approver (group 4242) that says "for" itself, to
+# pass its decision off as root's, is refused and decides nothing; root's "for" is taken.
+test_only_root_may_say_whom_a_decision_is_for() {
+	mkdir -p "$T/app"
+	echo a > "$T/app/a"
+	local libs= d
+	for d in $LIBDIRS; do libs="$libs,\"$d\""; done
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s","%s"%s],"protect":[{"path":"%s/app","ops":["delete"],"action":"hold"}]},"hold":{"approvers":["group:4242"]}}\n' \
+		"$BIN" "$T" "$BIN" "$LOADER" "$libs" "$T" > "$T/p.json"
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- rm -f "$T/app/a" 2> "$T/err" &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $run)
+	sb=$(record_field "$line" sandbox)
+	id=$(record_field "$line" hold)
+	tok=$(record_field "$line" token)
+	hs="$WARDEN_RUN_DIR/run-$sb.sock"
+	out=$("$BIN/wd-try" as 65533 65533 4242 "$BIN/wd-try" ctl "$hs" \
+		"{\"op\":\"decide\",\"id\":$id,\"token\":\"$tok\",\"allow\":true,\"for\":\"uid 0 (root)\"}")
+	expect_eq "for, from an approver" "$out" \
+		'{"v":1,"ok":false,"error":"\"for\" is root'"'"'s alone (wardend'"'"'s), a string of at most 99 bytes"}'
+	[ -e "$T/app/a" ] || fail "an approver's forged decision was taken"
+	! grep -q '"type":"decision"' "$WD_OUT/audit" || fail "a forged decision was recorded"
+	out=$("$BIN/wd-try" ctl "$hs" \
+		"{\"op\":\"decide\",\"id\":$id,\"token\":\"$tok\",\"allow\":false,\"for\":\"uid 1000 (alice)\"}")
+	expect_eq "for, from root" "$out" '{"v":1,"ok":true}'
+	wait "$run" || true
+	expect_line "$WD_OUT/audit" '"type":"decision"' '"by":"uid 1000 (alice) via uid 0 (root)"'
+	[ -e "$T/app/a" ] || fail "a denied delete ran"
+}
