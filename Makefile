@@ -62,6 +62,8 @@ UNIT_TESTS += test_report
 UNIT_TESTS += test_status
 # resolved addresses in real LPM tries (supervisor/net/resolved.c; skipped without BPF)
 UNIT_TESTS += test_resolved
+# wardend's configuration file (supervisor/daemon/config.c)
+UNIT_TESTS += test_daemon_config
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
@@ -130,7 +132,7 @@ $(OUT)/warden: $(OUT)/tools/warden.o $(OUT)/tools/cmd_hold.o $(OUT)/tools/cmd_po
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(OUT)/wardend: $(OUT)/tools/wardend.o $(LIB_OBJS)
+$(OUT)/wardend: $(OUT)/tools/wardend.o $(OUT)/tools/wardend_service.o $(OUT)/tools/wardend_relay.o $(OUT)/tools/wardend_status.o $(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
@@ -242,6 +244,29 @@ BTRFS_TOOLS = $(shell command -v mkfs.btrfs || echo /sbin/mkfs.btrfs) \
 # bpftool and strace for t_lsm_btf, which checks the LSM programs against each VM kernel's BTF
 VM_TOOLS = $(shell command -v bpftool || echo /usr/sbin/bpftool) \
 	$(shell command -v strace || echo /usr/bin/strace)
+
+# `make install [DESTDIR=...] [PREFIX=/usr/local]`: the programs into one directory (warden-init
+# and warden-keeper are found beside warden and wardend, never through PATH), the systemd unit
+# (dist/systemd/, its paths filled in), the docs and the man pages. The configuration file is not installed: a
+# missing /etc/warden/wardend.json is the defaults (docs/control.md).
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DOCDIR ?= $(PREFIX)/share/doc/warden
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+MANDIR ?= $(PREFIX)/share/man
+
+.PHONY: install
+install: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper
+	$(call msg,INSTALL,$(DESTDIR)$(BINDIR))
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)
+	$(Q)install -m 0755 $^ $(DESTDIR)$(BINDIR)/
+	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' \
+		dist/systemd/wardend.service > $(DESTDIR)$(UNITDIR)/wardend.service
+	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/wardend.service
+	$(Q)install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/
+	$(Q)install -d $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	$(Q)install -m 0644 docs/man/*.5 $(DESTDIR)$(MANDIR)/man5/
+	$(Q)install -m 0644 docs/man/*.8 $(DESTDIR)$(MANDIR)/man8/
 
 .PHONY: vmstage
 vmstage: all

@@ -16,7 +16,7 @@
 #include "tools/cmds.h"
 #include "tools/cmd_policy.h"
 
-#define WARDEN_VERSION "0.1.0"
+#include "tools/version.h"
 
 static int verbosity = WD_LOG_WARN;
 

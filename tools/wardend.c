@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cJSON.h>
@@ -35,6 +36,9 @@
 #include "policy/templates.h"
 #include "policy/policy.h"
 #include "supervisor/backend/backend.h"
+#include "supervisor/bpf/progs.h"
+#include "supervisor/daemon/config.h"
+#include "supervisor/daemon/notify.h"
 #include "supervisor/ipc/line.h"
 #include "supervisor/ipc/rundir.h"
 #include "supervisor/ipc/sock.h"
@@ -45,110 +49,9 @@
 #include "supervisor/util/log.h"
 #include "tools/cmds.h"
 
-#define WD_DAEMON_PROTO 1
-#define MAX_CLIENTS 16
-#define MAX_SANDBOXES 256
-#define REQ_MAX 65536
-#define POOL_DEFAULT 4
+#include "tools/wardend.h"
 
-/*
- * Output events of a streamed run wait for a slow client up to this much of its queue; what
- * comes beyond is counted lost, never waited for. A queue of replies beyond OUTQ_MAX (a client
- * that sends requests and reads nothing) drops the client.
- */
-#define OUTQ_STREAM_MAX (1u << 20)
-#define OUTQ_MAX (8u << 20)
-#define STREAM_CHUNK 16384
-
-struct client {
-	int fd;
-	struct wd_lines in;
-	struct wd_outq out; /* what waits for it to read, in order */
-	bool dead; /* dropped at the loop's next turn (its fd shut down) */
-};
-
-/* A supervisor process of ours: a run we started, or a take-over. */
-struct sup {
-	pid_t pid;
-	char name[32]; /* empty until a run's supervisor says it */
-	bool adopted;
-	int ready; /* a run's pipe: its supervisor writes the sandbox's name there */
-	int client; /* the client waiting for the run's reply, or -1 */
-	char *argv0;
-	char *cgroup; /* a run's cgroup from the pool: removed if its supervisor left it empty */
-	int waiter; /* the client that asked "wait": told of the run's end, or -1 */
-	/* a streamed run: the read ends of its command's stdout and stderr pipes, or -1 */
-	int out[2];
-	uint64_t out_bytes[2], out_lost[2]; /* passed on as events, and lost (no room, or no client) */
-	char out_keep[2][4]; /* a UTF-8 sequence cut by the read, for the next chunk */
-	size_t out_kept[2];
-	bool streamed; /* asked "stream": its exit event says what went and what was lost */
-	/*
-	 * Its holds, through its supervisor's holds socket (run-SANDBOX.sock), subscribed: the
-	 * link's fd (-1: none yet, or its policy holds nothing), what it has read, the holds now
-	 * pending there (HOLD objects, for resume to find a token's), and a resume waiting for the
-	 * supervisor's answer to its decide.
-	 */
-	int hl;
-	struct wd_lines hl_in;
-	cJSON *held;
-	bool holds_events; /* asked "holds": its waiter gets hold and decision events */
-	bool holds_return; /* asked "holds":"return": the first hold ends the request */
-	int resumer; /* the client whose resume waits for the decide's answer, or -1 */
-	cJSON *resume_id;
-	bool resume_attach; /* that client waits for the run's end (nobody else does) */
-	cJSON *id; /* the request's id, echoed in its reply and events (may be NULL) */
-	char *report; /* the report file: the request's, or one of ours (own_report) */
-	bool own_report; /* ours, under <run dir>/reports: removed once sent */
-	char *policy_file; /* an inline policy, written for its supervisor: removed at its end */
-};
-
-/*
- * An audit ring of ours, in the held set's wd_rings under a key of its own: lent to one
- * supervisor at a time and taken back when its run ended in order. A run adds and removes no
- * ring, and each change of a map of maps costs an RCU grace period (10-15 ms here), which was
- * most of a run's start-up and end.
- */
-struct ring {
-	int fd; /* -1: a free slot */
-	uint64_t key;
-	pid_t user; /* the supervisor it is lent to, or 0 */
-};
-
-static struct {
-	const char *dir;
-	char path[108];
-	unsigned int survive_s;
-	int listen_fd;
-	struct wd_cgroup_pool pool; /* sandbox cgroups made ahead */
-	bool pool_failed; /* said once: runs make their own */
-	struct client clients[MAX_CLIENTS];
-	struct sup sups[MAX_SANDBOXES];
-	struct wd_progs *progs; /* the host's program set, held (pinset) */
-	const char *held_backend; /* the backend whose set that is */
-	const char *backend; /* runs that name none get this one (--backend; default auto) */
-	const char *auto_choice; /* what auto is on this host (the probe's choice), or NULL */
-	bool rings_failed; /* said once: runs make their own */
-	struct ring rings[MAX_SANDBOXES];
-} d;
-
-static const char usage[] =
-	"usage: wardend [--survive SECS] [--pool N] [--backend NAME] [-v...]\n"
-	"\n"
-	"The warden daemon: runs sandboxes asked for on its control socket, <run dir>/control.sock\n"
-	"(run dir: $WARDEN_RUN_DIR, else /run/warden; JSON lines, see docs/control.md), each under\n"
-	"a supervisor of its own, and at start takes over every sandbox whose supervisor died\n"
-	"(`warden run --survive`, or a wardend before this one). Its supervisors end with it; their\n"
-	"sandboxes wait, held calls held, for the next wardend.\n"
-	"\n"
-	"  --survive SECS  how long a sandbox of this daemon waits for the next one when this one\n"
-	"                  dies (default 300); then its keeper kills it\n"
-	"  --pool N        sandbox cgroups kept made ahead, 0 to 8 (default 4)\n"
-	"  --backend NAME  the backend of runs that name none: auto (the probe's choice, the\n"
-	"                  default), bpf-lsm or landlock; its program set is loaded (if need be)\n"
-	"                  and held while wardend lives, so such runs load nothing\n"
-	"  -v              say more (twice: debug)\n"
-	"  -h, --help      this text\n";
+struct wardend d;
 
 static void holds_unlink(struct sup *s);
 static cJSON *op_resume(const cJSON *req, int client, const cJSON *id, bool *deferred);
@@ -222,7 +125,7 @@ static int send_line(int fd, cJSON *r, const cJSON *id, size_t max)
 	return err;
 }
 
-static void send_reply_id(int fd, cJSON *r, const cJSON *id)
+void send_reply_id(int fd, cJSON *r, const cJSON *id)
 {
 	send_line(fd, r, id, 0);
 }
@@ -237,7 +140,7 @@ static void send_reply(int fd, cJSON *r)
  * a field of the wrong type or value), unknown_key (with "key"), bad_policy (with "pointer"
  * when the policy names one), not_found, busy, start_failed, internal.
  */
-static cJSON *coded_error(const char *code, const char *fmt, const char *arg)
+cJSON *coded_error(const char *code, const char *fmt, const char *arg)
 {
 	cJSON *r = cJSON_CreateObject();
 	char msg[1200];
@@ -249,7 +152,7 @@ static cJSON *coded_error(const char *code, const char *fmt, const char *arg)
 	return r;
 }
 
-static cJSON *error_reply(const char *fmt, const char *arg)
+cJSON *error_reply(const char *fmt, const char *arg)
 {
 	return coded_error("bad_request", fmt, arg);
 }
@@ -262,7 +165,7 @@ static struct sup *sup_free_slot(void)
 	return NULL;
 }
 
-static struct sup *sup_by_name(const char *name)
+struct sup *sup_by_name(const char *name)
 {
 	for (int i = 0; i < MAX_SANDBOXES; i++)
 		if (d.sups[i].pid > 0 && strcmp(d.sups[i].name, name) == 0)
@@ -353,7 +256,7 @@ static void adopt_orphans(void)
 	closedir(dir);
 }
 
-static const char *str_field(const cJSON *req, const char *key)
+const char *str_field(const cJSON *req, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, key);
 
@@ -367,7 +270,7 @@ static int output_fd(const char *path)
 }
 
 /* Every key of @req is one of @keys (NULL-ended): else an unknown_key error naming it. */
-static cJSON *check_keys(const cJSON *req, const char *op, const char *const *keys)
+cJSON *check_keys(const cJSON *req, const char *op, const char *const *keys)
 {
 	const cJSON *k;
 
@@ -570,7 +473,7 @@ static cJSON *run_derive(const cJSON *req, struct wd_policy_derive *derive)
 
 static bool backend_name_ok(const char *name)
 {
-	return !strcmp(name, "auto") || !strcmp(name, "bpf-lsm") || !strcmp(name, "landlock");
+	return wd_daemon_backend_ok(name);
 }
 
 static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferred)
@@ -718,7 +621,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 			.audit_path = str_field(req, "audit"),
 			.report_path = report,
 			.backend = backend,
-			.survive_s = d.survive_s,
+			.survive_s = d.cfg.survive_s,
 			.ready_fd = pfd[1],
 			.out_fd = { -1, opipe[0][1], opipe[1][1] },
 			.derive = &derive,
@@ -740,6 +643,8 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 		err = output_fd(str_field(req, "stderr"));
 		if (!args || out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 			_exit(125);
+		/* its stderr is the request's file now, not the journal */
+		log_journal_set(false);
 		dup2(ipipe[0] >= 0 ? ipipe[0] : open("/dev/null", O_RDONLY | O_CLOEXEC), 0);
 		if (str_field(req, "cwd") && chdir(str_field(req, "cwd")))
 			_exit(125);
@@ -817,7 +722,67 @@ static cJSON *op_kill(const cJSON *req)
 	return r;
 }
 
-static void handle(struct client *c, const char *line)
+/*
+ * Who may do what on control.sock, asked of the kernel on every request (the peer's uid and
+ * groups as of its connect, its cgroup now): root everything; a member of approver_group what
+ * changes no sandbox (list, status); anyone else, and any process inside a sandbox, nothing.
+ */
+
+static enum role peer_role(int fd)
+{
+	struct wd_peer *p = malloc(sizeof(*p));
+	enum role r = ROLE_SANDBOXED;
+
+	/* credentials that cannot be read are a sandboxed nobody's (wd_peer_read) */
+	if (!p || wd_peer_read(fd, p) || p->in_sandbox)
+		goto out;
+	r = ROLE_NONE;
+	if (wd_peer_is(p, 0))
+		r = ROLE_ROOT;
+	else if (wd_peer_has_group(p, d.cfg.approver_gid))
+		r = ROLE_APPROVER;
+out:
+	free(p);
+	return r;
+}
+
+/* What changes which sandboxes run: root's alone. Approvers may do every other op. */
+static bool root_op(const char *op)
+{
+	return !strcmp(op, "run") || !strcmp(op, "kill");
+}
+
+static bool relay_op(const char *op)
+{
+	return !strcmp(op, "holds") || !strcmp(op, "subscribe") || !strcmp(op, "approve") ||
+	       !strcmp(op, "deny");
+}
+
+/* The refusal of @op to the peer @c: a reply (code forbidden) and a record in wardend's log. */
+static cJSON *forbidden(const struct client *c, const char *op)
+{
+	char msg[512];
+	cJSON *r;
+
+	log_warnx("control: refused %s to %s: forbidden", op, c->who);
+	snprintf(msg, sizeof(msg), "%s may not %s (root may do everything%s%s%s, from outside "
+		 "every sandbox)", c->who, op,
+		 d.cfg.approver_group[0] ? "; group " : "", d.cfg.approver_group,
+		 d.cfg.approver_group[0] ? " may list, status, holds, subscribe, approve and deny" :
+		 "");
+	r = coded_error("forbidden", "%s", msg);
+	return r;
+}
+
+/* The refusal of a process inside a sandbox, whatever its uid: a reply and a log record. */
+static cJSON *sandboxed(const struct client *c)
+{
+	log_warnx("control: refused %s inside a sandbox: forbidden", c->who);
+	return coded_error("forbidden", "no process inside a sandbox may use wardend%s", "");
+}
+
+/* One request line: true when the client is to be dropped (it may do nothing here). */
+static bool handle(struct client *c, const char *line)
 {
 	static const char *const plain[] = { "op", "v", "id", NULL };
 	static const char *const kill_keys[] = { "op", "v", "id", "sandbox", NULL };
@@ -825,19 +790,27 @@ static void handle(struct client *c, const char *line)
 	const char *op = req ? str_field(req, "op") : NULL;
 	const cJSON *v = req ? cJSON_GetObjectItemCaseSensitive(req, "v") : NULL;
 	const cJSON *id = req ? cJSON_GetObjectItemCaseSensitive(req, "id") : NULL;
+	enum role role = peer_role(c->fd);
 	bool deferred = false;
 
 	/* an id is the client's to match replies and events with: a short string or a number */
 	if (id && !(cJSON_IsNumber(id) || (cJSON_IsString(id) && strlen(id->valuestring) <= 128)))
 		id = NULL;
-	if (!req || !cJSON_IsObject(req))
+	if (role == ROLE_SANDBOXED)
+		r = sandboxed(c);
+	else if (role == ROLE_NONE)
+		r = forbidden(c, "use wardend");
+	else if (role == ROLE_APPROVER && op && root_op(op))
+		r = forbidden(c, op);
+	else if (!req || !cJSON_IsObject(req))
 		r = error_reply("a request is one JSON object a line%s", "");
 	else if (v && (!cJSON_IsNumber(v) || v->valueint != WD_DAEMON_PROTO))
 		r = error_reply("unsupported protocol version (this wardend speaks 1)%s", "");
 	else if (cJSON_GetObjectItemCaseSensitive(req, "id") && !id)
 		r = error_reply("\"id\" must be a number or a string of at most 128 bytes%s", "");
 	else if (!op)
-		r = error_reply("\"op\" is required: run, list, kill or status%s", "");
+		r = error_reply("\"op\" is required: run, list, kill, status, holds, subscribe, "
+				"approve or deny%s", "");
 	else if (strcmp(op, "run") == 0)
 		r = op_run(req, c->fd, id, &deferred);
 	else if (strcmp(op, "resume") == 0)
@@ -846,23 +819,18 @@ static void handle(struct client *c, const char *line)
 		r = check_keys(req, op, plain) ?: op_list();
 	else if (strcmp(op, "kill") == 0)
 		r = check_keys(req, op, kill_keys) ?: op_kill(req);
-	else if (strcmp(op, "status") == 0 && (r = check_keys(req, op, plain)))
-		;
-	else if (strcmp(op, "status") == 0) {
-		int n = 0;
-
-		for (int i = 0; i < MAX_SANDBOXES; i++)
-			n += d.sups[i].pid > 0;
-		r = cJSON_CreateObject();
-		cJSON_AddBoolToObject(r, "ok", true);
-		cJSON_AddNumberToObject(r, "supervisors", n);
-		cJSON_AddNumberToObject(r, "survive_s", d.survive_s);
-	} else
-		r = error_reply("unknown op %s (run, list, kill, status)", op);
+	else if (strcmp(op, "status") == 0)
+		r = check_keys(req, op, plain) ?: op_status();
+	else if (relay_op(op))
+		r = op_relay(c, req, op, id);
+	else
+		r = error_reply("unknown op %s (run, list, kill, status, holds, subscribe, approve, "
+				"deny)", op);
 	if (r)
 		send_reply_id(c->fd, r, id);
 	cJSON_Delete(req);
 	(void)deferred;
+	return role <= ROLE_NONE;
 }
 
 static void drop(struct client *c)
@@ -876,6 +844,7 @@ static void drop(struct client *c)
 		if (d.sups[i].resumer == c->fd)
 			d.sups[i].resumer = -1;
 	}
+	relay_drop_client(c->fd);
 	if (c->fd >= 0)
 		close(c->fd);
 	wd_lines_free(&c->in);
@@ -903,33 +872,60 @@ static void on_client(struct client *c)
 			return;
 		}
 		/* a line with a NUL byte in it is no request: answered as garbage */
-		handle(c, r > 0 ? line : "");
+		if (handle(c, r > 0 ? line : "")) {
+			/* one refusal each: then its connection goes */
+			drop(c);
+			return;
+		}
 	}
 }
 
+/*
+ * Approvers' connections at most, so root always finds a place; and of peers that may do
+ * nothing here (each kept until its first request is answered "forbidden", so it reads why
+ * rather than a closed socket), fewer still.
+ */
+#define MAX_APPROVER_CLIENTS (MAX_CLIENTS - 4)
+#define MAX_REFUSED_CLIENTS 4
+
 static void on_accept(void)
 {
-	struct wd_peer cr;
-	int fd = wd_sock_accept(d.listen_fd, SOCK_CLOEXEC | SOCK_NONBLOCK, &cr);
+	struct wd_peer *cr = malloc(sizeof(*cr));
+	int fd = cr ? wd_sock_accept(d.listen_fd, SOCK_CLOEXEC | SOCK_NONBLOCK, cr) : -ENOMEM;
+	struct client who = { .fd = fd };
+	int approvers = 0, refused = 0, limit;
+	struct passwd *pw;
+	enum role role;
 
 	if (fd < 0)
-		return;
-	/* root's alone (mode 0600), and never a process inside a sandbox */
-	if (!wd_peer_is(&cr, 0)) {
-		send_reply(fd, error_reply("only root, outside every sandbox, may use wardend%s",
-					   ""));
-		close(fd);
-		return;
+		goto out;
+	pw = getpwuid(cr->uid);
+	snprintf(who.who, sizeof(who.who), "uid %u (%s)", (unsigned int)cr->uid,
+		 pw ? pw->pw_name : "?");
+	role = cr->in_sandbox ? ROLE_SANDBOXED : wd_peer_is(cr, 0) ? ROLE_ROOT :
+	       wd_peer_has_group(cr, d.cfg.approver_gid) ? ROLE_APPROVER : ROLE_NONE;
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		approvers += d.clients[i].fd >= 0 && d.clients[i].role == ROLE_APPROVER;
+		refused += d.clients[i].fd >= 0 && d.clients[i].role <= ROLE_NONE;
 	}
-	for (int i = 0; i < MAX_CLIENTS; i++)
+	limit = role == ROLE_ROOT ? MAX_CLIENTS : role == ROLE_APPROVER ?
+		MAX_APPROVER_CLIENTS - approvers : MAX_REFUSED_CLIENTS - refused;
+	for (int i = 0; i < MAX_CLIENTS && limit > 0; i++)
 		if (d.clients[i].fd < 0) {
-			d.clients[i] = (struct client){ .fd = fd };
+			d.clients[i] = who;
+			d.clients[i].role = role;
 			wd_lines_init(&d.clients[i].in, REQ_MAX - 1);
 			wd_outq_init(&d.clients[i].out, OUTQ_MAX);
-			return;
+			goto out;
 		}
-	send_reply(fd, error_reply("too many clients%s", ""));
+	if (role <= ROLE_NONE)
+		send_reply(fd, role == ROLE_SANDBOXED ? sandboxed(&who) :
+			   forbidden(&who, "use wardend"));
+	else
+		send_reply(fd, coded_error("busy", "too many clients%s", ""));
 	close(fd);
+out:
+	free(cr);
 }
 
 /* The hold of @s whose token is @token (in s->held), or NULL. */
@@ -1578,7 +1574,7 @@ static int listen_on(void)
 		log_warnx("%s is too long a directory for a socket", d.dir);
 		return -1;
 	}
-	if (wd_run_dir_check(d.dir, false))
+	if (wd_run_dir_check(d.dir, d.cfg.approver_gid != (gid_t)-1))
 		return -1;
 	/* one daemon a run directory: a socket someone answers is another wardend's */
 	probe = wd_sock_connect(d.path, SOCK_STREAM | SOCK_CLOEXEC);
@@ -1588,72 +1584,104 @@ static int listen_on(void)
 		return -1;
 	}
 	fd = wd_sock_listen("wardend", d.path, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0600, 16);
+	if (fd >= 0 && socket_access()) {
+		close(fd);
+		unlink(d.path);
+		fd = -1;
+	}
 	return fd < 0 ? -1 : fd;
+}
+
+static int sups_running(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		n += d.sups[i].pid > 0;
+	return n;
+}
+
+/*
+ * on_stop "end": every supervisor told to end its sandbox (as kill does: the sandbox killed,
+ * its exit record written, its cgroup removed), and waited for, up to 30 s.
+ */
+static void end_sandboxes(int sigfd)
+{
+	struct signalfd_siginfo si;
+	struct pollfd p = { .fd = sigfd, .events = POLLIN };
+	struct timespec t0, now;
+
+	for (int i = 0; i < MAX_SANDBOXES; i++)
+		if (d.sups[i].pid > 0)
+			kill(d.sups[i].pid, SIGTERM);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	reap();
+	while (sups_running()) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec >= 30) {
+			log_warnx("%d supervisors did not end in 30 s: leaving them to their keepers",
+				  sups_running());
+			break;
+		}
+		if (poll(&p, 1, 1000) > 0 && read(sigfd, &si, sizeof(si)) == sizeof(si) &&
+		    si.ssi_signo == SIGCHLD)
+			reap();
+	}
+}
+
+static void stop(int sigfd, unsigned int signo)
+{
+	wd_notify("STOPPING=1\nSTATUS=stopping");
+	if (d.cfg.on_stop == WD_ON_STOP_END) {
+		log_info("got signal %u; ending (its %d sandboxes end too: on_stop end)", signo,
+			 sups_running());
+		end_sandboxes(sigfd);
+	} else {
+		/* its supervisors end with it; their keepers wait for the next */
+		log_info("got signal %u; ending (sandboxes wait up to %u s for the next wardend)",
+			 signo, d.cfg.survive_s);
+	}
+	wd_cgroup_pool_empty(&d.pool);
+	unlink(d.path);
+	rings_free();
+	wd_progs_stop(d.progs);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "survive", required_argument, NULL, 's' },
-		{ "pool", required_argument, NULL, 'p' },
-		{ "backend", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int verbosity = WD_LOG_INFO, c, sigfd, pool = POOL_DEFAULT;
+	int verbosity = WD_LOG_INFO, c, sigfd;
+	bool check = false;
+	char msg[1024];
 	sigset_t sigs;
-	char *end;
 
-	d.survive_s = 300;
-	d.backend = "auto";
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			errno = 0;
-			d.survive_s = (unsigned int)strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || *optarg == '-' || d.survive_s < 1 ||
-			    d.survive_s > 86400) {
-				fprintf(stderr, "wardend: --survive wants 1 to 86400 seconds, not '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'p':
-			errno = 0;
-			pool = (int)strtol(optarg, &end, 10);
-			if (errno || *end || !*optarg || pool < 0 || pool > WD_CGROUP_POOL_MAX) {
-				fprintf(stderr, "wardend: --pool wants 0 to %d, not '%s'\n",
-					WD_CGROUP_POOL_MAX, optarg);
-				return 2;
-			}
-			break;
-		case 'b':
-			if (!backend_name_ok(optarg)) {
-				fprintf(stderr, "wardend: --backend wants auto, bpf-lsm or landlock, "
-					"not '%s'\n", optarg);
-				return 2;
-			}
-			d.backend = optarg;
-			break;
-		case 'v':
-			verbosity++;
-			break;
-		default:
-			return wd_usage(usage, c == 'h');
-		}
-	}
+	d.config_path = WD_DAEMON_CONFIG;
+	c = parse_args(argc, argv, &check, &verbosity);
+	if (c >= 0)
+		return c;
 	log_init("wardend", verbosity);
-	if (optind != argc)
-		return wd_usage(usage, false);
+	log_journal_detect();
+	if (config_load(&d.cfg, &d.config_read, msg, sizeof(msg))) {
+		log_warnx("%s", msg);
+		return 1;
+	}
+	if (check) {
+		config_print(stdout, &d.cfg, d.config_read);
+		return 0;
+	}
 	if (geteuid() != 0) {
 		log_warnx("must run as root (it runs sandboxes)");
 		return 1;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &d.started);
+	/* no supervisor nor sandbox of ours may speak to the service manager for us */
+	wd_notify_init();
+	memcpy(d.backend, d.cfg.backend, sizeof(d.backend));
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		d.clients[i].fd = -1;
 	for (int i = 0; i < MAX_SANDBOXES; i++)
 		d.rings[i].fd = -1;
 	d.pool.marks = -1;
+	relay_init();
 	d.dir = wd_run_dir();
 	d.listen_fd = listen_on();
 	if (d.listen_fd < 0)
@@ -1661,7 +1689,7 @@ int main(int argc, char **argv)
 	d.progs = hold_programs();
 	/* a ring per supervisor: small, as it is most of what each sandbox costs here */
 	wd_progs_ring_default(WD_PROGS_RING_BYTES_DAEMON);
-	if (prepare_runs(pool)) {
+	if (prepare_runs(d.cfg.pool)) {
 		unlink(d.path);
 		wd_progs_stop(d.progs);
 		return 1;
@@ -1682,20 +1710,26 @@ int main(int argc, char **argv)
 	/* what the set-up freed goes back before each request forks a supervisor from us */
 	malloc_trim(0);
 	log_info("listening on %s", d.path);
+	/* the set is held and the socket listens: what connects now is served */
+	wd_notifyf("READY=1\nSTATUS=serving %s\nMAINPID=%d", d.path, (int)getpid());
 	for (;;) {
-		struct pollfd pfd[2 + MAX_CLIENTS + 4 * MAX_SANDBOXES];
-		/* what each entry is: and which client, supervisor or stream of one */
-		struct { enum { W_LISTEN, W_SIG, W_CLIENT, W_READY, W_OUT, W_HOLDS } kind; int i, j; }
-			who[2 + MAX_CLIENTS + 4 * MAX_SANDBOXES];
+		struct pollfd pfd[2 + MAX_CLIENTS + 4 * MAX_SANDBOXES + MAX_RELAYS];
+		/* what each entry is: and which client, supervisor (or stream of one) or relay */
+		struct {
+			enum { W_LISTEN, W_SIG, W_CLIENT, W_READY, W_OUT, W_HOLDS, W_RELAY } kind;
+			int i, j;
+		} who[2 + MAX_CLIENTS + 4 * MAX_SANDBOXES + MAX_RELAYS];
 		int n = 0;
 
 		for (int i = 0; i < MAX_CLIENTS; i++)
 			if (d.clients[i].fd >= 0 && d.clients[i].dead)
 				drop(&d.clients[i]);
 		pfd[n] = (struct pollfd){ .fd = d.listen_fd, .events = POLLIN };
-		who[n++].kind = W_LISTEN;
+		who[n].kind = W_LISTEN;
+		who[n++].i = 0;
 		pfd[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
-		who[n++].kind = W_SIG;
+		who[n].kind = W_SIG;
+		who[n++].i = 0;
 		for (int i = 0; i < MAX_CLIENTS; i++) {
 			const struct client *cl = &d.clients[i];
 
@@ -1732,6 +1766,12 @@ int main(int argc, char **argv)
 				who[n++].i = i;
 			}
 		}
+		for (int i = 0; i < MAX_RELAYS; i++)
+			if (relays[i].up >= 0) {
+				pfd[n] = (struct pollfd){ .fd = relays[i].up, .events = POLLIN };
+				who[n].kind = W_RELAY;
+				who[n++].i = i;
+			}
 		/* the pool fills while nothing is asked, never in a request's way */
 		c = poll(pfd, (nfds_t)n,
 			 (d.pool.n < d.pool.want && !d.pool_failed) || rings_wanted() ? 0 : -1);
@@ -1747,8 +1787,10 @@ int main(int argc, char **argv)
 		}
 		for (int k = 0; k < n; k++) {
 			struct signalfd_siginfo si;
-			struct client *cl = &d.clients[who[k].i];
-			struct sup *sp = &d.sups[who[k].i];
+			/* (each only where its kind says that is what .i indexes) */
+			struct client *cl = &d.clients[who[k].kind == W_CLIENT ? who[k].i : 0];
+			struct sup *sp = &d.sups[who[k].kind >= W_READY && who[k].kind <= W_HOLDS ?
+						 who[k].i : 0];
 
 			if (!pfd[k].revents)
 				continue;
@@ -1764,14 +1806,11 @@ int main(int argc, char **argv)
 					reap();
 					break;
 				}
-				/* its supervisors end with it; their keepers wait for the next */
-				log_info("got signal %u; ending (sandboxes wait up to %u s "
-					 "for the next wardend)",
-					 si.ssi_signo, d.survive_s);
-				wd_cgroup_pool_empty(&d.pool);
-				unlink(d.path);
-				rings_free();
-				wd_progs_stop(d.progs);
+				if (si.ssi_signo == SIGHUP) {
+					reload();
+					break;
+				}
+				stop(sigfd, si.ssi_signo);
 				return 0;
 			case W_CLIENT:
 				if (cl->fd != pfd[k].fd || cl->dead)
@@ -1793,9 +1832,14 @@ int main(int argc, char **argv)
 				if (sp->pid > 0 && sp->hl == pfd[k].fd)
 					holds_read(sp);
 				break;
+			case W_RELAY:
+				if (relays[who[k].i].up == pfd[k].fd)
+					on_relay(&relays[who[k].i]);
+				break;
 			}
 		}
 	}
+	wd_notify("STOPPING=1");
 	wd_cgroup_pool_empty(&d.pool);
 	unlink(d.path);
 	rings_free();

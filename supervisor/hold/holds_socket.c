@@ -38,6 +38,7 @@ struct client {
 	int fd;
 	bool subscribed;
 	bool outsider; /* neither root nor an approver when it connected */
+	bool root; /* uid 0 outside every sandbox: may say whom it decides for (wardend) */
 	char who[64]; /* "uid 0 (root)" from the peer's credentials */
 	struct wd_lines in;
 	struct wd_outq out; /* replies and events not yet taken by the socket */
@@ -331,7 +332,9 @@ static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 		const cJSON *sub = cJSON_GetObjectItemCaseSensitive(req, "subtree");
 		const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(req, "count");
 		const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(req, "ttl_ms");
+		const cJSON *on_behalf = cJSON_GetObjectItemCaseSensitive(req, "for");
 		struct wd_hold_decision d = { .who = cl->who };
+		char who[176];
 		const char *bad;
 		int err;
 
@@ -343,6 +346,20 @@ static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 		if (bad) {
 			send_json(c, cl, reply(false, bad));
 			goto out;
+		}
+		/*
+		 * wardend relays an approver's decision from control.sock: root's word on whom it
+		 * decides for names the decider in the record; anyone else's "for" is refused.
+		 */
+		if (on_behalf && !(cl->root && cJSON_IsString(on_behalf) &&
+				   strlen(on_behalf->valuestring) < 100)) {
+			send_json(c, cl, reply(false, "\"for\" is root's alone (wardend's), a "
+					       "string of at most 99 bytes"));
+			goto out;
+		}
+		if (on_behalf) {
+			snprintf(who, sizeof(who), "%s via %s", on_behalf->valuestring, cl->who);
+			d.who = who;
 		}
 		d.allow = cJSON_IsTrue(allow);
 		d.subtree = cJSON_IsString(sub) ? sub->valuestring : NULL;
@@ -404,6 +421,7 @@ static void accept_one(struct wd_ctl *c)
 		drop(&c->clients[slot]);
 		return;
 	}
+	c->clients[slot].root = wd_peer_is(&cred, 0);
 	pw = getpwuid(cred.uid);
 	snprintf(c->clients[slot].who, sizeof(c->clients[slot].who), "uid %u (%s)", cred.uid,
 		 pw ? pw->pw_name : "?");

@@ -147,6 +147,18 @@ bool wd_peer_is(const struct wd_peer *p, uid_t uid)
 	return !p->in_sandbox && p->uid == uid && uid != (uid_t)-1;
 }
 
+bool wd_peer_has_group(const struct wd_peer *p, gid_t gid)
+{
+	if (p->in_sandbox || gid == (gid_t)-1)
+		return false;
+	if (p->gid == gid)
+		return true;
+	for (size_t i = 0; i < p->n_groups; i++)
+		if (p->groups[i] == gid)
+			return true;
+	return false;
+}
+
 int wd_sock_accept(int lfd, int flags, struct wd_peer *p)
 {
 	int fd = accept4(lfd, NULL, NULL, flags), err;

@@ -48,6 +48,8 @@ struct wd_peer {
 int wd_peer_read(int fd, struct wd_peer *p);
 /* Is @p the user @uid, outside every sandbox? The check of sockets that are one user's alone. */
 bool wd_peer_is(const struct wd_peer *p, uid_t uid);
+/* Has @p @gid as its primary or a supplementary group (as of its connect), outside every sandbox? */
+bool wd_peer_has_group(const struct wd_peer *p, gid_t gid);
 
 /*
  * Accept a connection on @lfd (@flags as accept4's) and read its peer into @p. The fd, or

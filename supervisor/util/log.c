@@ -8,11 +8,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "supervisor/util/log.h"
 
 static const char *prog = "warden";
 static int verbosity = WD_LOG_WARN;
+static bool journal;
+
+void log_journal_detect(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	journal = js && sscanf(js, "%llu:%llu", &dev, &ino) == 2 && !fstat(2, &st) &&
+		  (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+void log_journal_set(bool on)
+{
+	journal = on;
+}
 
 void log_init(const char *progname, int level)
 {
@@ -27,8 +44,13 @@ int log_level(void)
 
 static void vlog(int level, int errnum, const char *fmt, va_list ap)
 {
+	/* syslog's err, warning, info, debug */
+	static const int prio[] = { 3, 4, 6, 7 };
+
 	if (level > verbosity)
 		return;
+	if (journal)
+		fprintf(stderr, "<%d>", prio[level < 0 ? 0 : level > 3 ? 3 : level]);
 	fprintf(stderr, "%s: ", prog);
 	vfprintf(stderr, fmt, ap);
 	if (errnum)

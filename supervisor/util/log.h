@@ -19,6 +19,13 @@ enum wd_log_level {
 void log_init(const char *progname, int level);
 int log_level(void);
 /*
+ * Whether standard error is the journal's stream (systemd says so in $JOURNAL_STREAM): then each
+ * line starts with its syslog priority ("<4>"), which the journal takes for the message's.
+ * log_journal_detect looks; log_journal_set(false) stops it (a child whose stderr is a file).
+ */
+void log_journal_detect(void);
+void log_journal_set(bool on);
+/*
  * One function writes every message: log_warn and fatal append ": strerror(errno)" (errno as it
  * was when called, and left as it was); log_warnx, log_info, log_debug and fatalx do not. fatal
  * and fatalx exit(1) after.

@@ -43,15 +43,22 @@
  *                             unlink DIR/seed, take DIR away (rmdir, or rename to DIR.old),
  *                             make DIR a symlink to TARGET, and print unlink(DIR/NAME)'s result
  *   wd-try ctl SOCKET LINE [N]  send LINE to a unix stream socket, print the first N reply lines (1)
+ *                             as they come
  *   wd-try as UID GID GROUPS PROG [ARG...]  drop to UID and GID with the supplementary GROUPS
  *                             (comma-separated, or "-" for none) and execute PROG (busybox has
  *                             no setpriv --reuid)
+ *   wd-try notify-recv SOCK OUT [CONNECT]  a service manager's end of sd_notify: bind a
+ *                             datagram socket at SOCK (a path, or @abstract), write "bound" to
+ *                             OUT, then each datagram's lines to OUT; on READY=1, first try to
+ *                             connect to the unix stream socket CONNECT and write "connect ok"
+ *                             or "connect failed: ERRNO"; end after STOPPING=1
  */
 #include <errno.h>
 #include <limits.h>
 #include <linux/openat2.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/bpf.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -590,7 +597,7 @@ static int ctl(const char *path, const char *line, int lines)
 		return fail();
 	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) || write(fd, "\n", 1) != 1)
 		return fail();
-	/* each line as it comes, and only the first @lines of them */
+	/* each line as it comes (a test may wait for a subscription's first), the first @lines */
 	while (seen < lines && (n = read(fd, buf, sizeof(buf))) > 0) {
 		got += (size_t)n;
 		for (ssize_t i = 0; i < n && seen < lines; i++) {
@@ -617,6 +624,55 @@ static int run_as(char **argv)
 		return fail();
 	execv(argv[3], argv + 3);
 	return fail();
+}
+
+/* notify-recv SOCK OUT [CONNECT]: the receiving end of sd_notify (see the top). */
+static int notify_recv(const char *sock, const char *out, const char *connect_to)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	size_t n = strlen(sock);
+	bool stopping = false;
+	char buf[4097];
+	socklen_t len;
+	FILE *f;
+	int fd;
+
+	if (n < 2 || n >= sizeof(a.sun_path))
+		return fail();
+	memcpy(a.sun_path, sock, n);
+	if (sock[0] == '@')
+		a.sun_path[0] = 0;
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + (sock[0] == '@' ? 0 : 1));
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	f = fopen(out, "a");
+	if (fd < 0 || !f || bind(fd, (struct sockaddr *)&a, len))
+		return fail();
+	setvbuf(f, NULL, _IOLBF, 0);
+	fprintf(f, "bound\n");
+	while (!stopping) {
+		ssize_t got = recv(fd, buf, sizeof(buf) - 1, 0);
+
+		if (got < 0)
+			return fail();
+		buf[got] = 0;
+		if (connect_to && (strstr(buf, "READY=1\n") == buf || strstr(buf, "\nREADY=1") ||
+				   !strcmp(buf, "READY=1"))) {
+			struct sockaddr_un c = { .sun_family = AF_UNIX };
+			int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+			snprintf(c.sun_path, sizeof(c.sun_path), "%s", connect_to);
+			if (s >= 0 && connect(s, (struct sockaddr *)&c, sizeof(c)) == 0)
+				fprintf(f, "connect ok\n");
+			else
+				fprintf(f, "connect failed: %s\n", strerror(errno));
+			if (s >= 0)
+				close(s);
+		}
+		fprintf(f, "%s\n", buf);
+		stopping = strstr(buf, "STOPPING=1") != NULL;
+	}
+	fclose(f);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -683,6 +739,8 @@ int main(int argc, char **argv)
 		return ctl(argv[2], argv[3], argc >= 5 ? atoi(argv[4]) : 1);
 	if (argc >= 6 && strcmp(argv[1], "as") == 0)
 		return run_as(argv + 2);
+	if (argc >= 4 && strcmp(argv[1], "notify-recv") == 0)
+		return notify_recv(argv[2], argv[3], argc >= 5 ? argv[4] : NULL);
 	fprintf(stderr, "usage: wd-try read|write PATH | exec PATH [ARG...] | ctl SOCKET LINE [LINES] |\n"
 			"              fexec at|proc|link PATH ARGV0 [ARG...] |\n"
 			"              openat2 PATH trunc|read [in-root] | gate READY GO |\n"
@@ -694,6 +752,7 @@ int main(int argc, char **argv)
 			"              swap-unlink PATH LINK TARGET FILE TEXT |\n"
 			"              unlinks PATH... | replace-dir DIR rmdir|rename TARGET NAME |\n"
 			"              ctl SOCKET LINE |\n"
-			"              as UID GID GROUPS PROG [ARG...]\n");
+			"              as UID GID GROUPS PROG [ARG...] |\n"
+			"              notify-recv SOCK OUT [CONNECT]\n");
 	return 2;
 }

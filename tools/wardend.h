@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wardend's state and what its files share: tools/wardend.c (the daemon: runs, supervisors,
+ * the socket, signals), wardend_service.c (options, configuration, reload), wardend_relay.c (requests passed to a sandbox's holds socket),
+ * wardend_status.c (status).
+ */
+#ifndef WD_WARDEND_H
+#define WD_WARDEND_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <cJSON.h>
+
+#include "supervisor/daemon/config.h"
+#include "supervisor/ipc/line.h"
+#include "supervisor/sandbox/cgroup.h"
+
+#define WD_DAEMON_PROTO 1
+#define MAX_CLIENTS 16
+#define MAX_SANDBOXES 256
+#define REQ_MAX 65536
+#define POOL_DEFAULT 4
+/*
+ * Output events of a streamed run wait for a slow client up to this much of its queue; what
+ * comes beyond is counted lost, never waited for. A queue of replies beyond OUTQ_MAX (a client
+ * that sends requests and reads nothing) drops the client.
+ */
+#define OUTQ_STREAM_MAX (1u << 20)
+#define OUTQ_MAX (8u << 20)
+#define STREAM_CHUNK 16384
+
+struct client {
+	int fd;
+	struct wd_lines in;
+	struct wd_outq out; /* what waits for it to read, in order */
+	bool dead; /* dropped at the loop's next turn (its fd shut down) */
+	char who[64]; /* "uid 1000 (alice)", from its credentials */
+	int role; /* enum role, as it connected (each request asks again) */
+};
+
+/* A supervisor process of ours: a run we started, or a take-over. */
+struct sup {
+	pid_t pid;
+	char name[32]; /* empty until a run's supervisor says it */
+	bool adopted;
+	int ready; /* a run's pipe: its supervisor writes the sandbox's name there */
+	int client; /* the client waiting for the run's reply, or -1 */
+	char *argv0;
+	char *cgroup; /* a run's cgroup from the pool: removed if its supervisor left it empty */
+	int waiter; /* the client that asked "wait": told of the run's end, or -1 */
+	/* a streamed run: the read ends of its command's stdout and stderr pipes, or -1 */
+	int out[2];
+	uint64_t out_bytes[2], out_lost[2]; /* passed on as events, and lost (no room, or no client) */
+	char out_keep[2][4]; /* a UTF-8 sequence cut by the read, for the next chunk */
+	size_t out_kept[2];
+	bool streamed; /* asked "stream": its exit event says what went and what was lost */
+	/*
+	 * Its holds, through its supervisor's holds socket (run-SANDBOX.sock), subscribed: the
+	 * link's fd (-1: none yet, or its policy holds nothing), what it has read, the holds now
+	 * pending there (HOLD objects, for resume to find a token's), and a resume waiting for the
+	 * supervisor's answer to its decide.
+	 */
+	int hl;
+	struct wd_lines hl_in;
+	cJSON *held;
+	bool holds_events; /* asked "holds": its waiter gets hold and decision events */
+	bool holds_return; /* asked "holds":"return": the first hold ends the request */
+	int resumer; /* the client whose resume waits for the decide's answer, or -1 */
+	cJSON *resume_id;
+	bool resume_attach; /* that client waits for the run's end (nobody else does) */
+	cJSON *id; /* the request's id, echoed in its reply and events (may be NULL) */
+	char *report; /* the report file: the request's, or one of ours (own_report) */
+	bool own_report; /* ours, under <run dir>/reports: removed once sent */
+	char *policy_file; /* an inline policy, written for its supervisor: removed at its end */
+};
+
+/*
+ * An audit ring of ours, in the held set's wd_rings under a key of its own: lent to one
+ * supervisor at a time and taken back when its run ended in order. A run adds and removes no
+ * ring, and each change of a map of maps costs an RCU grace period (10-15 ms here), which was
+ * most of a run's start-up and end.
+ */
+struct ring {
+	int fd; /* -1: a free slot */
+	uint64_t key;
+	pid_t user; /* the supervisor it is lent to, or 0 */
+};
+
+/* The daemon: what it runs with, serves and holds. */
+struct wardend {
+	const char *dir;
+	char path[108];
+	/* what it runs with: the defaults, the file over them, the command line over both */
+	struct wd_daemon_config cfg;
+	struct wd_daemon_config cli; /* the command line's, laid over every reload */
+	const char *config_path; /* --config, or the default */
+	bool config_given; /* --config: a missing file is an error */
+	bool config_read; /* the file was there */
+	struct timespec started; /* CLOCK_MONOTONIC */
+	int listen_fd;
+	struct wd_cgroup_pool pool; /* sandbox cgroups made ahead */
+	bool pool_failed; /* said once: runs make their own */
+	struct client clients[MAX_CLIENTS];
+	struct sup sups[MAX_SANDBOXES];
+	struct wd_progs *progs; /* the host's program set, held (pinset) */
+	const char *held_backend; /* the backend whose set that is */
+	char backend[16]; /* runs that name none get this one: cfg.backend as wardend started */
+	const char *auto_choice; /* what auto is on this host (the probe's choice), or NULL */
+	bool rings_failed; /* said once: runs make their own */
+	struct ring rings[MAX_SANDBOXES];
+};
+
+extern struct wardend d;
+
+/* Who the peer of a request is to control.sock (docs/control.md#who-may-do-what-on-controlsock). */
+enum role { ROLE_SANDBOXED, ROLE_NONE, ROLE_APPROVER, ROLE_ROOT };
+
+/* Reply @r (taken) on @fd, with the request's @id and "v". */
+void send_reply_id(int fd, cJSON *r, const cJSON *id);
+/* {"ok":false,"error":@fmt with @arg,"code":@code} */
+cJSON *coded_error(const char *code, const char *fmt, const char *arg);
+/* coded_error("bad_request", ...) */
+cJSON *error_reply(const char *fmt, const char *arg);
+/* An unknown_key error for the first key of @req not in @keys (NULL-ended), or NULL. */
+cJSON *check_keys(const cJSON *req, const char *op, const char *const *keys);
+const char *str_field(const cJSON *req, const char *key);
+/* The supervisor of sandbox @name, or NULL. */
+struct sup *sup_by_name(const char *name);
+
+/* tools/wardend_relay.c: a request to a sandbox's holds socket, answered when it answers. */
+#define MAX_RELAYS 32
+struct relay {
+	int up; /* to run-SANDBOX.sock; -1: a free slot */
+	int client; /* the control.sock client it answers */
+	bool stream; /* subscribe: events until either end goes */
+	char sandbox[32];
+	cJSON *id;
+	struct wd_lines in;
+};
+extern struct relay relays[MAX_RELAYS];
+void relay_init(void);
+/* Client @fd went: its relays go too. */
+void relay_drop_client(int fd);
+/* @r's socket is readable. */
+void on_relay(struct relay *r);
+/* holds, subscribe, approve or deny of @req from @c: NULL (answered later), or an error. */
+cJSON *op_relay(const struct client *c, const cJSON *req, const char *op, const cJSON *id);
+
+/* tools/wardend_service.c */
+/* Parse the command line into d.cli: -1 to go on, else the exit status. */
+int parse_args(int argc, char **argv, bool *check, int *verbosity);
+/* The defaults, the file over them, the command line over both: 0, or -1 (@msg says why). */
+int config_load(struct wd_daemon_config *c, bool *read_it, char *msg, size_t size);
+/* What -n prints. */
+void config_print(FILE *out, const struct wd_daemon_config *c, bool read_it);
+/* control.sock's mode and group as approver_group says: 0, or -1 (said why). */
+int socket_access(void);
+/* SIGHUP. */
+void reload(void);
+
+/* tools/wardend_status.c */
+cJSON *op_status(void);
+
+#endif
