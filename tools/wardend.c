@@ -963,14 +963,11 @@ static void held_remove(struct sup *s, const cJSON *hold)
  * {"status":"held","sandbox":S,"token":T,"hold":HOLD}: the process stays held in the kernel
  * until a resume (on any connection) presents the token.
  */
-static void on_hold(struct sup *s, const cJSON *hold)
+static void tell_hold(struct sup *s, const cJSON *hold)
 {
 	const cJSON *tok = cJSON_GetObjectItemCaseSensitive(hold, "token");
 	cJSON *e;
 
-	if (!cJSON_IsString(tok) || held_by_token(s, tok->valuestring))
-		return;
-	cJSON_AddItemToArray(s->held, cJSON_Duplicate(hold, true));
 	if (s->waiter < 0 || !s->holds_events)
 		return;
 	e = cJSON_CreateObject();
@@ -986,6 +983,16 @@ static void on_hold(struct sup *s, const cJSON *hold)
 	send_line(s->waiter, e, s->id, 0);
 	if (s->holds_return)
 		s->waiter = -1; /* that request has its answer; a resume carries the run on */
+}
+
+static void on_hold(struct sup *s, const cJSON *hold)
+{
+	const cJSON *tok = cJSON_GetObjectItemCaseSensitive(hold, "token");
+
+	if (!cJSON_IsString(tok) || held_by_token(s, tok->valuestring))
+		return;
+	cJSON_AddItemToArray(s->held, cJSON_Duplicate(hold, true));
+	tell_hold(s, hold);
 }
 
 /* A line from @s's holds link: an event, or the answer to the resume's decide. */
@@ -1017,24 +1024,38 @@ static void holds_line(struct sup *s, const char *line)
 	} else if (s->resumer >= 0 && cJSON_GetObjectItemCaseSensitive(m, "ok")) {
 		const cJSON *err = cJSON_GetObjectItemCaseSensitive(m, "error");
 
+		bool attach = false;
+		cJSON *hh;
+
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "ok"))) {
 			r = cJSON_CreateObject();
 			cJSON_AddBoolToObject(r, "ok", true);
 			cJSON_AddStringToObject(r, "sandbox", s->name);
-			if (s->resume_attach && s->waiter < 0) {
-				/* the run goes on on this connection: its output, holds and end */
-				s->waiter = s->resumer;
-				cJSON_Delete(s->id);
-				s->id = s->resume_id ? cJSON_Duplicate(s->resume_id, true) : NULL;
-			}
+			/* decided: whatever its decision event says later */
+			hh = held_by_token(s, s->resume_token);
+			if (hh)
+				held_remove(s, hh);
+			attach = s->resume_attach && s->waiter < 0;
 		} else {
 			r = coded_error("not_found", "resume: %s",
 					cJSON_IsString(err) ? err->valuestring : "refused");
 		}
 		send_line(s->resumer, r, s->resume_id, 0);
+		if (attach) {
+			/* the run goes on on this connection: its output, holds and end */
+			s->waiter = s->resumer;
+			cJSON_Delete(s->id);
+			s->id = s->resume_id ? cJSON_Duplicate(s->resume_id, true) : NULL;
+			/* what was held meanwhile, as it would have been told */
+			cJSON_ArrayForEach(hh, s->held)
+				if (s->waiter >= 0)
+					tell_hold(s, hh);
+		}
 		s->resumer = -1;
 		cJSON_Delete(s->resume_id);
 		s->resume_id = NULL;
+		free(s->resume_token);
+		s->resume_token = NULL;
 	}
 	/* the subscribe's own answer needs nothing */
 out:
@@ -1106,6 +1127,8 @@ static void holds_unlink(struct sup *s)
 	s->resumer = -1;
 	cJSON_Delete(s->resume_id);
 	s->resume_id = NULL;
+	free(s->resume_token);
+	s->resume_token = NULL;
 	cJSON_Delete(s->held);
 	s->held = NULL;
 }
@@ -1171,6 +1194,7 @@ static cJSON *op_resume(const cJSON *req, int client, const cJSON *id, bool *def
 				   s->name);
 	s->resumer = client;
 	s->resume_id = id ? cJSON_Duplicate(id, true) : NULL;
+	s->resume_token = strdup(token);
 	s->resume_attach = true;
 	*deferred = true;
 	return NULL;
@@ -1753,7 +1777,8 @@ int main(int argc, char **argv)
 				/* its output waits until its client has the reply, which comes first */
 				continue;
 			}
-			for (int j = 0; j < 2; j++)
+			/* while a resume waits for its answer, its output waits for its reply too */
+			for (int j = 0; j < 2 && sp->resumer < 0; j++)
 				if (sp->out[j] >= 0) {
 					pfd[n] = (struct pollfd){ .fd = sp->out[j], .events = POLLIN };
 					who[n].kind = W_OUT;

@@ -71,6 +71,7 @@ struct sup {
 	bool holds_return; /* asked "holds":"return": the first hold ends the request */
 	int resumer; /* the client whose resume waits for the decide's answer, or -1 */
 	cJSON *resume_id;
+	char *resume_token; /* the token it presented */
 	bool resume_attach; /* that client waits for the run's end (nobody else does) */
 	cJSON *id; /* the request's id, echoed in its reply and events (may be NULL) */
 	char *report; /* the report file: the request's, or one of ours (own_report) */

@@ -298,14 +298,15 @@ test_a_streamed_run_taken_over_after_a_crash_streams_on() {
 	mkdir "$T/s" "$T/w"
 	mkfifo "$T/w/ready" "$T/w/go"
 	touch "$T/s/reply"
-	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s/w"],"exec":["/usr/bin","/bin","%s","%s"]}}' "$BIN" "$T" "$BIN" "$LOADER")
+	# wd-try is linked dynamically: its libraries are mapped for execution (fs.exec on bpf-lsm)
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s/w"],"exec":["/usr/bin","/bin","%s","%s","%s"]}}' "$BIN" "$T" "$BIN" "$LOADER" "${LIBDIRS// /\",\"}")
 	req="{\"op\":\"run\",\"id\":3,\"stream\":true,\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"echo before; $BIN/wd-try gate $T/w/ready $T/w/go; echo after\"]}"
 	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s" 2> "$T/sw.err" &
 	sw=$!
 	trap 'kill -KILL $daemon $sw 2>/dev/null || true' EXIT
 	# opened read-write, so a command that never gets there cannot block the open itself
 	read -r -t 120 _ <> "$T/w/ready" ||
-		fail "the command never reached its gate: $(cat "$T/sw.err" "$T/s/stdout" 2>&1)"
+		fail "the command never reached its gate: $(cat "$T/sw.err" "$T/s/stdout" "$T/s/stderr" 2>&1)"
 	"$BIN/wd-try" wait-line "$T/s/reply" '"ok":true' "$sw" > /dev/null || fail "no reply: $(cat "$T/sw.err")"
 	sup=$(record_field "$(cat "$T/s/reply")" supervisor)
 	kill -KILL "$sup"
