@@ -456,6 +456,18 @@ out_free_doc:
 	return err;
 }
 
+/* "KEY=VALUE": KEY into @key (of @size), and the "=" returned; NULL when there is no KEY. */
+static const char *split_kv(const char *v, char *key, size_t size)
+{
+	const char *eq = strchr(v, '=');
+
+	if (!eq || eq == v || (size_t)(eq - v) >= size)
+		return NULL;
+	memcpy(key, v, (size_t)(eq - v));
+	key[eq - v] = 0;
+	return eq;
+}
+
 /* One command-line addition, as a document of its own on top of @out. */
 static int apply_derive(struct loader *l, const struct wd_derive_item *it, struct wd_policy *out)
 {
@@ -484,16 +496,14 @@ static int apply_derive(struct loader *l, const struct wd_derive_item *it, struc
 			goto out_free;
 		break;
 	case WD_DERIVE_ENV: {
-		const char *eq = strchr(it->value, '=');
 		char name[256];
+		const char *eq = split_kv(it->value, name, sizeof(name));
 
-		if (!eq || eq == it->value || (size_t)(eq - it->value) >= sizeof(name)) {
+		if (!eq) {
 			add_error(l, &at, "expected NAME=VALUE, as in LANG=C.UTF-8");
 			err = -EINVAL;
 			goto out_free;
 		}
-		memcpy(name, it->value, (size_t)(eq - it->value));
-		name[eq - it->value] = 0;
 		sec = cJSON_AddObjectToObject(doc, "env");
 		sec = sec ? cJSON_AddObjectToObject(sec, "set") : NULL;
 		if (!sec || !cJSON_AddStringToObject(sec, name, eq + 1))
@@ -501,16 +511,14 @@ static int apply_derive(struct loader *l, const struct wd_derive_item *it, struc
 		break;
 	}
 	case WD_DERIVE_LIMIT: {
-		const char *eq = strchr(it->value, '=');
 		char key[64];
+		const char *eq = split_kv(it->value, key, sizeof(key));
 
-		if (!eq || eq == it->value || (size_t)(eq - it->value) >= sizeof(key)) {
+		if (!eq) {
 			add_error(l, &at, "expected KEY=VALUE, as in wall_time=30s or pids=64");
 			err = -EINVAL;
 			goto out_free;
 		}
-		memcpy(key, it->value, (size_t)(eq - it->value));
-		key[eq - it->value] = 0;
 		sec = cJSON_AddObjectToObject(doc, "limits");
 		if (eq[1] && strspn(eq + 1, "0123456789.") == strlen(eq + 1) && strlen(eq + 1) < 16)
 			val = cJSON_AddNumberToObject(sec, key, strtod(eq + 1, NULL));

@@ -297,16 +297,7 @@ static void write_report(struct keep *kp, cJSON *st, const struct ending *e,
 			wd_report_unknown(&r, "exit_code");
 		}
 	}
-	r.have_cpu = u->have_cpu;
-	r.cpu_time_s = (double)u->cpu_usec / 1e6;
-	r.user_time_s = (double)u->user_usec / 1e6;
-	r.system_time_s = (double)u->system_usec / 1e6;
-	r.have_mem = u->have_mem;
-	r.peak_memory = u->mem_peak;
-	r.oom_kills = u->oom_kills;
-	r.have_pids = u->have_pids;
-	r.max_pids = u->pids_peak;
-	r.pids_max_hits = u->pids_max_hits;
+	wd_report_usage(&r, u);
 	if (sandbox_counts(kp->fds[WD_KEEP_COUNTS], kp->cg.id, &sb) == 0) {
 		r.denials = sb.denials;
 		r.lost_records = sb.lost;

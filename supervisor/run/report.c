@@ -12,6 +12,7 @@
 
 #include "supervisor/util/log.h"
 #include "supervisor/run/report.h"
+#include "supervisor/sandbox/limits.h"
 
 /* "net": what net.egress_rate let through and dropped (docs/policy.md, "Egress rate"). */
 static void add_egress(cJSON *o, const struct wd_audit_egress *e)
@@ -251,4 +252,18 @@ int wd_report_from_kept(struct wd_report *r, const cJSON *state, char ***argv)
 	}
 	kept_limits(r, state);
 	return 0;
+}
+
+void wd_report_usage(struct wd_report *r, const struct wd_limit_usage *u)
+{
+	r->have_cpu = u->have_cpu;
+	r->cpu_time_s = (double)u->cpu_usec / 1e6;
+	r->user_time_s = (double)u->user_usec / 1e6;
+	r->system_time_s = (double)u->system_usec / 1e6;
+	r->have_mem = u->have_mem;
+	r->peak_memory = u->mem_peak;
+	r->oom_kills = u->oom_kills;
+	r->have_pids = u->have_pids;
+	r->max_pids = u->pids_peak;
+	r->pids_max_hits = u->pids_max_hits;
 }

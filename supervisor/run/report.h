@@ -91,4 +91,8 @@ int wd_report_from_kept(struct wd_report *r, const struct cJSON *state, char ***
 /* @name among @r's unknown fields. */
 void wd_report_unknown(struct wd_report *r, const char *name);
 
+struct wd_limit_usage;
+/* The cgroup's figures (supervisor/sandbox/limits.h) into @r: CPU times, peak memory, pids. */
+void wd_report_usage(struct wd_report *r, const struct wd_limit_usage *u);
+
 #endif

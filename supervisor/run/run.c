@@ -700,16 +700,12 @@ static void report_usage(struct run *r)
 	if (r->cg.fd < 0)
 		return;
 	wd_limits_read(&r->lim, r->cg.fd, &u);
-	r->rep.have_cpu = u.have_cpu;
-	r->rep.cpu_time_s = (double)u.cpu_usec / 1e6;
-	r->rep.user_time_s = (double)u.user_usec / 1e6;
-	r->rep.system_time_s = (double)u.system_usec / 1e6;
-	r->rep.have_mem = u.have_mem;
-	r->rep.peak_memory = u.mem_peak > r->rl.mem_peak ? u.mem_peak : r->rl.mem_peak;
-	r->rep.have_pids = u.have_pids;
-	r->rep.max_pids = u.pids_peak > r->rl.pids_peak ? u.pids_peak : r->rl.pids_peak;
-	r->rep.oom_kills = u.oom_kills;
-	r->rep.pids_max_hits = u.pids_max_hits;
+	wd_report_usage(&r->rep, &u);
+	/* the peaks warden sampled itself, where the cgroup keeps none higher */
+	if (r->rl.mem_peak > r->rep.peak_memory)
+		r->rep.peak_memory = r->rl.mem_peak;
+	if (r->rl.pids_peak > r->rep.max_pids)
+		r->rep.max_pids = r->rl.pids_peak;
 	r->rep.n_limits = 0;
 	r->fork_read = r->sandbox_added && !wd_backend_fork(r->be, r->cg.id, &r->fork);
 	for (int k = 0; k < WD_LIMIT_NR && r->rep.n_limits < WD_REPORT_LIMITS; k++) {
