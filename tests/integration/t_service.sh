@@ -207,6 +207,10 @@ test_status_carries_versions_kernel_cgroups_sandboxes_and_rings() {
 		case $s in *"$f"*) ;; *) fail "status has no $f: $s" ;; esac
 	done
 	ctl "{\"op\":\"kill\",\"sandbox\":\"$sb\"}" > /dev/null
+	# its supervisor ends the sandbox and removes it: waited for, so stopping wardend (whose
+	# supervisors die with it) leaves nothing half-removed
+	timeout 60 "$BIN/wd-try" wait-exit "$(record_field "$reply" supervisor)" > /dev/null ||
+		fail "the killed run's supervisor did not end"
 	stop_daemon
 }
 
