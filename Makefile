@@ -76,6 +76,8 @@ HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 HELPERS += $(OUT)/tests/helpers/wd-rate
 # a streamed run through wardend, as a harness reads it (t_daemon.sh)
 HELPERS += $(OUT)/tests/helpers/wd-stream
+# the C client example of docs/control.md (t_examples.sh runs it)
+HELPERS += $(OUT)/examples/harness
 
 .PHONY: all
 all: $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper $(HELPERS)
@@ -169,6 +171,10 @@ $(OUT)/tests/helpers/wd-schemack: $(OUT)/tests/helpers/wd-schemack.o
 $(OUT)/tests/helpers/wd-lsm-check: $(OUT)/tests/helpers/wd-lsm-check.o $(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(OUT)/examples/harness: $(OUT)/examples/harness.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ -lcjson -lcrypto
 
 $(OUT)/tests/helpers/wd-stream: $(OUT)/tests/helpers/wd-stream.o
 	$(call msg,LD,$@)

@@ -154,3 +154,43 @@ stop_daemon() {
 	kill -TERM "$daemon" 2>/dev/null || true
 	wait "$daemon" 2>/dev/null || true
 }
+
+# The client examples (t_examples.sh, t_examples_host.sh), run against a wardend of the test's.
+# harness_policy: a policy that holds deletes under $T/app
+harness_policy() {
+	mkdir -p "$T/app/src"
+	echo a > "$T/app/src/a"
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s"],"protect":[{"path":"%s/app","ops":["delete"],"action":"hold"}]}}\n' \
+		"$T" "$T" "$LOADER" "$T" > "$T/p.json"
+}
+
+# harness_approves HARNESS...: the harness runs rm -rf under the protected tree, approving
+harness_approves() {
+	local rc=0
+	start_daemon "$T/d.log"
+	harness_policy
+	APPROVE=y timeout 120 "$@" "$WARDEN_RUN_DIR/control.sock" \
+		"$T/p.json" -- sh -c "echo before; rm -rf $T/app; echo rm=\$?; exit 3" \
+		> "$T/out" 2> "$T/err" || rc=$?
+	expect_eq "harness exit (the command's)" "$rc" 3
+	expect_eq "the command's output, streamed" "$(cat "$T/out")" "before
+rm=0"
+	# one hold for each of rm -rf's three deletes (a, src, app): each approved once
+	expect_line "$T/err" "harness: completed, exit 3, 0 denied, 3 held"
+	[ ! -e "$T/app" ] || fail "the approved rm -rf left $T/app"
+	stop_daemon
+}
+
+# harness_denies HARNESS...: the same, denying
+harness_denies() {
+	local rc=0
+	start_daemon "$T/d.log"
+	harness_policy
+	APPROVE=n timeout 120 "$@" "$WARDEN_RUN_DIR/control.sock" \
+		"$T/p.json" -- sh -c "rm -rf $T/app; echo rm=\$?" > "$T/out" 2> "$T/err" || rc=$?
+	expect_eq "harness exit" "$rc" 0
+	case $(cat "$T/out") in rm=0) fail "rm says it deleted a denied tree" ;; esac
+	[ -e "$T/app/src/a" ] || fail "a denied delete ran"
+	expect_line "$T/err" "harness: completed"
+	stop_daemon
+}
