@@ -338,6 +338,7 @@ int main(int argc, char **argv)
 		return query(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "peer"))
 		return peer(argv[2]);
-	fprintf(stderr, "usage: wd-dns serve ADDR PORT TTL NAME=ADDR... | query udp|udpu|tcp SERVER[#PORT] NAME [A|AAAA] | peer SERVER\n");
+	fprintf(stderr, "usage: wd-dns serve ADDR PORT TTL NAME=ADDR... |\n"
+			"              query udp|udpu|tcp SERVER[#PORT] NAME [A|AAAA] | peer SERVER\n");
 	return 2;
 }
