@@ -7,31 +7,14 @@
 WHERE=any
 BACKENDS="bpf-lsm landlock"
 
-# The test network: h1 (10.199.1.2: DNS server, TCP echo) behind a pair whose host end,
-# 10.199.1.1, is one of the host's own addresses (a host-side server listens there).
+# The test network (lib.sh, testnet_up): h1 (10.199.1.2: DNS server, TCP echo) behind a pair
+# whose host end, 10.199.1.1, is one of the host's own addresses (a host-side server listens
+# there), its default route back via the host.
 net_up() {
-	command -v ip > /dev/null || skip "no ip(8) to make the test network"
-	NS1=wdm1-$BASHPID V1=wdmv1-$BASHPID
-	PIDS=
-	trap net_down EXIT
-	ip netns add "$NS1" || skip "cannot make network namespaces"
-	ip link add "$V1" type veth peer name eth0 netns "$NS1" ||
-		skip "cannot make a veth pair (no veth module?)"
-	ip addr add 10.199.1.1/24 dev "$V1" && ip link set "$V1" up || fail "host end"
-	ip -n "$NS1" addr add 10.199.1.2/24 dev eth0 && ip -n "$NS1" link set eth0 up &&
-		ip -n "$NS1" link set lo up && ip -n "$NS1" route add default via 10.199.1.1 ||
-		fail "test host end"
+	testnet_up wdm
+	ip -n "$NS1" route add default via 10.199.1.1 || fail "test host's route"
 	echo "nameserver 10.199.1.2" > "$T/resolv.conf"
 	export WARDEN_DNS_RESOLV=$T/resolv.conf
-}
-
-net_down() {
-	local p
-	set +e
-	for p in $PIDS; do kill "$p" 2> /dev/null; wait "$p" 2> /dev/null; done
-	ip link del "$V1" 2> /dev/null
-	ip netns del "$NS1" 2> /dev/null
-	true
 }
 
 # start NS|- CMD...: a server in namespace NS (or on the host), ready on return.
