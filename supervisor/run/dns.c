@@ -143,7 +143,8 @@ int wd_run_dns_start(struct run_dns **out, const struct wd_policy *p, struct wd_
 	*out = NULL;
 	if (!rs->net_on || !rs->n_net_names)
 		return 0;
-	if (rs->ns[WD_NS_NET] == WD_NS_NONE || (rs->ns[WD_NS_NET] == WD_NS_VETH && !veth->host_if[0])) {
+	if (rs->ns[WD_NS_NET] == WD_NS_NONE ||
+	    (rs->ns[WD_NS_NET] == WD_NS_VETH && !veth->host_if[0])) {
 		log_warnx("/namespaces/net: names in net rules need namespaces.net \"host\" or "
 			  "\"veth\" (with \"none\" nothing reaches the forwarder)");
 		return -EOPNOTSUPP;
