@@ -339,6 +339,6 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "peer"))
 		return peer(argv[2]);
 	fprintf(stderr, "usage: wd-dns serve ADDR PORT TTL NAME=ADDR... |\n"
-			"              query udp|udpu|tcp SERVER[#PORT] NAME [A|AAAA] | peer SERVER\n");
+			"       query udp|udpu|tcp SERVER[#PORT] NAME [A|AAAA] | peer SERVER\n");
 	return 2;
 }
