@@ -108,6 +108,25 @@ static bool peer_ok(const struct sockaddr_storage *peer, const struct sockaddr_s
 	return !err && cg == d->st->sandbox_id;
 }
 
+/*
+ * On loopback the querier check needs sock_diag (inet_diag, tcp_diag, udp_diag): look the
+ * forwarder's own sockets up once, so a host without it is told at start, not by every query
+ * going unanswered.
+ */
+static int sock_diag_works(const struct sockaddr_in *local)
+{
+	const struct sockaddr_in any = { .sin_family = AF_INET };
+	uint64_t cg;
+	int err = wd_net_sock_cgroup(false, local, &any, &cg);
+
+	err = err ?: wd_net_sock_cgroup(true, local, &any, &cg);
+	if (err)
+		log_warnx("dns: cannot look sockets up through sock_diag (%s): the forwarder could "
+			  "not tell its sandbox's queries from others' (load inet_diag, tcp_diag "
+			  "and udp_diag)", strerror(-err));
+	return err ? -EOPNOTSUPP : 0;
+}
+
 static int upstreams(struct wd_dns_config *c)
 {
 	const char *path = getenv("WARDEN_DNS_RESOLV");
@@ -181,6 +200,12 @@ int wd_run_dns_start(struct run_dns **out, const struct wd_policy *p, struct wd_
 	}
 	wd_dns_local(d->dns, &ss, &len);
 	sin = (struct sockaddr_in *)&ss;
+	err = d->sandbox4 ? 0 : sock_diag_works(sin);
+	if (err) {
+		wd_dns_free(d->dns);
+		free(d);
+		return err;
+	}
 	rs->dns4 = sin->sin_addr.s_addr;
 	rs->dns_port = sin->sin_port;
 	rs->dns_peer4 = peer_of(&c);

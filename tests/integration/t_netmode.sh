@@ -34,7 +34,8 @@ start() {
 
 dns_up() {
 	net_up
-	start "$NS1" "$BIN/wd-dns" serve 10.199.1.2 53 60 api.test=10.199.1.2 evil.test=10.199.1.2
+	start "$NS1" "$BIN/wd-dns" serve 10.199.1.2 53 60 api.test=10.199.1.2 evil.test=10.199.1.2 \
+		own.test=10.199.1.3
 	start "$NS1" "$BIN/wd-net" serve tcp 10.199.1.2 80
 }
 
@@ -217,18 +218,20 @@ test_an_opened_name_is_reached_through_the_host_routing_for_the_pair() {
 	expect_eq "after the query, through the host" "$(tail -1 "$T/a.out")" ok
 }
 
-# forwarder_attack MODE: sandbox A (names, namespaces.net MODE) learns its forwarder's address;
-# a host process and a second sandbox B allowed to reach that address ask it for A's name;
-# neither gets an answer, and the name's address stays closed in A.
+# forwarder_attack MODE: sandbox A (names, namespaces.net MODE) learns its forwarder's address
+# and is answered itself (own.test); a host process and a second sandbox B allowed to reach that
+# address ask it for A's other name; neither gets an answer, and that name's address stays
+# closed in A.
 forwarder_attack() {
 	local fwd host out
 	dns_up
-	netmode_policy "$T/a.json" "$1" '{"default":"deny","allow":["tcp:api.test:80"]}'
+	netmode_policy "$T/a.json" "$1" '{"default":"deny","allow":["tcp:api.test:80","tcp:own.test:80"]}'
 	mkfifo "$T/go"
-	in_bg a "$T/a.json" "$BIN/wd-dns peer 10.199.1.2; echo ready; read x < $T/go
-		$BIN/wd-net connect tcp 10.199.1.2 80"
+	in_bg a "$T/a.json" "$BIN/wd-dns peer 10.199.1.2; $BIN/wd-dns query udp 10.199.1.2 own.test
+		echo ready; read x < $T/go; $BIN/wd-net connect tcp 10.199.1.2 80"
 	wait_out a ready "$bg"
 	first=$bg
+	expect_eq "A's own query" "$(sed -n 2p "$T/a.out")" 10.199.1.3
 	fwd=$(head -1 "$T/a.out")
 	host=${fwd%:*}
 	case $fwd in *:[0-9]*) ;; *) fail "no forwarder address: '$fwd'" ;; esac
@@ -248,8 +251,9 @@ forwarder_attack() {
 	# nothing was opened in A: its connect to the name's address is still refused
 	echo go > "$T/go"
 	wait "$first" || true
-	expect_eq "A's connect after the attacks" "$(sed -n 3p "$T/a.out")" EPERM
-	! grep -q '"type":"dns"' "$T/a.audit" || fail "A's forwarder took a query: $(grep dns "$T/a.audit")"
+	expect_eq "A's connect after the attacks" "$(sed -n 4p "$T/a.out")" EPERM
+	! grep '"type":"dns"' "$T/a.audit" | grep -q '"name":"api.test"' ||
+		fail "A's forwarder took a query for api.test: $(grep dns "$T/a.audit")"
 }
 
 test_the_loopback_forwarder_answers_only_its_sandbox() {
