@@ -296,8 +296,10 @@ const struct wd_capability wd_capabilities[] = {
 	  "net with loopback only",
 	  YES("set up before the child joins the sandbox cgroup, whose LSM programs refuse mounts"),
 	  YES("set up before Landlock and seccomp, which refuse mounts and setns") },
-	{ "setup.net-veth", "namespaces.net veth: a veth pair to the host", NO("not yet"),
-	  NO("not yet") },
+	{ "setup.net-veth", "namespaces.net veth: own network with a veth pair to the host "
+	  "(10.243.0.0/16, a /30 each, routing only), removed when the sandbox ends",
+	  YES("libnl in the supervisor before the child joins; net rules still apply"),
+	  YES("libnl in the supervisor before the child joins; net rules still apply") },
 	/* Network rules: the cgroup socket programs (bpf/wd_net.bpf.c), the same on both */
 	{ "net.egress", "net.allow / net.deny by address block, protocol and port; deny beats "
 	  "allow; IPv4-mapped IPv6 decided as IPv4; EPERM and one net record",

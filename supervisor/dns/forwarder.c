@@ -629,6 +629,15 @@ out_clear:
 
 /* ---- the sandbox's sockets ------------------------------------------------------------------ */
 
+/* Only the queriers the caller's peer_ok takes are answered, or read at all. */
+static bool peer_answered(struct wd_dns *d, const struct sockaddr_storage *peer, bool tcp)
+{
+	if (!d->c.peer_ok || d->c.peer_ok(peer, &d->local, tcp, d->c.arg))
+		return true;
+	d->st.foreign++;
+	return false;
+}
+
 static void udp_in(struct wd_dns *d, uint64_t now)
 {
 	for (int i = 0; i < HANDLE_BATCH; i++) {
@@ -641,6 +650,8 @@ static void udp_in(struct wd_dns *d, uint64_t now)
 			continue;
 		if (n < 0)
 			return;
+		if (!peer_answered(d, &peer, false))
+			continue;
 		if ((size_t)n > WD_DNS_QUERY_MAX) {
 			d->st.queries++;
 			d->st.oversize++;
@@ -653,13 +664,20 @@ static void udp_in(struct wd_dns *d, uint64_t now)
 static void tcp_accept(struct wd_dns *d, uint64_t now)
 {
 	for (int i = 0; i < HANDLE_BATCH; i++) {
-		int fd = accept4(d->tcp.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct sockaddr_storage peer;
+		socklen_t plen = sizeof(peer);
+		int fd = accept4(d->tcp.fd, (struct sockaddr *)&peer, &plen,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct client *cl = NULL;
 
 		if (fd < 0 && errno == EINTR)
 			continue;
 		if (fd < 0)
 			return;
+		if (!peer_answered(d, &peer, true)) {
+			close(fd);
+			continue;
+		}
 		for (size_t j = 0; j < d->c.max_tcp_clients; j++) {
 			if (d->clients[j].ep.fd < 0) {
 				cl = &d->clients[j];
@@ -819,7 +837,7 @@ int wd_dns_timeout(const struct wd_dns *d, uint64_t now_ms)
 
 /* ---- set-up -------------------------------------------------------------------------------- */
 
-static int bind_one(int type, const struct sockaddr_storage *ss, int *fdp)
+static int bind_one(int type, const struct sockaddr_storage *ss, const char *dev, int *fdp)
 {
 	int fd = socket(ss->ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
 
@@ -827,7 +845,8 @@ static int bind_one(int type, const struct sockaddr_storage *ss, int *fdp)
 		return -errno;
 	if (type == SOCK_STREAM)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (const struct sockaddr *)ss, addr_len(ss)) ||
+	if ((dev[0] && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, (socklen_t)strlen(dev))) ||
+	    bind(fd, (const struct sockaddr *)ss, addr_len(ss)) ||
 	    (type == SOCK_STREAM && listen(fd, 64))) {
 		int err = -errno;
 
@@ -852,14 +871,14 @@ static int bind_listen(struct wd_dns *d)
 		socklen_t len = sizeof(ss);
 
 		ss = d->c.listen;
-		err = bind_one(SOCK_DGRAM, &ss, &d->udp.fd);
+		err = bind_one(SOCK_DGRAM, &ss, d->c.bind_dev, &d->udp.fd);
 		if (err)
 			break;
 		if (getsockname(d->udp.fd, (struct sockaddr *)&ss, &len)) {
 			err = -errno;
 			break;
 		}
-		err = bind_one(SOCK_STREAM, &ss, &d->tcp.fd);
+		err = bind_one(SOCK_STREAM, &ss, d->c.bind_dev, &d->tcp.fd);
 		if (!err || err != -EADDRINUSE || get_port(&d->c.listen) != 0)
 			break;
 		ep_close(&d->udp); /* that UDP port's TCP twin is taken: another port */

@@ -50,6 +50,14 @@ struct wd_dns_event {
 
 typedef void (*wd_dns_event_fn)(const struct wd_dns_event *ev, void *arg);
 
+/*
+ * Is the querier at @peer (UDP: the datagram's source; TCP: the connection's far end) one the
+ * forwarder answers? @local is the forwarder's own address, @tcp the protocol. False: the
+ * datagram is dropped, the connection closed, unanswered (counted in `foreign`).
+ */
+typedef bool (*wd_dns_peer_fn)(const struct sockaddr_storage *peer,
+			       const struct sockaddr_storage *local, bool tcp, void *arg);
+
 struct wd_dns_config {
 	/*
 	 * Where the sandbox's queries arrive: bound sockets (a UDP and a TCP one, made in the
@@ -59,6 +67,7 @@ struct wd_dns_config {
 	int udp_fd, tcp_fd;
 	struct sockaddr_storage listen;
 	socklen_t listen_len;
+	char bind_dev[16]; /* "" or an interface @listen's sockets are bound to (SO_BINDTODEVICE) */
 	struct sockaddr_storage upstream[WD_DNS_UPSTREAM_MAX]; /* port included */
 	size_t n_upstream;
 	/* the policy's net.allow and net.deny (either may be NULL), and net.default "allow" */
@@ -72,6 +81,7 @@ struct wd_dns_config {
 	unsigned int tcp_idle_ms;     /* a TCP client with nothing pending is closed after */
 	wd_dns_resolved_fn on_resolved;
 	wd_dns_event_fn on_event; /* may be NULL */
+	wd_dns_peer_fn peer_ok;	  /* may be NULL: every querier answered */
 	void *arg;
 };
 
@@ -99,6 +109,7 @@ struct wd_dns_stats {
 	uint64_t answered;	    /* upstream answers passed to the sandbox */
 	uint64_t truncated_to_sandbox; /* too big for its UDP: TC, so it asks over TCP */
 	uint64_t send_failed;	    /* replies the sandbox's socket did not take */
+	uint64_t foreign;	    /* queries and connections peer_ok refused: not answered */
 };
 
 struct wd_dns;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A sandbox's network rules into the maps (supervisor/net/entries.h), in the net/ room. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -14,9 +15,32 @@
 
 /*
  * What no rule names is closed on the host's network: loopback, 0.0.0.0 and the host's own
- * addresses. A sandbox with a network namespace of its own has its own loopback and none of
- * the host's addresses to reach, so nothing is closed for it beyond the rules.
+ * addresses. A sandbox with a network namespace of its own has its own loopback: with loopback
+ * only ("none") it has none of the host's addresses to reach, so nothing is closed for it
+ * beyond the rules; with a veth pair the host routes for it, so every host address (the pair's
+ * host end too, made before this runs) stays closed, but not its own loopback.
  */
+/* Is @b on loopback (127.0.0.0/8, ::1)? In a namespace of its own, the sandbox's own. */
+static bool on_loopback(const struct wd_net_block *b)
+{
+	static const unsigned char one6[16] = { [15] = 1 };
+
+	if (b->family == AF_INET)
+		return b->addr[0] == 127;
+	return b->family == AF_INET6 && !memcmp(b->addr, one6, 16);
+}
+
+/* Drop the loopback blocks of @v (the host's lo carries 127.0.0.1 and ::1). */
+static size_t drop_loopback(struct wd_net_block *v, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!on_loopback(&v[i]))
+			v[k++] = v[i];
+	return k;
+}
+
 static int host_blocks(const struct wd_ruleset *rs, struct wd_net_block **out, size_t *n)
 {
 	struct wd_net_block lo[4], *v = NULL, *more;
@@ -25,13 +49,17 @@ static int host_blocks(const struct wd_ruleset *rs, struct wd_net_block **out, s
 
 	*out = NULL;
 	*n = 0;
-	if (rs->ns[WD_NS_NET] != WD_NS_HOST)
+	if (rs->ns[WD_NS_NET] == WD_NS_NONE)
 		return 0;
 	err = wd_net_host_blocks(&v, &k);
 	if (err)
 		return err;
-	nlo = wd_net_loopback_blocks(lo, 4);
-	more = realloc(v, (k + nlo) * sizeof(*v));
+	nlo = 0;
+	if (rs->ns[WD_NS_NET] == WD_NS_HOST)
+		nlo = wd_net_loopback_blocks(lo, 4);
+	else
+		k = drop_loopback(v, k);
+	more = realloc(v, (k + nlo + 1) * sizeof(*v));
 	if (!more) {
 		free(v);
 		return -ENOMEM;

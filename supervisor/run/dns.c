@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "supervisor/net/peer.h"
 #include "supervisor/run/dns.h"
 #include "supervisor/util/log.h"
 
@@ -83,6 +84,49 @@ static void on_event(const struct wd_dns_event *ev, void *arg)
 						    &a));
 }
 
+/*
+ * Only the sandbox's own sockets are answered. Over a veth pair the forwarder's sockets are
+ * bound to the pair's host end, so what reaches them came through the pair, from the sandbox's
+ * namespace: from its address. On loopback every host process could send: the querier's socket
+ * is looked up (sock_diag) and must be in the sandbox's cgroup.
+ */
+static bool peer_ok(const struct sockaddr_storage *peer, const struct sockaddr_storage *local,
+		    bool tcp, void *arg)
+{
+	const struct sockaddr_in *pin = (const struct sockaddr_in *)peer;
+	struct run_dns *d = arg;
+	uint64_t cg = 0;
+	int err;
+
+	if (peer->ss_family != AF_INET || local->ss_family != AF_INET)
+		return false;
+	if (d->sandbox4)
+		return pin->sin_addr.s_addr == d->sandbox4;
+	err = wd_net_sock_cgroup(tcp, pin, (const struct sockaddr_in *)local, &cg);
+	if (err && err != -ENOENT)
+		log_warnx("dns: cannot tell whose socket asked: %s", strerror(-err));
+	return !err && cg == d->st->sandbox_id;
+}
+
+/*
+ * On loopback the querier check needs sock_diag (inet_diag, tcp_diag, udp_diag): look the
+ * forwarder's own sockets up once, so a host without it is told at start, not by every query
+ * going unanswered.
+ */
+static int sock_diag_works(const struct sockaddr_in *local)
+{
+	const struct sockaddr_in any = { .sin_family = AF_INET };
+	uint64_t cg;
+	int err = wd_net_sock_cgroup(false, local, &any, &cg);
+
+	err = err ?: wd_net_sock_cgroup(true, local, &any, &cg);
+	if (err)
+		log_warnx("dns: cannot look sockets up through sock_diag (%s): the forwarder could "
+			  "not tell its sandbox's queries from others' (load inet_diag, tcp_diag "
+			  "and udp_diag)", strerror(-err));
+	return err ? -EOPNOTSUPP : 0;
+}
+
 static int upstreams(struct wd_dns_config *c)
 {
 	const char *path = getenv("WARDEN_DNS_RESOLV");
@@ -106,7 +150,7 @@ static __u32 peer_of(const struct wd_dns_config *c)
 }
 
 int wd_run_dns_start(struct run_dns **out, const struct wd_policy *p, struct wd_ruleset *rs,
-		     struct run_state *st)
+		     struct run_state *st, const struct wd_veth *veth)
 {
 	struct sockaddr_in *sin;
 	struct sockaddr_storage ss;
@@ -118,8 +162,10 @@ int wd_run_dns_start(struct run_dns **out, const struct wd_policy *p, struct wd_
 	*out = NULL;
 	if (!rs->net_on || !rs->n_net_names)
 		return 0;
-	if (rs->ns[WD_NS_NET] != WD_NS_HOST) {
-		log_warnx("dns: names in net rules need namespaces.net \"host\"");
+	if (rs->ns[WD_NS_NET] == WD_NS_NONE ||
+	    (rs->ns[WD_NS_NET] == WD_NS_VETH && !veth->host_if[0])) {
+		log_warnx("/namespaces/net: names in net rules need namespaces.net \"host\" or "
+			  "\"veth\" (with \"none\" nothing reaches the forwarder)");
 		return -EOPNOTSUPP;
 	}
 	d = calloc(1, sizeof(*d));
@@ -133,12 +179,18 @@ int wd_run_dns_start(struct run_dns **out, const struct wd_policy *p, struct wd_
 	memset(&c.listen, 0, sizeof(c.listen));
 	sin->sin_family = AF_INET;
 	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (veth->host_if[0]) {
+		sin->sin_addr.s_addr = veth->host4;
+		snprintf(c.bind_dev, sizeof(c.bind_dev), "%s", veth->host_if);
+		d->sandbox4 = veth->sandbox4;
+	}
 	c.listen_len = sizeof(*sin);
 	c.allow = &p->net_allow;
 	c.deny = &p->net_deny;
 	c.default_allow = p->net_default == WD_ACTION_ALLOW;
 	c.on_resolved = on_resolved;
 	c.on_event = on_event;
+	c.peer_ok = peer_ok;
 	c.arg = d;
 	err = upstreams(&c);
 	err = err ?: wd_dns_new(&c, &d->dns);
@@ -148,6 +200,12 @@ int wd_run_dns_start(struct run_dns **out, const struct wd_policy *p, struct wd_
 	}
 	wd_dns_local(d->dns, &ss, &len);
 	sin = (struct sockaddr_in *)&ss;
+	err = d->sandbox4 ? 0 : sock_diag_works(sin);
+	if (err) {
+		wd_dns_free(d->dns);
+		free(d);
+		return err;
+	}
 	rs->dns4 = sin->sin_addr.s_addr;
 	rs->dns_port = sin->sin_port;
 	rs->dns_peer4 = peer_of(&c);

@@ -262,7 +262,7 @@ static int confine(struct run *r)
 		r->rep.error = "the audit file could not be made (see warden's messages)";
 		return -EIO;
 	}
-	err = wd_run_dns_start(&r->dns, &r->pol, &r->rs, &r->st);
+	err = wd_run_dns_start(&r->dns, &r->pol, &r->rs, &r->st, &r->setup.veth);
 	if (err) {
 		r->rep.error = "the sandbox's DNS forwarder could not start (see warden's messages)";
 		return err;

@@ -311,17 +311,21 @@ int wd_setup_prepare(struct wd_setup *s, const struct wd_ruleset *rs, char *why,
 			return -EINVAL;
 		}
 	}
-	if (rs->ns[WD_NS_NET] == WD_NS_VETH) {
-		snprintf(why, whysz,
-			 "/namespaces/net: \"veth\" is not enforced by this warden yet");
-		return -EOPNOTSUPP;
-	}
-	if (rs->ns[WD_NS_NET] == WD_NS_NONE) {
+	if (rs->ns[WD_NS_NET] == WD_NS_NONE || rs->ns[WD_NS_NET] == WD_NS_VETH) {
 		err = make_netns(&s->netns_fd);
 		if (err) {
 			snprintf(why, whysz,
 				 "/namespaces/net: cannot make a network namespace with "
 				 "loopback: %s",
+				 strerror(-err));
+			return err;
+		}
+	}
+	if (rs->ns[WD_NS_NET] == WD_NS_VETH) {
+		/* the supervisor's pid: unique among the supervisors running now */
+		err = wd_veth_make(&s->veth, s->netns_fd, (uint32_t)getpid());
+		if (err) {
+			snprintf(why, whysz, "/namespaces/net: cannot make the veth pair: %s",
 				 strerror(-err));
 			return err;
 		}
@@ -341,6 +345,7 @@ void wd_setup_release(struct wd_setup *s)
 		free(s->envp[i]);
 	free(s->envp);
 	free(s->groups);
+	wd_veth_remove(&s->veth);
 	if (s->netns_fd >= 0)
 		close(s->netns_fd);
 	memset(s, 0, sizeof(*s));

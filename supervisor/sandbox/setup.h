@@ -2,7 +2,8 @@
 /*
  * Process set-up from the policy: the command's environment (env), who it runs as (user) and what
  * it sees (namespaces: a private mount namespace with a private /tmp and read-only binds, its own
- * pid namespace and /proc, ipc, uts named after the sandbox, a network with loopback only).
+ * pid namespace and /proc, ipc, uts named after the sandbox, a network with loopback only or
+ * with a veth pair to the host).
  * Everything that allocates, looks a name up or talks netlink happens in the parent
  * (wd_setup_prepare); the child, between clone3 and execve, only makes system calls.
  */
@@ -16,6 +17,7 @@
 
 #include "policy/compile.h"
 #include "supervisor/sandbox/caps.h"
+#include "supervisor/sandbox/veth.h"
 
 struct wd_setup {
 	char **envp; /* the command's environment, always built (never warden's own) */
@@ -32,6 +34,7 @@ struct wd_setup {
 	size_t n_bind_ro;
 	char hostname[64]; /* for a private uts namespace */
 	int netns_fd;	   /* a network with loopback up, made by warden; -1: the host's */
+	struct wd_veth veth; /* namespaces.net "veth": its pair to the host (host_if "": none) */
 	struct wd_caps_plan caps; /* policy "caps": what the command keeps (nothing by default) */
 };
 

@@ -7,7 +7,11 @@
  *   wd-dns query udp|udpu|tcp SERVER NAME [TYPE] ask SERVER:53 (TYPE A or AAAA); print the
  *                                               addresses, one per line, or the rcode's name;
  *                                               udpu: unconnected (sendto), and the reply must
- *                                               come from SERVER:53 ("SOURCE addr" if not)
+ *                                               come from SERVER:53 ("SOURCE addr" if not);
+ *                                               SERVER#PORT asks that port instead
+ *   wd-dns peer SERVER                          connect a UDP socket to SERVER:53 and print
+ *                                               the peer the kernel gave it ("ADDR:PORT"; in
+ *                                               a sandbox with names, its forwarder's)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -187,6 +191,41 @@ static int serve(int argc, char **argv)
 	}
 }
 
+/* SERVER or SERVER#PORT (port 53 unless given). */
+static int server_of(const char *arg, struct sockaddr_storage *ss, socklen_t *len)
+{
+	char addr[INET6_ADDRSTRLEN + 8];
+	const char *hash = strchr(arg, '#');
+	int port = 53;
+
+	snprintf(addr, sizeof(addr), "%s", arg);
+	if (hash) {
+		addr[hash - arg] = 0;
+		port = atoi(hash + 1);
+	}
+	return sa_of(addr, port, ss, len);
+}
+
+static int peer(const char *server)
+{
+	struct sockaddr_storage ss, p;
+	socklen_t len, pl = sizeof(p);
+	char a[INET6_ADDRSTRLEN] = "";
+	int fd;
+
+	if (server_of(server, &ss, &len) || ss.ss_family != AF_INET)
+		return 2;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len) ||
+	    getpeername(fd, (struct sockaddr *)&p, &pl)) {
+		printf("%s\n", strerrorname_np(errno));
+		return 1;
+	}
+	inet_ntop(AF_INET, &((struct sockaddr_in *)&p)->sin_addr, a, sizeof(a));
+	printf("%s:%u\n", a, ntohs(((struct sockaddr_in *)&p)->sin_port));
+	return 0;
+}
+
 static int query(int argc, char **argv)
 {
 	bool tcp = !strcmp(argv[2], "tcp"), unconnected = !strcmp(argv[2], "udpu");
@@ -200,7 +239,7 @@ static int query(int argc, char **argv)
 	ssize_t k;
 	int fd;
 
-	if (sa_of(argv[3], 53, &ss, &len))
+	if (server_of(argv[3], &ss, &len))
 		return 2;
 	if (ldns_pkt_query_new_frm_str(&q, argv[4], type, LDNS_RR_CLASS_IN, LDNS_RD) !=
 	    LDNS_STATUS_OK)
@@ -297,6 +336,9 @@ int main(int argc, char **argv)
 		return serve(argc, argv);
 	if (argc >= 5 && !strcmp(argv[1], "query"))
 		return query(argc, argv);
-	fprintf(stderr, "usage: wd-dns serve ADDR PORT TTL NAME=ADDR... | query udp|udpu|tcp SERVER NAME [A|AAAA]\n");
+	if (argc == 3 && !strcmp(argv[1], "peer"))
+		return peer(argv[2]);
+	fprintf(stderr, "usage: wd-dns serve ADDR PORT TTL NAME=ADDR... |\n"
+			"       query udp|udpu|tcp SERVER[#PORT] NAME [A|AAAA] | peer SERVER\n");
 	return 2;
 }

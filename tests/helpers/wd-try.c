@@ -29,6 +29,8 @@
  *   wd-try env                print the environment, one variable a line
  *   wd-try hostname           print the host name (uname)
  *   wd-try ifaces             print each network interface as "NAME up" or "NAME down"
+ *   wd-try addrs              print each IPv4 address as "NAME ADDR/PREFIX"; then the
+ *                             default route's gateway as "via ADDR" (from /proc/net/route)
  *   wd-try connect ADDR PORT  TCP connect to an IPv4 address
  *   wd-try listen ADDR PORT   listen there (PORT 0: any), print "listening PORT", accept and
  *                             close until killed
@@ -70,6 +72,7 @@
 #include <sys/stat.h>
 #include <arpa/inet.h>
 #include <grp.h>
+#include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
@@ -412,6 +415,39 @@ static int ifaces(void)
 	return 0;
 }
 
+static int addrs(void)
+{
+	struct ifaddrs *ifa, *i;
+	char line[256], ifn[IF_NAMESIZE + 1];
+	unsigned int dst, gw;
+	FILE *f;
+
+	if (getifaddrs(&ifa))
+		return 1;
+	for (i = ifa; i; i = i->ifa_next) {
+		char a[INET_ADDRSTRLEN];
+		uint32_t m;
+
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
+			continue;
+		inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, a, sizeof(a));
+		m = ntohl(((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr);
+		printf("%s %s/%d\n", i->ifa_name, a, __builtin_popcount(m));
+	}
+	freeifaddrs(ifa);
+	f = fopen("/proc/net/route", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%16s %x %x", ifn, &dst, &gw) == 3 && dst == 0 && gw) {
+			struct in_addr g = { gw };
+
+			printf("via %s\n", inet_ntoa(g));
+		}
+	}
+	if (f)
+		fclose(f);
+	return 0;
+}
+
 static int tcp_socket(const char *addr, const char *port, struct sockaddr_in *sa)
 {
 	memset(sa, 0, sizeof(*sa));
@@ -721,6 +757,8 @@ int main(int argc, char **argv)
 		return print_hostname();
 	if (argc >= 2 && strcmp(argv[1], "ifaces") == 0)
 		return ifaces();
+	if (argc == 2 && strcmp(argv[1], "addrs") == 0)
+		return addrs();
 	if (argc >= 4 && strcmp(argv[1], "connect") == 0)
 		return tcp_connect(argv[2], argv[3]);
 	if (argc >= 4 && strcmp(argv[1], "listen") == 0)

@@ -194,3 +194,37 @@ harness_denies() {
 	expect_line "$T/err" "harness: completed"
 	stop_daemon
 }
+
+# testnet_up PREFIX: the network tests' test network (t_net.sh, t_dns.sh): test hosts h1
+# (10.199.1.2, fd99:1::2) and h2 (10.199.2.2) in namespaces $NS1 and $NS2 (PREFIX1-..., PREFIX2-...)
+# behind veth pairs $V1 and $V2 whose host ends (10.199.1.1, fd99:1::1, 10.199.2.1) are host
+# addresses. Servers started later add their pids to $PIDS; testnet_down (on EXIT) kills them and
+# removes the pairs and namespaces.
+testnet_up() {
+	command -v ip > /dev/null || skip "no ip(8) to make the test network"
+	NS1=${1}1-$BASHPID NS2=${1}2-$BASHPID V1=${1}v1-$BASHPID V2=${1}v2-$BASHPID
+	PIDS=
+	trap testnet_down EXIT
+	ip netns add "$NS1" && ip netns add "$NS2" || skip "cannot make network namespaces"
+	ip link add "$V1" type veth peer name eth0 netns "$NS1" ||
+		skip "cannot make a veth pair (no veth module?)"
+	ip link add "$V2" type veth peer name eth0 netns "$NS2" || fail "second veth pair"
+	ip addr add 10.199.1.1/24 dev "$V1" && ip addr add 10.199.2.1/24 dev "$V2" &&
+		ip -6 addr add fd99:1::1/64 dev "$V1" nodad && ip link set "$V1" up &&
+		ip link set "$V2" up || fail "host ends"
+	ip -n "$NS1" addr add 10.199.1.2/24 dev eth0 && ip -n "$NS1" -6 addr add fd99:1::2/64 \
+		dev eth0 nodad && ip -n "$NS1" link set eth0 up && ip -n "$NS1" link set lo up &&
+		ip -n "$NS2" addr add 10.199.2.2/24 dev eth0 && ip -n "$NS2" link set eth0 up ||
+		fail "test host ends"
+}
+
+testnet_down() {
+	local p
+	set +e
+	for p in $PIDS; do kill "$p" 2> /dev/null; wait "$p" 2> /dev/null; done
+	ip link del "$V1" 2> /dev/null
+	ip link del "$V2" 2> /dev/null
+	ip netns del "$NS1" 2> /dev/null
+	ip netns del "$NS2" 2> /dev/null
+	true
+}

@@ -5,36 +5,12 @@
 # TTL plus the grace lapses. Cleans up (namespaces, links, servers) on every path.
 WHERE=any
 
-# The test network: h1 (10.199.1.2, fd99:1::2: DNS server and TCP echo) and h2 (10.199.2.2).
+# The test network (lib.sh, testnet_up): h1 (10.199.1.2, fd99:1::2: DNS server and TCP echo)
+# and h2 (10.199.2.2).
 net_up() {
-	command -v ip > /dev/null || skip "no ip(8) to make the test network"
-	NS1=wdd1-$BASHPID NS2=wdd2-$BASHPID V1=wddv1-$BASHPID V2=wddv2-$BASHPID
-	PIDS=
-	trap net_down EXIT
-	ip netns add "$NS1" && ip netns add "$NS2" || skip "cannot make network namespaces"
-	ip link add "$V1" type veth peer name eth0 netns "$NS1" ||
-		skip "cannot make a veth pair (no veth module?)"
-	ip link add "$V2" type veth peer name eth0 netns "$NS2" || fail "second veth pair"
-	ip addr add 10.199.1.1/24 dev "$V1" && ip addr add 10.199.2.1/24 dev "$V2" &&
-		ip -6 addr add fd99:1::1/64 dev "$V1" nodad && ip link set "$V1" up &&
-		ip link set "$V2" up || fail "host ends"
-	ip -n "$NS1" addr add 10.199.1.2/24 dev eth0 && ip -n "$NS1" -6 addr add fd99:1::2/64 \
-		dev eth0 nodad && ip -n "$NS1" link set eth0 up && ip -n "$NS1" link set lo up &&
-		ip -n "$NS2" addr add 10.199.2.2/24 dev eth0 && ip -n "$NS2" link set eth0 up ||
-		fail "test host ends"
+	testnet_up wdd
 	echo "nameserver 10.199.1.2" > "$T/resolv.conf"
 	export WARDEN_DNS_RESOLV=$T/resolv.conf
-}
-
-net_down() {
-	local p
-	set +e
-	for p in $PIDS; do kill "$p" 2> /dev/null; wait "$p" 2> /dev/null; done
-	ip link del "$V1" 2> /dev/null
-	ip link del "$V2" 2> /dev/null
-	ip netns del "$NS1" 2> /dev/null
-	ip netns del "$NS2" 2> /dev/null
-	true
 }
 
 # start NS CMD...: a server in namespace NS, ready on return.

@@ -5,35 +5,10 @@
 # one net record. Cleans up (namespaces, links, servers) on every path.
 WHERE=any
 
-# The test network: h1 (10.199.1.2, fd99:1::2) and h2 (10.199.2.2), each behind a veth pair
-# whose host end (10.199.1.1, 10.199.2.1) is one of the host's own addresses.
+# The test network (lib.sh, testnet_up): h1 (10.199.1.2, fd99:1::2) and h2 (10.199.2.2), each
+# behind a veth pair whose host end (10.199.1.1, 10.199.2.1) is one of the host's own addresses.
 net_up() {
-	command -v ip > /dev/null || skip "no ip(8) to make the test network"
-	NS1=wdn1-$BASHPID NS2=wdn2-$BASHPID V1=wdv1-$BASHPID V2=wdv2-$BASHPID
-	PIDS=
-	trap net_down EXIT
-	ip netns add "$NS1" && ip netns add "$NS2" || skip "cannot make network namespaces"
-	ip link add "$V1" type veth peer name eth0 netns "$NS1" ||
-		skip "cannot make a veth pair (no veth module?)"
-	ip link add "$V2" type veth peer name eth0 netns "$NS2" || fail "second veth pair"
-	ip addr add 10.199.1.1/24 dev "$V1" && ip addr add 10.199.2.1/24 dev "$V2" &&
-		ip -6 addr add fd99:1::1/64 dev "$V1" nodad && ip link set "$V1" up &&
-		ip link set "$V2" up || fail "host ends"
-	ip -n "$NS1" addr add 10.199.1.2/24 dev eth0 && ip -n "$NS1" -6 addr add fd99:1::2/64 \
-		dev eth0 nodad && ip -n "$NS1" link set eth0 up && ip -n "$NS1" link set lo up &&
-		ip -n "$NS2" addr add 10.199.2.2/24 dev eth0 && ip -n "$NS2" link set eth0 up ||
-		fail "test host ends"
-}
-
-net_down() {
-	local p
-	set +e
-	for p in $PIDS; do kill "$p" 2> /dev/null; wait "$p" 2> /dev/null; done
-	ip link del "$V1" 2> /dev/null
-	ip link del "$V2" 2> /dev/null
-	ip netns del "$NS1" 2> /dev/null
-	ip netns del "$NS2" 2> /dev/null
-	true
+	testnet_up wdn
 }
 
 # serve NS|- PROTO ADDR PORT: a server (in namespace NS, or on the host for -), ready on return.
@@ -169,7 +144,7 @@ test_raw_packet_ping_sockets() {
 	# ping sockets need the group in ping_group_range: open it to root's group for this test
 	# (global: the EXIT trap runs after this function has returned)
 	PING_RANGE=$(cat /proc/sys/net/ipv4/ping_group_range) || skip "no ping_group_range"
-	trap 'net_down; echo "$PING_RANGE" > /proc/sys/net/ipv4/ping_group_range' EXIT
+	trap 'testnet_down; echo "$PING_RANGE" > /proc/sys/net/ipv4/ping_group_range' EXIT
 	echo "0 0" > /proc/sys/net/ipv4/ping_group_range || skip "cannot open ping_group_range"
 	expect_eq "ping socket outside a sandbox" "$("$BIN/wd-net" socket ping)" ok
 	expect_net "ping socket without net.ping" "$(in_sandbox "$T/p.json" socket ping)" EPERM

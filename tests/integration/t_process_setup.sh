@@ -185,11 +185,3 @@ test_net_none() {
 	expect_eq "from the host" "$("$BIN/wd-try" connect 127.0.0.1 "$port")" ok
 }
 
-test_net_veth_refused() {
-	setup_policy "$T/p.json" '"namespaces":{"net":"veth"}'
-	rc=0
-	wrun --policy "$T/p.json" -- "$BIN/wd-try" write "$T/marker" > "$T/out" 2> "$T/err" || rc=$?
-	expect_eq "exit status" "$rc" 2
-	expect_line "$T/err" "/namespaces/net: namespaces.net \"veth\"" "not enforced by this warden yet"
-	[ ! -e "$T/marker" ] || fail "the command ran"
-}

@@ -69,6 +69,10 @@ struct fx {
 	struct wd_dns_event ev;
 	char ev_name[256];
 	size_t n_events;
+	bool foreign;		 /* peer_ok refuses every querier */
+	unsigned int peer_calls; /* how often it was asked, and of what */
+	bool peer_tcp;
+	struct sockaddr_in peer;
 };
 
 
@@ -360,6 +364,18 @@ static ldns_pkt *ask_udp(struct fx *f, const char *name, ldns_rr_type type)
 
 /* ---- fixture ---------------------------------------------------------------------------- */
 
+static bool peer_ok(const struct sockaddr_storage *peer, const struct sockaddr_storage *local,
+		    bool tcp, void *arg)
+{
+	struct fx *f = arg;
+
+	(void)local;
+	f->peer_calls++;
+	f->peer_tcp = tcp;
+	memcpy(&f->peer, peer, sizeof(f->peer));
+	return !f->foreign;
+}
+
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
@@ -401,6 +417,7 @@ static int setup(void **state)
 	f->c.deny = &f->deny;
 	f->c.on_resolved = on_resolved;
 	f->c.on_event = on_event;
+	f->c.peer_ok = peer_ok;
 	f->c.arg = f;
 	assert_int_equal(wd_dns_new(&f->c, &f->d), 0);
 	*state = f;
@@ -724,6 +741,56 @@ static void test_tcp_query(void **state)
 	close(fd);
 }
 
+/* A querier peer_ok refuses gets nothing, over either protocol, and nothing goes upstream. */
+static void test_foreign_querier_unanswered(void **state)
+{
+	struct fx *f = *state;
+	const struct wd_dns_stats *st = wd_dns_stats(f->d);
+	struct sockaddr_in me;
+	socklen_t ml = sizeof(me);
+	uint8_t *q, buf[64];
+	size_t len;
+	ssize_t n;
+	int fd;
+
+	f->rrs[0] = "api.example.com. 300 IN A 192.0.2.1";
+	f->n_rrs = 1;
+	f->foreign = true;
+	q = make_query("api.example.com.", LDNS_RR_TYPE_A, false, &len);
+	send_udp(f, q, len);
+	assert_true(pump(f, stat_at_least, &st->foreign));
+	assert_false(readable(f, &f->client));
+	/* it was asked about the datagram's source */
+	assert_int_equal(getsockname(f->client, (void *)&me, &ml), 0);
+	assert_int_equal(f->peer.sin_port, me.sin_port);
+	assert_false(f->peer_tcp);
+
+	fd = tcp_client(f);
+	ldns_write_uint16(buf, (uint16_t)len);
+	assert_int_equal(write(fd, buf, 2), 2);
+	assert_int_equal(write(fd, q, len), (ssize_t)len);
+	free(q);
+	assert_true(pump(f, readable, &fd));
+	/* closed unanswered (a reset: the query was never read) */
+	n = read(fd, buf, sizeof(buf));
+	assert_true(n == 0 || (n < 0 && errno == ECONNRESET));
+	close(fd);
+	assert_true(f->peer_tcp);
+	assert_int_equal(st->foreign, 2);
+	assert_int_equal(st->queries, 0);
+	assert_int_equal(f->n_seen, 0);
+	assert_int_equal(f->udp_queries + f->tcp_queries, 0);
+
+	/* the same query from a querier it takes is answered */
+	f->foreign = false;
+	{
+		ldns_pkt *p = ask_udp(f, "api.example.com.", LDNS_RR_TYPE_A);
+
+		assert_int_equal(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+		ldns_pkt_free(p);
+	}
+}
+
 static void test_truncated_retried_over_tcp(void **state)
 {
 	struct fx *f = *state;
@@ -921,6 +988,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_truncated_retried_over_tcp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_upstream_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_querier_unanswered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spoofed_ignored, setup, teardown),
 		cmocka_unit_test(test_resolv_conf),
 	};

@@ -699,11 +699,9 @@ static void test_unenforced(void **state)
 		const char *why;
 	} cases[] = {
 		{ ",\"exec\":{\"allow\":[\"/x\"]}}", "/exec/allow/0: exec.allow" },
-		{ ",\"namespaces\":{\"pid\":\"private\",\"net\":\"veth\"}}",
-		  "/namespaces/net: namespaces.net \"veth\"" },
 	};
 	/* enforced on some backend now: fs.deny, fs.protect, exec.deny, exec.hold, hold settings,
-	 * env, user, namespaces but a veth pair, approvers, net (names too), net.egress_rate,
+	 * env, user, namespaces (a veth pair too), approvers, net (names too), net.egress_rate,
 	 * limits (output and fork_rate too) */
 	static const char *const enforced[] = {
 		",\"fs\":{\"deny\":[\"/x\"]}}",
@@ -714,6 +712,7 @@ static void test_unenforced(void **state)
 		",\"env\":{\"set\":{\"A\":\"b\"}}}",
 		",\"user\":\"nobody\"}",
 		",\"namespaces\":{\"ipc\":\"host\",\"uts\":\"private\",\"net\":\"none\"}}",
+		",\"namespaces\":{\"pid\":\"private\",\"net\":\"veth\"}}",
 		",\"namespaces\":{\"tmp\":\"private\",\"bind_ro\":[\"/srv\"]}}",
 		",\"hold\":{\"approvers\":[\"user:a\"]}}",
 		",\"limits\":{\"output\":\"1MiB\"}}",

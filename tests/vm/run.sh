@@ -294,7 +294,9 @@ add_mod() { # add_mod NAME: copies it and its deps, appends to load.list in load
 	echo "$name" >>"$ROOT/lib/modules/load.list"
 }
 : >"$ROOT/lib/modules/load.list"
-for m in veth overlay loop btrfs; do add_mod "$m"; done
+# inet_diag, tcp_diag, udp_diag: sock_diag lookups, by which the DNS forwarder tells its sandbox's
+# queries from others (docs/network.md, "Who the forwarder answers")
+for m in veth overlay loop btrfs inet_diag tcp_diag udp_diag; do add_mod "$m"; done
 
 # the stage, and the libraries its ELF files need
 cp -RL --preserve=mode,timestamps "$STAGE/." "$ROOT/warden/" ||
