@@ -1063,7 +1063,7 @@ out:
 }
 
 /* @s's holds link is readable: its lines; at EOF (the supervisor ended) it closes. */
-static void holds_read(struct sup *s)
+static bool holds_read(struct sup *s)
 {
 	ssize_t n = wd_lines_fill(&s->hl_in, s->hl);
 	size_t len;
@@ -1071,19 +1071,31 @@ static void holds_read(struct sup *s)
 	int r;
 
 	if (n == -EAGAIN)
-		return;
+		return false;
 	if (n <= 0 && n != -EMSGSIZE) {
 		holds_unlink(s);
-		return;
+		return false;
 	}
 	while ((r = wd_lines_next(&s->hl_in, &line, &len)) != 0) {
 		if (r == -EMSGSIZE) {
 			holds_unlink(s);
-			return;
+			return false;
 		}
 		if (r > 0)
 			holds_line(s, line);
 	}
+	return s->hl >= 0;
+}
+
+/*
+ * At its supervisor's end, what it said on the link before it went: the answer to a resume's
+ * decide may be there still unread (its exit can be seen first, the signal coming first in the
+ * loop).
+ */
+static void holds_drain(struct sup *s)
+{
+	for (int k = 0; k < 4096 && s->hl >= 0 && holds_read(s); k++)
+		;
 }
 
 /*
@@ -1388,6 +1400,8 @@ static void on_exit_status(struct sup *s, int status)
 
 	if (s->ready >= 0)
 		on_ready(s);
+	/* what it answered before it went (a resume's answer may wait unread there) */
+	holds_drain(s);
 	if (s->client >= 0) {
 		char msg[64];
 		cJSON *rep = read_report(s->report), *r;
