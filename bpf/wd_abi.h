@@ -30,6 +30,8 @@ enum wd_access {
 	WD_ACC_READ = 1 << 0,
 	WD_ACC_WRITE = 1 << 1,
 	WD_ACC_EXEC = 1 << 2,
+	/* exec.allow: to be run by execve (each stage: a script, then its interpreter) */
+	WD_ACC_RUN = 1 << 3,
 };
 
 /* Index into wd_path_rule.rule[] for the rule that grants each access. */
@@ -37,7 +39,8 @@ enum wd_access_idx {
 	WD_ACC_IDX_READ = 0,
 	WD_ACC_IDX_WRITE = 1,
 	WD_ACC_IDX_EXEC = 2,
-	WD_ACC_IDX_NR = 3,
+	WD_ACC_IDX_RUN = 3,
+	WD_ACC_IDX_NR = 4,
 };
 
 /* Record types; numbers are stable. */
@@ -96,6 +99,7 @@ enum wd_verdict {
 
 enum wd_sandbox_flags {
 	WD_SB_AUDIT_MODE = 1 << 0, /* log would-deny, allow */
+	WD_SB_EXEC_ALLOW = 1 << 1, /* exec.allow: an execve needs WD_ACC_RUN too */
 };
 
 /*

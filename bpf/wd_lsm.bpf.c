@@ -73,6 +73,8 @@ static __always_inline struct wd_sandbox *sandbox_of(int ret, __u64 *id)
 
 static __always_inline int access_idx(__u32 want)
 {
+	if (want & WD_ACC_RUN)
+		return WD_ACC_IDX_RUN;
 	if (want & WD_ACC_EXEC)
 		return WD_ACC_IDX_EXEC;
 	if (want & WD_ACC_WRITE)
@@ -308,6 +310,15 @@ int BPF_PROG(wd_bprm_check, struct linux_binprm *bprm, int ret)
 	s->ev.r.op = WD_OP_EXEC;
 	if (resolve(&s->ev, &bprm->file->f_path)) {
 		decide(s, id, sb->flags, WD_ACC_EXEC);
+		/*
+		 * exec.allow: the program run (this stage's file: the script, then its
+		 * interpreter; never the ELF interpreter the kernel maps for it, which fs.exec
+		 * alone decides) must be one of its entries; `ld.so PROGRAM` runs ld.so.
+		 */
+		if (s->ev.r.verdict == WD_VERDICT_ALLOW && (sb->flags & WD_SB_EXEC_ALLOW)) {
+			decide(s, id, sb->flags, WD_ACC_RUN);
+			s->ev.r.access = WD_ACC_EXEC;
+		}
 		check_inode(s, id, sb->flags, BPF_CORE_READ(bprm, file, f_inode), WD_ACC_EXEC,
 			    false);
 	} else {

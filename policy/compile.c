@@ -147,6 +147,7 @@ static int add_exec_entries(const struct wd_policy *p, struct wd_ruleset *rs,
 		const char *pointer;
 	} lists[] = {
 		{ &p->exec_deny, "/exec/deny" },
+		{ &p->exec_allow, "/exec/allow" },
 	};
 	int r = 0;
 
@@ -326,6 +327,12 @@ static int compile_exec(const struct wd_policy *p, struct wd_ruleset *rs,
 			char name[64];
 
 			snprintf(name, sizeof(name), "%s/%zu", lists[l].pointer, i);
+			if (lists[l].action == WD_ACTION_ALLOW && src->has_argv) {
+				compile_error(err, name, "exec.allow names programs by path alone: "
+					      "the kernel decides an execve without its arguments "
+					      "(patterns are for exec.deny and exec.hold)%s", "");
+				return -EINVAL;
+			}
 			r = check_compiled_path(src->path, name, err);
 			r = r ?: add_rule_name(rs, name, &d->id);
 			if (r)
@@ -362,7 +369,20 @@ static void compile_exec_bits(struct wd_ruleset *rs)
 {
 	for (size_t e = 0; e < rs->n_entries; e++) {
 		struct wd_rule_entry *ent = &rs->entries[e];
-		size_t best = 0;
+		size_t best = 0, best_run = 0;
+
+		/* exec.allow: the run right at and under each entry (the longest names it) */
+		for (size_t i = 0; i < rs->n_exec; i++) {
+			const struct wd_rs_exec *x = &rs->exec[i];
+			size_t n = strlen(x->path);
+
+			if (x->action != WD_ACTION_ALLOW || x->has_argv ||
+			    !wd_path_within_n(ent->path, ent->len, x->path) || n <= best_run)
+				continue;
+			ent->val.allow |= WD_ACC_RUN;
+			ent->val.rule[WD_ACC_IDX_RUN] = x->id;
+			best_run = n;
+		}
 
 		for (size_t i = 0; i < rs->n_exec; i++) {
 			const struct wd_rs_exec *x = &rs->exec[i];
@@ -682,6 +702,8 @@ int wd_compile(const struct wd_policy *p, struct wd_ruleset *rs, struct wd_polic
 	memset(rs, 0, sizeof(*rs));
 	memset(err, 0, sizeof(*err));
 	rs->sandbox_flags = p->mode == WD_MODE_AUDIT ? WD_SB_AUDIT_MODE : 0;
+	if (p->exec_allow.n)
+		rs->sandbox_flags |= WD_SB_EXEC_ALLOW;
 	rs->features = wd_policy_features(p);
 	if (WD_GROW(rs->rule_names, 0)) {
 		r = -ENOMEM;
@@ -825,7 +847,8 @@ void wd_ruleset_dump(const struct wd_ruleset *rs, FILE *out)
 {
 	bool holds = rs->features & WD_FEAT_HOLD;
 
-	fprintf(out, "flags %s\n", rs->sandbox_flags & WD_SB_AUDIT_MODE ? "audit" : "enforce");
+	fprintf(out, "flags %s%s\n", rs->sandbox_flags & WD_SB_AUDIT_MODE ? "audit" : "enforce",
+		rs->sandbox_flags & WD_SB_EXEC_ALLOW ? " exec-allow" : "");
 	for (size_t i = 0; i < rs->n_entries; i++) {
 		const struct wd_rule_entry *e = &rs->entries[i];
 		__u32 a = e->val.allow;
@@ -846,6 +869,8 @@ void wd_ruleset_dump(const struct wd_ruleset *rs, FILE *out)
 		else if (e->val.rule[WD_ACC_IDX_EXEC])
 			fprintf(out, " noexec=%s",
 				wd_ruleset_rule_name(rs, e->val.rule[WD_ACC_IDX_EXEC]));
+		if (a & WD_ACC_RUN)
+			fprintf(out, " run=%s", wd_ruleset_rule_name(rs, e->val.rule[WD_ACC_IDX_RUN]));
 		fputc('\n', out);
 	}
 	for (size_t i = 0; i < rs->n_fs_deny; i++)

@@ -212,7 +212,9 @@ static const struct {
 	{ WD_FEAT_FS_DENY, "fs.deny (carving paths out of allowed trees)" },
 	{ WD_FEAT_FS_PROTECT, "fs.protect (delete, rename and truncate protection)" },
 	{ WD_FEAT_EXEC, "exec.deny (programs that may not run)" },
-	{ WD_FEAT_EXEC_ALLOW, "exec.allow (an allow set of programs)" },
+	{ WD_FEAT_EXEC_ALLOW, "exec.allow (an allow set of programs; landlock's execute right also "
+			      "covers the ELF interpreter, so it cannot tell a program from ld.so "
+			      "running it, use --backend bpf-lsm)" },
 	{ WD_FEAT_NET, "net (egress rules)" },
 	{ WD_FEAT_LIMITS, "this limit" },
 	{ WD_FEAT_ENV, "env (the sandbox's environment)" },

@@ -329,7 +329,7 @@ enum wd_feature {
 	(WD_FEAT_FS | WD_FEAT_MODE | WD_FEAT_FS_DENY | WD_FEAT_FS_PROTECT | WD_FEAT_HOLD |        \
 	 WD_FEAT_EXEC | WD_FEAT_EXEC_HOLD | WD_FEAT_ENV | WD_FEAT_USER | WD_FEAT_NAMESPACES |     \
 	 WD_FEAT_HOLD_APPROVERS | WD_FEAT_NET | WD_FEAT_NET_RATE | WD_FEAT_NET_NAMES |        \
-	 WD_FEAT_FORK_RATE | WD_FEAT_NET_VETH)
+	 WD_FEAT_FORK_RATE | WD_FEAT_NET_VETH | WD_FEAT_EXEC_ALLOW)
 
 /*
  * The parts @p states: a non-empty list, a set scalar, a namespace other than "host". An unset

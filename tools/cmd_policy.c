@@ -12,6 +12,7 @@
 
 #include "policy/compile.h"
 #include "policy/effective.h"
+#include "supervisor/backend/backend.h"
 #include "policy/explain.h"
 #include "policy/templates.h"
 #include "supervisor/util/log.h"
@@ -272,7 +273,8 @@ static int policy_check(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		struct wd_policy_errors errs = { 0 };
 		struct wd_policy p;
-		char display[4200], why[1024] = "";
+		/* why warden run refuses it anywhere, and why each backend does */
+		char display[4200], why[1024] = "", bwhy[4][1024] = { "" };
 		int err;
 
 		wd_policy_source_name(argv[i], display, sizeof(display));
@@ -284,6 +286,9 @@ static int policy_check(int argc, char **argv)
 			rc = EXIT_INVALID;
 		} else {
 			wd_policy_unenforced(&p, why, sizeof(why));
+			for (int b = 0; wd_backends[b] && b < 4; b++)
+				wd_policy_unenforced_mask(&p, wd_backends[b]->features, bwhy[b],
+							  sizeof(bwhy[b]));
 			wd_policy_free(&p);
 		}
 		if (json) {
@@ -295,6 +300,15 @@ static int policy_check(int argc, char **argv)
 				cJSON_AddItemToObject(f, "errors", errors_json(&errs, display));
 				if (why[0])
 					cJSON_AddStringToObject(f, "refused_by_run", why);
+				for (int b = 0; wd_backends[b] && b < 4; b++) {
+					cJSON *by = cJSON_GetObjectItem(f, "refused_by_backend");
+
+					if (!bwhy[b][0])
+						continue;
+					if (!by)
+						by = cJSON_AddObjectToObject(f, "refused_by_backend");
+					cJSON_AddStringToObject(by, wd_backends[b]->name, bwhy[b]);
+				}
 				cJSON_AddItemToArray(files, f);
 			}
 		} else if (err) {
@@ -303,6 +317,10 @@ static int policy_check(int argc, char **argv)
 			printf("%s: ok\n", display);
 			if (why[0])
 				printf("%s: note: warden run refuses it today: %s\n", display, why);
+			for (int b = 0; !why[0] && wd_backends[b] && b < 4; b++)
+				if (bwhy[b][0])
+					printf("%s: note: the %s backend refuses it: %s\n", display,
+					       wd_backends[b]->name, bwhy[b]);
 		}
 		wd_policy_errors_free(&errs);
 	}
@@ -365,6 +383,13 @@ static int policy_explain(int argc, char **argv)
 		rc = print_json(wd_policy_explain_json(&p, display, &vars));
 	else
 		wd_policy_explain(&p, display, &vars, stdout);
+	/* the enforcement section, last, goes on with what each backend refuses of it */
+	for (int b = 0; !json && !wd_policy_unenforced(&p, NULL, 0) && wd_backends[b]; b++) {
+		char why[1024];
+
+		if (wd_policy_unenforced_mask(&p, wd_backends[b]->features, why, sizeof(why)))
+			printf("  the %s backend refuses it: %s\n", wd_backends[b]->name, why);
+	}
 	if (fflush(stdout))
 		rc = EXIT_WRITE;
 	wd_policy_free(&p);

@@ -82,7 +82,7 @@ static const char *bl_detail(const struct wd_backend *b)
 const struct wd_backend_ops wd_backend_bpf_lsm = {
 	.name = "bpf-lsm",
 	.column = WD_COLUMN_BPF_LSM,
-	.features = WD_BACKEND_FEATURES | WD_FEAT_FORK_RATE,
+	.features = WD_BACKEND_FEATURES | WD_FEAT_FORK_RATE | WD_FEAT_EXEC_ALLOW,
 	/* sb_mount and the rest refuse every mount from inside, warden's own set-up included */
 	.refuses_mounts = true,
 	/* the LSM hooks answer -EPERM */

@@ -61,9 +61,14 @@ const struct wd_capability wd_capabilities[] = {
 	{ "exec.deny.argv", "exec.deny with argument patterns: refused when the arguments match",
 	  PART("the waiting room reads argv from the task's memory: advisory, as exec.hold"),
 	  PART("the waiting room reads argv from the task's memory: advisory, as exec.hold") },
-	{ "exec.allow", "exec.allow: only listed programs run",
-	  NO("refused, naming the entry: fs.exec is the allow set"),
-	  NO("refused, naming the entry: fs.exec is the allow set") },
+	{ "exec.allow", "exec.allow: only listed programs are run by execve (a script and its "
+	  "interpreter each); fs.exec still decides what may be mapped for execution",
+	  YES("bprm_check_security needs the run right of an exec.allow entry on the file "
+	      "executed; the ELF interpreter the kernel maps for it needs fs.exec only, and "
+	      "`ld.so PROGRAM` runs ld.so"),
+	  NO("not enforced, the policy is refused by pointer: Landlock's EXECUTE also covers "
+	     "the ELF interpreter, so it cannot refuse `ld.so PROGRAM` while running programs; "
+	     "use --backend bpf-lsm") },
 	{ "mode.audit", "mode audit: allow and record what would be denied",
 	  YES("verdict audit; self-protection still denies"),
 	  NO("refused: Landlock can only deny") },

@@ -11,7 +11,7 @@ _Static_assert(sizeof(struct wd_sandbox) == 32, "wd_sandbox size");
 _Static_assert(sizeof(struct wd_path_key) == 4 + 8 + WD_LPM_PATH_BYTES, "wd_path_key size");
 _Static_assert(sizeof(struct wd_path_key) - 4 <= 256, "LPM data is at most 256 bytes");
 _Static_assert(offsetof(struct wd_path_key, sandbox) == 4, "wd_path_key data offset");
-_Static_assert(sizeof(struct wd_path_rule) == 16, "wd_path_rule size");
+_Static_assert(sizeof(struct wd_path_rule) == 20, "wd_path_rule size");
 _Static_assert(sizeof(struct wd_inode_rule) == 16, "wd_inode_rule size");
 _Static_assert(sizeof(struct wd_protect_val) == 16, "wd_protect_val size");
 _Static_assert(WD_PROT_DELETE == 1 << WD_PROT_IDX_DELETE &&
@@ -24,7 +24,7 @@ _Static_assert(offsetof(struct wd_rec_file, h) == 0 && offsetof(struct wd_rec_sy
 		       offsetof(struct wd_rec_sock, h) == 0,
 	       "every record starts with its header");
 _Static_assert(WD_ACC_READ == 1 << WD_ACC_IDX_READ && WD_ACC_WRITE == 1 << WD_ACC_IDX_WRITE &&
-		       WD_ACC_EXEC == 1 << WD_ACC_IDX_EXEC,
+		       WD_ACC_EXEC == 1 << WD_ACC_IDX_EXEC && WD_ACC_RUN == 1 << WD_ACC_IDX_RUN,
 	       "access bits and rule indices agree");
 
 /* The network maps (bpf/wd_net.bpf.c): fixed sizes, and values the policy side shares. */

@@ -85,8 +85,9 @@ test_check_notes_what_run_refuses() {
 	printf '{"schema":"warden.policy/1","extends":"cli","exec":{"allow":["/usr/bin"]}}\n' > "$T/a.json"
 	"$WARDEN" policy check "$T/a.json" > "$T/out"
 	expect_line "$T/out" "$T/a.json: ok"
-	expect_line "$T/out" "$T/a.json: note: warden run refuses it today: /exec/allow/0:" \
-		"not enforced"
+	# enforced on bpf-lsm: the note names the backend that refuses it
+	expect_line "$T/out" "$T/a.json: note: the landlock backend refuses it: /exec/allow/0:" \
+		"use --backend bpf-lsm"
 }
 
 test_init_writes_template() {

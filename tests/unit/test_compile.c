@@ -207,9 +207,12 @@ static void test_carried_parts_dump(void **state)
 	da = dump(&a);
 	db = dump(&b);
 	assert_string_equal(da, db);
-	assert_string_equal(da, "flags enforce\n"
+	assert_string_equal(da, "flags enforce exec-allow\n"
 				"/usr$ r-- read=/fs/read/0\n"
 				"/usr/ r-- read=/fs/read/0\n"
+				/* exec.allow's own prefixes: the run right there, and nowhere else */
+				"/usr/bin$ r-- read=/fs/read/0 run=/exec/allow/0\n"
+				"/usr/bin/ r-- read=/fs/read/0 run=/exec/allow/0\n"
 				"deny /usr/secret rule=/fs/deny/0\n"
 				"protect /data ops=delete,rename,truncate action=deny "
 				"rule=/fs/protect/0\n"

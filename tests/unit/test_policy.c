@@ -694,13 +694,7 @@ static void test_error_limit(void **state)
 
 static void test_unenforced(void **state)
 {
-	static const struct {
-		const char *json;
-		const char *why;
-	} cases[] = {
-		{ ",\"exec\":{\"allow\":[\"/x\"]}}", "/exec/allow/0: exec.allow" },
-	};
-	/* enforced on some backend now: fs.deny, fs.protect, exec.deny, exec.hold, hold settings,
+	/* every part is enforced on some backend now: fs.deny, fs.protect, exec.deny, exec.hold, hold settings,
 	 * env, user, namespaces (a veth pair too), approvers, net (names too), net.egress_rate,
 	 * limits (output and fork_rate too) */
 	static const char *const enforced[] = {
@@ -727,6 +721,8 @@ static void test_unenforced(void **state)
 		"\"pids\":4,\"cpu\":0.5,\"kill_grace\":\"1s\"}}",
 		/* limits.fork_rate: bpf-lsm's lsm/task_alloc (landlock refuses it, below) */
 		",\"limits\":{\"memory\":\"1GiB\",\"fork_rate\":\"5/s\"}}",
+		/* exec.allow: bpf-lsm's bprm_check (landlock refuses it, below) */
+		",\"exec\":{\"allow\":[\"/x\"]}}",
 	};
 	struct wd_policy p;
 	char json[512], why[512];
@@ -745,15 +741,6 @@ static void test_unenforced(void **state)
 			fail_msg("%s: refused: %s", json, why);
 		wd_policy_free(&p);
 	}
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		snprintf(json, sizeof(json), S "%s", cases[i].json);
-		ok(json, &p);
-		assert_int_equal(wd_policy_unenforced(&p, why, sizeof(why)), -EOPNOTSUPP);
-		if (strncmp(why, cases[i].why, strlen(cases[i].why)) ||
-		    !strstr(why, "not enforced"))
-			fail_msg("%s: \"%s\", want \"%s...\"", json, why, cases[i].why);
-		wd_policy_free(&p);
-	}
 	/* a backend without WD_FEAT_FORK_RATE (landlock) refuses it by pointer, saying why */
 	ok(S ",\"limits\":{\"memory\":\"1GiB\",\"fork_rate\":\"5/s\"}}", &p);
 	assert_int_equal(wd_policy_unenforced_mask(&p, WD_FEAT_ENFORCED & ~WD_FEAT_FORK_RATE, why,
@@ -761,6 +748,14 @@ static void test_unenforced(void **state)
 			 -EOPNOTSUPP);
 	assert_non_null(strstr(why, "/limits/fork_rate: limits.fork_rate"));
 	assert_non_null(strstr(why, "landlock backend"));
+	wd_policy_free(&p);
+	/* and exec.allow, a backend without WD_FEAT_EXEC_ALLOW */
+	ok(S ",\"exec\":{\"allow\":[\"/x\"]}}", &p);
+	assert_int_equal(wd_policy_unenforced_mask(&p, WD_FEAT_ENFORCED & ~WD_FEAT_EXEC_ALLOW, why,
+						   sizeof(why)),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(why, "/exec/allow/0: exec.allow"));
+	assert_non_null(strstr(why, "use --backend bpf-lsm"));
 	wd_policy_free(&p);
 }
 
