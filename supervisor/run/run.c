@@ -423,6 +423,16 @@ static void equip_keeper(struct run *r)
 	tell_keeper(r);
 }
 
+/*
+ * Before the command may exec (wd_spawn_opts.before_exec): the keeper gets what it needs, so a
+ * warden killed at any point after the command's first instruction leaves a sandbox its keeper
+ * can end with an exit record, or hand to a successor (--survive).
+ */
+static void keeper_before_exec(void *ctx)
+{
+	equip_keeper(ctx);
+}
+
 /* The command's own cgroups v1 and rlimits, as soon as it is in its cgroup. */
 static int child_join(void *ctx)
 {
@@ -545,6 +555,8 @@ static int spawn_command(struct run *r)
 	sopts.survive = r->o->survive_s > 0;
 	sopts.tty = r->pty.slave;
 	sopts.tty_fds = r->pty.master >= 0 ? r->pty.slave_fds : 0;
+	sopts.before_exec = keeper_before_exec;
+	sopts.before_exec_ctx = r;
 	if (r->holds.engine)
 		wd_run_holds_spawn_opts(&r->holds, &sopts);
 	err = open_output(r, &sopts);
@@ -566,8 +578,6 @@ static int spawn_command(struct run *r)
 		dprintf(r->o->ready_fd, "%s\n", r->cg.name);
 		close(r->o->ready_fd);
 	}
-	if (started)
-		equip_keeper(r);
 	if (started)
 		open_disk(r);
 	if (started)

@@ -89,6 +89,7 @@ struct child_fds {
 	int init; /* the init program, opened O_PATH */
 	int notify; /* the waiting room's listener goes over it */
 	int procs; /* the sandbox's cgroup.procs, when it is joined after the set-up */
+	int go; /* the parent's word that it may exec (wd_spawn_opts.before_exec), or -1 */
 };
 
 /*
@@ -236,6 +237,16 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 			goto fail;
 		}
 	}
+	/* the parent's word that it may run the command (EOF: it died, or gave up on it) */
+	if (fds->go >= 0) {
+		do {
+			r = (int)read(fds->go, &ready, 1);
+		} while (r < 0 && errno == EINTR);
+		if (r != 1) {
+			errno = ESRCH;
+			goto fail;
+		}
+	}
 	f.stage = 1;
 	execvp(argv[0], argv);
 fail:
@@ -262,7 +273,7 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 {
 	struct clone_args args;
 	int pipefd[2] = { -1, -1 }, statusfd[2] = { -1, -1 }, notifyfd[2] = { -1, -1 };
-	int readyfd[2] = { -1, -1 };
+	int readyfd[2] = { -1, -1 }, gofd[2] = { -1, -1 };
 	bool newpid = o->clone_flags & CLONE_NEWPID;
 	struct child_fds fds;
 	struct wd_spawn_failure f = { 0 };
@@ -278,6 +289,11 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -errno;
 	if (o->notify && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, notifyfd)) {
+		err = -errno;
+		goto out_close;
+	}
+	/* a socket: the word is sent with MSG_NOSIGNAL, whether or not the child still listens */
+	if (o->before_exec && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, gofd)) {
 		err = -errno;
 		goto out_close;
 	}
@@ -334,9 +350,11 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 			close(statusfd[0]);
 		if (notifyfd[0] >= 0)
 			close(notifyfd[0]);
+		if (gofd[0] >= 0)
+			close(gofd[0]);
 		fds = (struct child_fds){ .err = pipefd[1], .status = statusfd[1],
 					  .ready = { readyfd[0], readyfd[1] }, .init = init,
-					  .notify = notifyfd[1], .procs = procs };
+					  .notify = notifyfd[1], .procs = procs, .go = gofd[1] };
 		child_exec(o, argv, &fds, parent);
 	}
 	close(pipefd[1]);
@@ -358,6 +376,16 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 		child->notify_fd = wd_waiting_room_receive(notifyfd[0]);
 		if (child->notify_fd >= 0 && o->notify_attach)
 			o->notify_attach(o->notify_ctx, child->notify_fd);
+	}
+	if (o->before_exec) {
+		close(gofd[1]);
+		gofd[1] = -1;
+		o->before_exec(o->before_exec_ctx);
+		/* a child that failed first has gone: its error pipe says why */
+		if (send(gofd[0], "g", 1, MSG_NOSIGNAL) != 1)
+			log_debug("spawn: the child went before it was let exec");
+		close(gofd[0]);
+		gofd[0] = -1;
 	}
 
 	/*
@@ -399,6 +427,8 @@ out_close:
 			close(statusfd[i]);
 		if (notifyfd[i] >= 0)
 			close(notifyfd[i]);
+		if (gofd[i] >= 0)
+			close(gofd[i]);
 	}
 	if (!err && o->notify && child->notify_fd < 0 && !child->setup_errno &&
 	    !child->exec_errno)

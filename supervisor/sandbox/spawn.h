@@ -69,6 +69,13 @@ struct wd_spawn_opts {
 	int (*notify_fds)(void *ctx, int *fds, int max);
 	void (*notify_service)(void *ctx);
 	void *notify_ctx;
+	/*
+	 * Called once the child is cloned (its pid and the init's status channel in the
+	 * wd_child) and before it may exec: its first instruction of the command comes after
+	 * this returns (run: the keeper has what it needs before the command runs). May be NULL.
+	 */
+	void (*before_exec)(void *ctx);
+	void *before_exec_ctx;
 };
 
 /*
