@@ -218,6 +218,22 @@ testnet_up() {
 		fail "test host ends"
 }
 
+# testnet_serve NS|- CMD...: a server on the test network, in namespace NS (- : on the host),
+# ready on return (it prints "ready"); its pid joins $PIDS for testnet_down.
+testnet_serve() {
+	local ns=$1 f=$T/serve.$RANDOM pid
+	shift
+	: > "$f"
+	if [ "$ns" = - ]; then
+		"$@" > "$f" 2>&1 &
+	else
+		ip netns exec "$ns" "$@" > "$f" 2>&1 &
+	fi
+	pid=$!
+	PIDS="$PIDS $pid"
+	"$BIN/wd-try" wait-line "$f" ready "$pid" > /dev/null || fail "server $*: $(cat "$f")"
+}
+
 testnet_down() {
 	local p
 	set +e

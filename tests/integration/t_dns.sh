@@ -13,24 +13,13 @@ net_up() {
 	export WARDEN_DNS_RESOLV=$T/resolv.conf
 }
 
-# start NS CMD...: a server in namespace NS, ready on return.
-start() {
-	local ns=$1 f=$T/serve.$RANDOM pid
-	shift
-	: > "$f"
-	ip netns exec "$ns" "$@" > "$f" 2>&1 &
-	pid=$!
-	PIDS="$PIDS $pid"
-	"$BIN/wd-try" wait-line "$f" ready "$pid" > /dev/null || fail "server $*: $(cat "$f")"
-}
-
 # The test names: TTL 2 s.
 dns_up() {
 	net_up
-	start "$NS1" "$BIN/wd-dns" serve 10.199.1.2 53 2 api.test=10.199.1.2,fd99:1::2 \
+	testnet_serve "$NS1" "$BIN/wd-dns" serve 10.199.1.2 53 2 api.test=10.199.1.2,fd99:1::2 \
 		www.wild.test=10.199.1.2 evil.test=10.199.1.2 h2.test=10.199.2.2
-	start "$NS1" "$BIN/wd-net" serve tcp :: 80
-	start "$NS2" "$BIN/wd-net" serve tcp 10.199.2.2 80
+	testnet_serve "$NS1" "$BIN/wd-net" serve tcp :: 80
+	testnet_serve "$NS2" "$BIN/wd-net" serve tcp 10.199.2.2 80
 	"$BIN/wd-dns" query udp 10.199.1.2 api.test > "$T/direct" || fail "test DNS server: $(cat "$T/direct")"
 	expect_eq "test DNS server, from the host" "$(head -1 "$T/direct")" 10.199.1.2
 }

@@ -17,26 +17,11 @@ net_up() {
 	export WARDEN_DNS_RESOLV=$T/resolv.conf
 }
 
-# start NS|- CMD...: a server in namespace NS (or on the host), ready on return.
-start() {
-	local ns=$1 f=$T/serve.$RANDOM pid
-	shift
-	: > "$f"
-	if [ "$ns" = - ]; then
-		"$@" > "$f" 2>&1 &
-	else
-		ip netns exec "$ns" "$@" > "$f" 2>&1 &
-	fi
-	pid=$!
-	PIDS="$PIDS $pid"
-	"$BIN/wd-try" wait-line "$f" ready "$pid" > /dev/null || fail "server $*: $(cat "$f")"
-}
-
 dns_up() {
 	net_up
-	start "$NS1" "$BIN/wd-dns" serve 10.199.1.2 53 60 api.test=10.199.1.2 evil.test=10.199.1.2 \
+	testnet_serve "$NS1" "$BIN/wd-dns" serve 10.199.1.2 53 60 api.test=10.199.1.2 evil.test=10.199.1.2 \
 		own.test=10.199.1.3
-	start "$NS1" "$BIN/wd-net" serve tcp 10.199.1.2 80
+	testnet_serve "$NS1" "$BIN/wd-net" serve tcp 10.199.1.2 80
 }
 
 # netmode_policy FILE MODE NET_JSON: the suite's file rules, namespaces.net MODE, this net.
@@ -103,8 +88,8 @@ test_a_veth_sandbox_has_lo_and_its_end_with_a_pool_address_and_the_host_end_goes
 
 test_a_veth_sandbox_reaches_an_allowed_host_server_and_not_a_denied_one() {
 	net_up
-	start - "$BIN/wd-net" serve tcp 10.199.1.1 80
-	start - "$BIN/wd-net" serve tcp 10.199.1.1 81
+	testnet_serve - "$BIN/wd-net" serve tcp 10.199.1.1 80
+	testnet_serve - "$BIN/wd-net" serve tcp 10.199.1.1 81
 	netmode_policy "$T/p.json" veth '{"default":"allow","allow":["tcp:10.199.1.1:80"]}'
 	in_bg a "$T/p.json" "$BIN/wd-net connect tcp 10.199.1.1 80; $BIN/wd-net connect tcp 10.199.1.1 81
 		gw=\$($BIN/wd-try addrs | sed -n 's/^via //p'); echo gw \$gw
