@@ -35,7 +35,7 @@ BPF_CFLAGS := -g -O2 -Wall -Werror --target=bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT)
 
 BPF_PROGS := wd_lsm wd_recorder wd_net wd_probe wd_rate
 BPF_OBJS := $(patsubst %,$(OUT)/bpf/%.bpf.o,$(BPF_PROGS))
-SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_PROGS)) $(OUT)/wd_recorder.lskel.h
+SKELS := $(patsubst %,$(OUT)/%.skel.h,$(BPF_PROGS)) $(OUT)/wd_hostset.lskel.h
 
 # Pure modules: no libbpf, unit-tested without root.
 POLICY_SRCS := $(wildcard policy/*.c)
@@ -103,10 +103,16 @@ $(filter %.skel.h,$(SKELS)): $(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-# The recorder's light skeleton (supervisor/bpf/lite.c): loaded with no BTF parsed in user space.
-$(OUT)/wd_recorder.lskel.h: $(OUT)/bpf/wd_recorder.bpf.o
+# The landlock backend's whole set (supervisor/bpf/lite.c): the recorder, network and egress-rate
+# objects statically linked into one (their shared maps are __weak, one definition kept), and its
+# light skeleton, loaded with no BTF parsed in user space and the shared maps made once.
+$(OUT)/bpf/wd_hostset.bpf.o: $(OUT)/bpf/wd_recorder.bpf.o $(OUT)/bpf/wd_net.bpf.o \
+			     $(OUT)/bpf/wd_rate.bpf.o
+	$(call msg,LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+$(OUT)/wd_hostset.lskel.h: $(OUT)/bpf/wd_hostset.bpf.o
 	$(call msg,LSKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton -L $< name wd_recorder_lbpf > $@
+	$(Q)$(BPFTOOL) gen skeleton -L $< name wd_hostset_lbpf > $@
 
 # The probe cache's build key (supervisor/backend/probe_cache.h): a cache file written by a build
 # whose probe code or BPF objects differ is not this build's.

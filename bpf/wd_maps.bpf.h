@@ -5,6 +5,10 @@
  * once, with the first object it loads, and hands their fds to the second (bpf_map__reuse_fd):
  * one sandbox table, one table of rings and one lost counter, whichever program writes. One set
  * of these serves every sandbox on the host (supervisor/bpf/pinset.c): capacities are host-wide.
+ *
+ * The shared maps are __weak: the landlock backend's set is the recorder, network and rate
+ * objects statically linked into one (bpf/wd_hostset.bpf.o, `bpftool gen object`), where each
+ * object's identical definition of a map folds into one map.
  */
 #ifndef WD_MAPS_BPF_H
 #define WD_MAPS_BPF_H
@@ -20,7 +24,7 @@ struct {
 	__uint(max_entries, WD_MAX_SANDBOXES);
 	__type(key, __u64);
 	__type(value, struct wd_sandbox);
-} wd_sandboxes SEC(".maps");
+} wd_sandboxes SEC(".maps") __weak;
 
 /*
  * The inner map of wd_rings: only its type counts (a ring buffer's size is not part of the
@@ -43,7 +47,7 @@ struct {
 	__uint(max_entries, WD_MAX_SANDBOXES);
 	__type(key, __u64);
 	__array(values, struct wd_ring);
-} wd_rings SEC(".maps");
+} wd_rings SEC(".maps") __weak;
 
 /* Records that found the ring buffer full, per CPU: turned into "lost" records, never silent. */
 struct {
@@ -51,7 +55,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u64);
-} wd_lost SEC(".maps");
+} wd_lost SEC(".maps") __weak;
 
 /*
  * Where bpf_d_path is not allowed (on 6.1 only file_open, bprm_check_security and mmap_file of the
@@ -108,6 +112,6 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct wd_scratch);
-} wd_scratch_map SEC(".maps");
+} wd_scratch_map SEC(".maps") __weak;
 
 #endif /* WD_MAPS_BPF_H */

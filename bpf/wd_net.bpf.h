@@ -20,6 +20,6 @@ struct {
 	__uint(max_entries, 4096);
 	__type(key, __u64);
 	__type(value, __u32);
-} wd_net_marks SEC(".maps");
+} wd_net_marks SEC(".maps") __weak;
 
 #endif /* WD_NET_BPF_H */

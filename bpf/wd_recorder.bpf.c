@@ -9,7 +9,8 @@
 #include "wd_common.bpf.h"
 #include "wd_net.bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
+/* weak: linked with the other objects of the host set (bpf/wd_maps.bpf.h), one kept */
+char LICENSE[] SEC("license") __weak = "GPL";
 
 /*
  * The syscall-exit recorder, for the landlock backend: Landlock and seccomp decide where BPF cannot

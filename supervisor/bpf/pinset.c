@@ -233,17 +233,17 @@ static int pin_objects(struct wd_progs *progs, const char *dir)
 }
 
 /*
- * The recorder set through its light skeleton (supervisor/bpf/lite.h: no BTF parsed here), its
- * maps and links pinned into @dir under @root and its maps taken into @progs. Any failure leaves
- * nothing behind and the caller loads with the full skeleton (a kernel without kernel-side
- * CO-RE, say). 0 or -errno.
+ * The landlock backend's set through its light skeleton (supervisor/bpf/lite.h: no BTF parsed
+ * here, every object of the set in one load), its maps and links pinned into @dir under @root
+ * and its maps taken into @progs. Any failure leaves nothing behind and the caller loads with
+ * the full skeletons (a kernel without kernel-side CO-RE, say). 0 or -errno.
  */
 static int load_lite(struct wd_progs *progs, int root, const char *dir)
 {
-	const struct wd_lite_link *links;
+	const struct wd_lite_pin *pins[2];
 	struct wd_lite *lite;
 	char path[512];
-	size_t n;
+	size_t n[2];
 	int err;
 
 	err = wd_lite_load(&lite);
@@ -251,38 +251,26 @@ static int load_lite(struct wd_progs *progs, int root, const char *dir)
 		return err;
 	if (mkdirat(root, dir, 0700))
 		err = -errno;
-	err = err ?: pin_path(path, sizeof(path), dir, map_pin[WD_MAP_SANDBOXES]);
-	err = err ?: bpf_obj_pin(wd_lite_sandboxes(lite), path);
-	err = err ?: pin_path(path, sizeof(path), dir, map_pin[WD_MAP_RINGS]);
-	err = err ?: bpf_obj_pin(wd_lite_rings(lite), path);
-	links = wd_lite_links(lite, &n);
-	for (size_t i = 0; i < n && !err; i++) {
-		err = pin_path(path, sizeof(path), dir, links[i].pin);
-		err = err ?: bpf_obj_pin(links[i].fd, path);
+	pins[0] = wd_lite_maps(lite, &n[0]);
+	pins[1] = wd_lite_links(lite, &n[1]);
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < n[k] && !err; i++) {
+			err = pin_path(path, sizeof(path), dir, pins[k][i].pin);
+			err = err ?: bpf_obj_pin(pins[k][i].fd, path);
+		}
 	}
-	if (!err) {
-		struct wd_net_shared sh = {
-			.sandboxes = wd_lite_sandboxes(lite),
-			.rings = wd_lite_rings(lite),
-			.lost = wd_lite_lost(lite),
-			.marks = wd_lite_marks(lite),
-		};
+	for (int i = 0; i < WD_MAP_NR && !err; i++) {
+		int fd;
 
-		err = wd_net_load(&progs->net, &sh);
-		err = err ?: pin_path(path, sizeof(path), dir, "");
-		err = err ?: wd_net_pin(progs->net, path);
-		err = err ?: wd_net_take_maps(progs->net, &progs->maps[WD_MAP_NET4]);
-	}
-	if (!err) {
-		progs->maps[WD_MAP_SANDBOXES] = fcntl(wd_lite_sandboxes(lite), F_DUPFD_CLOEXEC, 3);
-		progs->maps[WD_MAP_RINGS] = fcntl(wd_lite_rings(lite), F_DUPFD_CLOEXEC, 3);
-		if (progs->maps[WD_MAP_SANDBOXES] < 0 || progs->maps[WD_MAP_RINGS] < 0)
-			err = -errno;
+		if (!wd_set_has_map(progs->set, i))
+			continue;
+		fd = wd_lite_map(lite, map_pin[i]);
+		progs->maps[i] = fd < 0 ? -ENOENT : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (progs->maps[i] < 0)
+			err = fd < 0 ? -ENOENT : -errno;
 	}
 	if (err) {
 		log_debug("bpf: the light loader's set cannot be pinned: %s", strerror(-err));
-		wd_net_destroy(progs->net);
-		progs->net = NULL;
 		for (int i = 0; i < WD_MAP_NR; i++) {
 			if (progs->maps[i] >= 0)
 				close(progs->maps[i]);
@@ -332,11 +320,12 @@ static int load_and_pin(struct wd_progs *progs, int root, const char *name)
 	snprintf(tmp, sizeof(tmp), "%s_new", name);
 	/* what a loader that died half-way left (under this lock, nobody is loading it now) */
 	remove_set(root, tmp, NULL, NULL);
-	/* the recorders alone load lightly; the LSM set shares maps between objects: full */
+	/* the landlock set loads lightly, rate program and all; the LSM set in full */
 	err = progs->set == WD_PROGS_SYSCALL_EXIT ? load_lite(progs, root, tmp) : -ENOTSUP;
-	if (err)
+	if (err) {
 		err = load_full(progs, root, tmp);
-	err = err ?: load_rate(progs, tmp);
+		err = err ?: load_rate(progs, tmp);
+	}
 	if (!err && renameat(root, tmp, root, name)) {
 		err = -errno;
 		log_warn("bpf: cannot rename %s/%s to %s", PIN_ROOT, tmp, name);

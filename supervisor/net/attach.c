@@ -45,29 +45,17 @@ static int attach_all(struct wd_net_bpf *skel)
 		{ skel->progs.wd_net_bind6, &skel->links.wd_net_bind6 },
 		{ skel->progs.wd_net_sock_create, &skel->links.wd_net_sock_create },
 	};
-	char mnt[PATH_MAX], root[PATH_MAX + 16];
-	int cg, err;
+	int cg, err = 0;
 
-	err = wd_cgroup2_mount(mnt, sizeof(mnt));
-	if (err) {
-		log_warnx("net: no cgroup2 hierarchy to attach to: %s", strerror(-err));
-		return err;
-	}
-	snprintf(root, sizeof(root), "%s/%s", mnt, WD_CGROUP_SUBTREE);
-	cg = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (cg < 0 && errno == ENOENT && mkdir(root, 0755) == 0)
-		cg = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (cg < 0) {
-		err = -errno;
-		log_warn("net: cannot open %s", root);
-		return err;
-	}
+	cg = wd_cgroup_subtree_open();
+	if (cg < 0)
+		return cg;
 	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]) && !err; i++) {
 		*p[i].link = bpf_program__attach_cgroup(p[i].prog, cg);
 		if (!*p[i].link) {
 			err = -errno;
-			log_warnx("net: cannot attach %s to %s: %s", bpf_program__name(p[i].prog),
-				  root, strerror(-err));
+			log_warnx("net: cannot attach %s to warden's cgroup subtree: %s",
+				  bpf_program__name(p[i].prog), strerror(-err));
 		}
 	}
 	close(cg);

@@ -38,32 +38,6 @@ uint64_t wd_rate_burst_bytes(uint64_t rate)
 	return b > WD_RATE_MIN_BURST ? b : WD_RATE_MIN_BURST;
 }
 
-/* <cgroup2>/warden, the subtree every sandbox is in (whatever group a run uses). */
-static int subtree_fd(void)
-{
-	char mnt[PATH_MAX], path[PATH_MAX + 16];
-	int err, fd;
-
-	err = wd_cgroup2_mount(mnt, sizeof(mnt));
-	if (err) {
-		log_warnx("rate: no cgroup2 hierarchy to attach the egress program to");
-		return err;
-	}
-	snprintf(path, sizeof(path), "%s/%s", mnt, WD_CGROUP_SUBTREE);
-	if (mkdir(path, 0755) && errno != EEXIST) {
-		err = -errno;
-		log_warn("rate: cannot create %s", path);
-		return err;
-	}
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		log_warn("rate: cannot open %s", path);
-		return err;
-	}
-	return fd;
-}
-
 static int pin_at(const char *set_dir, const char *name, int (*pin)(void *, const char *),
 		  void *obj)
 {
@@ -101,7 +75,7 @@ int wd_rate_load_pin(const char *set_dir, int *map)
 		log_warnx("rate: cannot load the egress-rate program: %s", strerror(-err));
 		return err;
 	}
-	cg = subtree_fd();
+	cg = wd_cgroup_subtree_open();
 	if (cg < 0) {
 		err = cg;
 		goto out_destroy_skel;

@@ -97,6 +97,32 @@ int wd_cgroup_root(char *buf, size_t bufsz)
 	return group_dir(buf, bufsz);
 }
 
+int wd_cgroup_subtree_open(void)
+{
+	char mnt[PATH_MAX], path[PATH_MAX + sizeof(WD_CGROUP_SUBTREE) + 1];
+	int err, fd;
+
+	err = wd_cgroup2_mount(mnt, sizeof(mnt));
+	if (err) {
+		log_warnx("cgroup: no cgroup2 hierarchy to attach warden's programs to: %s",
+			  strerror(-err));
+		return err;
+	}
+	snprintf(path, sizeof(path), "%s/%s", mnt, WD_CGROUP_SUBTREE);
+	if (mkdir(path, 0755) && errno != EEXIST) {
+		err = -errno;
+		log_warn("cgroup: cannot create %s", path);
+		return err;
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		log_warn("cgroup: cannot open %s", path);
+		return err;
+	}
+	return fd;
+}
+
 int wd_cgroup_id(const char *path, uint64_t *id)
 {
 	struct {

@@ -27,6 +27,8 @@ struct wd_cgroup {
 int wd_cgroup2_mount(char *buf, size_t bufsz);
 /* warden's subtree under the cgroup2 mount, made if missing. */
 int wd_cgroup_root(char *buf, size_t bufsz);
+/* An fd (O_DIRECTORY) of <cgroup2>/warden, made if missing, to attach programs to; or -errno. */
+int wd_cgroup_subtree_open(void);
 /* A fresh, empty sandbox cgroup. */
 int wd_cgroup_create(struct wd_cgroup *cg);
 /*

@@ -169,6 +169,28 @@ test_listen() {
 	expect_net "an ephemeral udp port" "$(in_sandbox "$T/p.json" bind udp 0.0.0.0 0)" ok
 }
 
+# net.listen entries that name an address: the address up to its prefix decides, per family, and
+# an IPv4-mapped IPv6 bind is decided as the IPv4 address it maps (bpf/wd_net.bpf.c, listen_takes).
+test_listen_by_address() {
+	net_policy "$T/p.json" \
+		'{"default":"deny","listen":["tcp:127.0.0.1:9200","tcp:[::1]:9201","tcp:127.0.0.0/8:9202"]}'
+	expect_net "the listed address" "$(in_sandbox "$T/p.json" bind tcp 127.0.0.1 9200)" ok
+	expect_net "any address is not the listed one" \
+		"$(in_sandbox "$T/p.json" bind tcp 0.0.0.0 9200)" EPERM 0.0.0.0:9200
+	expect_net "another port of the listed address" \
+		"$(in_sandbox "$T/p.json" bind tcp 127.0.0.1 9203)" EPERM 127.0.0.1:9203
+	expect_net "inside the listed prefix" "$(in_sandbox "$T/p.json" bind tcp 127.0.0.2 9202)" ok
+	expect_net "the listed IPv6 address" "$(in_sandbox "$T/p.json" bind tcp ::1 9201)" ok
+	expect_net "an IPv4 address on the IPv6 entry's port" \
+		"$(in_sandbox "$T/p.json" bind tcp 127.0.0.1 9201)" EPERM 127.0.0.1:9201
+	expect_net "IPv6 any on the IPv6 entry's port" "$(in_sandbox "$T/p.json" bind tcp :: 9201)" \
+		EPERM
+	expect_net "the listed address, mapped" \
+		"$(in_sandbox "$T/p.json" bind tcp ::ffff:127.0.0.1 9200)" ok
+	expect_net "outside the prefix, mapped" \
+		"$(in_sandbox "$T/p.json" bind tcp ::ffff:127.0.0.1 9201)" EPERM
+}
+
 test_no_net_section_keeps_the_network() {
 	net_up
 	serve - tcp 127.0.0.1 9182
