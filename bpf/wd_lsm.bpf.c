@@ -754,6 +754,7 @@ int BPF_PROG(wd_task_kill, struct task_struct *p, struct kernel_siginfo *info, i
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, WD_MAX_SANDBOXES);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* entries made from user space only */
 	__type(key, __u64);
 	__type(value, struct wd_fork);
 } wd_fork SEC(".maps");

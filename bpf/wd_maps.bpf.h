@@ -16,12 +16,15 @@
 #include "wd_abi.h"
 
 /*
- * The live sandboxes by cgroup id, host-wide. Looked up on every syscall of every task, so kept
- * preallocated (a lookup never allocates). Shared.
+ * The live sandboxes by cgroup id, host-wide. Looked up on every syscall of every task (a lookup
+ * never allocates, preallocated or not); written from user space only, once per sandbox. Not
+ * preallocated: filling the per-CPU free lists of 16384 elements was ~3 ms of every load of the
+ * set, which an embedded run pays. Shared.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, WD_MAX_SANDBOXES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);
 	__type(value, struct wd_sandbox);
 } wd_sandboxes SEC(".maps") __weak;
@@ -45,6 +48,7 @@ struct wd_ring {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
 	__uint(max_entries, WD_MAX_SANDBOXES);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* as wd_sandboxes: written from user space only */
 	__type(key, __u64);
 	__array(values, struct wd_ring);
 } wd_rings SEC(".maps") __weak;

@@ -29,9 +29,11 @@ char LICENSE[] SEC("license") __weak = "GPL";
 #define WD_DROP_CN 2
 #define WD_PASS_CN 3
 
+/* Entries made and removed from user space; the program changes them in place. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, WD_MAX_SANDBOXES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);
 	__type(value, struct wd_rate);
 } wd_rate SEC(".maps");
