@@ -45,6 +45,8 @@ cur=''
 cleanup() {
 	# a row script interrupted with us: its own traps clean up what it started
 	[ -z "$cur" ] || { kill -TERM "$cur" 2>/dev/null; wait "$cur" 2>/dev/null; }
+	# the idle program set the rows' runs left (`warden unload`): nothing stays pinned
+	[ -z "$bin" ] || "$bin/warden" unload > /dev/null 2>&1
 	rm -rf "$scratch"
 }
 trap cleanup EXIT

@@ -48,16 +48,16 @@ tally() {
 # Debian 13's 6.12 (bpf-lsm: the escape suite, the hold tests and t_lsm_btf, the paths only
 # newer kernels take). The 6.1 VM and the host suite start together, one per core; the 6.12 VM starts on the
 # core the first of them to end frees. A VM's output is shown when it ends.
-vm_cmd_61="tests/integration/run.sh --where vm --bin /warden/bin --hold-sets --backend landlock > /tmp/landlock.log 2>&1 & ll=\$!
-tests/integration/run.sh --where vm --bin /warden/bin --hold-sets --backend auto; rc=\$?
+vm_cmd_61="tests/integration/run.sh --where vm --bin /warden/bin --hold-sets --keep-sets --backend landlock > /tmp/landlock.log 2>&1 & ll=\$!
+tests/integration/run.sh --where vm --bin /warden/bin --hold-sets --keep-sets --backend auto; rc=\$?
 wait \$ll || rc=1
 cat /tmp/landlock.log
 exit \$rc"
 # On 6.12 two bpf-lsm runners side by side (each warden's programs know only its own sandboxes):
 # one's waits for holds and timeouts are the other's time to run.
-vm_cmd_612="tests/integration/run.sh --where vm --bin /warden/bin --hold-sets --backend auto --only t_holds \
+vm_cmd_612="tests/integration/run.sh --where vm --bin /warden/bin --hold-sets --keep-sets --backend auto --only t_holds \
 --only t_crash --only t_lsm_btf > /tmp/holds.log 2>&1 & h=\$!
-tests/integration/run.sh --where vm --bin /warden/bin --hold-sets --backend auto --only escape/; rc=\$?
+tests/integration/run.sh --where vm --bin /warden/bin --hold-sets --keep-sets --backend auto --only escape/; rc=\$?
 wait \$h || rc=1
 cat /tmp/holds.log
 exit \$rc"

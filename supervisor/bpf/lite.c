@@ -32,9 +32,45 @@ struct wd_lite {
 	size_t n_links;
 };
 
+/* The set's programs and where each attaches: a tracepoint (by its BTF), or warden's subtree. */
+static const struct {
+	const char *name;
+	enum bpf_attach_type type; /* cgroup programs; 0 for the tracepoints */
+	bool cgroup;
+} programs[] = {
+	{ "wd_sys_enter", 0, false },
+	{ "wd_sys_exit", 0, false },
+	{ "wd_exec_done", 0, false },
+	{ "wd_net_connect4", BPF_CGROUP_INET4_CONNECT, true },
+	{ "wd_net_connect6", BPF_CGROUP_INET6_CONNECT, true },
+	{ "wd_net_sendmsg4", BPF_CGROUP_UDP4_SENDMSG, true },
+	{ "wd_net_sendmsg6", BPF_CGROUP_UDP6_SENDMSG, true },
+	{ "wd_net_recvmsg4", BPF_CGROUP_UDP4_RECVMSG, true },
+	{ "wd_net_bind4", BPF_CGROUP_INET4_BIND, true },
+	{ "wd_net_bind6", BPF_CGROUP_INET6_BIND, true },
+	{ "wd_net_sock_create", BPF_CGROUP_INET_SOCK_CREATE, true },
+	{ "wd_rate_egress", BPF_CGROUP_INET_EGRESS, true },
+};
+
+int wd_lite_attach(const char *name, int prog, int cgroup)
+{
+	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++) {
+		int fd;
+
+		if (strcmp(programs[i].name, name))
+			continue;
+		if (programs[i].cgroup)
+			fd = bpf_link_create(prog, cgroup, programs[i].type, NULL);
+		else
+			fd = bpf_raw_tracepoint_open(NULL, prog);
+		return fd < 0 ? -errno : fd;
+	}
+	return -ENOENT;
+}
+
 /*
- * The cgroup programs and where each attaches on warden's subtree; the pin names are those the
- * full skeletons' loaders use (supervisor/net/attach.c, supervisor/net/rate.c).
+ * The cgroup programs on warden's subtree; the pin names are those the full skeletons' loaders
+ * use (supervisor/net/attach.c, supervisor/net/rate.c).
  */
 static int attach_cgroup(struct wd_lite *lite)
 {
@@ -42,19 +78,12 @@ static int attach_cgroup(struct wd_lite *lite)
 	const struct {
 		const char *pin;
 		int prog;
-		enum bpf_attach_type type;
 		int *link; /* the skeleton's slot: it closes the link with the rest */
 	} cg[LITE_CG_LINKS] = {
-#define CG(name, type) { "prog_" #name, s->progs.name.prog_fd, type, &s->links.name##_fd }
-		CG(wd_net_connect4, BPF_CGROUP_INET4_CONNECT),
-		CG(wd_net_connect6, BPF_CGROUP_INET6_CONNECT),
-		CG(wd_net_sendmsg4, BPF_CGROUP_UDP4_SENDMSG),
-		CG(wd_net_sendmsg6, BPF_CGROUP_UDP6_SENDMSG),
-		CG(wd_net_recvmsg4, BPF_CGROUP_UDP4_RECVMSG),
-		CG(wd_net_bind4, BPF_CGROUP_INET4_BIND),
-		CG(wd_net_bind6, BPF_CGROUP_INET6_BIND),
-		CG(wd_net_sock_create, BPF_CGROUP_INET_SOCK_CREATE),
-		CG(wd_rate_egress, BPF_CGROUP_INET_EGRESS),
+#define CG(name) { "prog_" #name, s->progs.name.prog_fd, &s->links.name##_fd }
+		CG(wd_net_connect4),	CG(wd_net_connect6), CG(wd_net_sendmsg4),
+		CG(wd_net_sendmsg6),	CG(wd_net_recvmsg4), CG(wd_net_bind4),
+		CG(wd_net_bind6),	CG(wd_net_sock_create), CG(wd_rate_egress),
 #undef CG
 	};
 	int fd, err = 0;
@@ -63,7 +92,7 @@ static int attach_cgroup(struct wd_lite *lite)
 	if (fd < 0)
 		return fd;
 	for (size_t i = 0; i < LITE_CG_LINKS; i++) {
-		int link = bpf_link_create(cg[i].prog, fd, cg[i].type, NULL);
+		int link = wd_lite_attach(cg[i].pin + 5, cg[i].prog, fd);
 
 		if (link < 0) {
 			err = link;

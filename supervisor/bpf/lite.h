@@ -31,6 +31,12 @@ int wd_lite_map(const struct wd_lite *lite, const char *pin);
 /* Its links and the maps user space touches; @n set to how many (owned by @lite). */
 const struct wd_lite_pin *wd_lite_links(const struct wd_lite *lite, size_t *n);
 const struct wd_lite_pin *wd_lite_maps(const struct wd_lite *lite, size_t *n);
+/*
+ * Attach the host set's program @name (its name in the object, "wd_sys_exit") of fd @prog where
+ * it belongs: its tracepoint, or @cgroup (warden's subtree) for a cgroup program. Used to wake an
+ * idle set (supervisor/bpf/pinset.c). A link fd, or -errno (-ENOENT: no such program).
+ */
+int wd_lite_attach(const char *name, int prog, int cgroup);
 /* Close every fd: links stay attached only where they were pinned. */
 void wd_lite_destroy(struct wd_lite *lite);
 

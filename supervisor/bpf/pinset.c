@@ -4,8 +4,11 @@
  * loaded once, pinned under /sys/fs/bpf/warden/<set>-<hash>, and found there by every later run
  * of the same build, which then loads nothing. A set's users are the sandboxes in its
  * wd_sandboxes map and the processes holding a shared flock on its directory (a run until its
- * sandbox is in, wardend while it lives); the last one out unpins it. One exclusive flock on
- * /sys/fs/bpf/warden serialises finding, loading, pinning and unpinning across the host.
+ * sandbox is in, wardend while it lives); the last one out unpins the LSM set, and detaches the
+ * recorder set (the landlock backend's) but leaves it pinned, idle: its programs verified, none
+ * attached, so the next run wakes it (attaches) instead of loading it again. `warden unload`
+ * removes idle sets. One exclusive flock on /sys/fs/bpf/warden serialises finding, loading,
+ * pinning, waking, idling and unpinning across the host.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -35,7 +38,8 @@
 #define BPFFS_MAGIC 0xcafe4a11
 #define FILEID_KERNFS 0xfe
 /* Bump when the loader's use of the pins changes while the objects do not. */
-#define WD_PINSET_LAYOUT 2 /* 2: the network object's maps and links beside the set */
+/* 2: the network object's maps and links beside the set; 3: programs pinned (p_*), idle sets */
+#define WD_PINSET_LAYOUT 3
 
 static const char *const map_pin[WD_MAP_NR] = {
 	[WD_MAP_SANDBOXES] = "wd_sandboxes", [WD_MAP_RINGS] = "wd_rings",
@@ -188,6 +192,215 @@ static int pin_path(char *buf, size_t size, const char *dir, const char *obj)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * The recorder set idles between runs rather than going: its link pins ("prog_<name>") are
+ * unpinned, which detaches every program (nothing of warden's runs on the host, on any syscall
+ * or socket), while its programs stay pinned ("p_<name>") with its maps, verified. Waking it is
+ * one attach per program (~2 ms here) where loading it again was ~20 ms of the verifier's.
+ */
+#define IDLE_PROG "p_"
+#define LINK_PIN "prog_"
+
+/* The names in @dir (under PIN_ROOT) that start with @prefix, into a new array; NULL if none. */
+static char **names_with(const char *dir, const char *prefix, size_t *n)
+{
+	char path[512], **names = NULL, **more;
+	struct dirent *e;
+	DIR *d;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "%s/%s", PIN_ROOT, dir);
+	d = opendir(path);
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		more = realloc(names, (*n + 1) * sizeof(*names));
+		if (!more)
+			break;
+		names = more;
+		names[*n] = strdup(e->d_name);
+		if (names[*n])
+			(*n)++;
+	}
+	closedir(d);
+	return names;
+}
+
+static void names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Is the pinned set @dir idle: no link pinned, so none of its programs attached? */
+static bool is_idle(const char *dir)
+{
+	size_t n;
+	char **links = names_with(dir, LINK_PIN, &n);
+
+	names_free(links, n);
+	return n == 0;
+}
+
+/* Pin the program of each of @dir's link pins as p_<name>, so an idle set can be woken. */
+static int pin_programs(const char *dir)
+{
+	size_t n;
+	char **links = names_with(dir, LINK_PIN, &n), path[512];
+	int err = n ? 0 : -ENOENT;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		struct bpf_link_info info = { 0 };
+		__u32 len = sizeof(info);
+		int link, prog = -1;
+
+		err = pin_path(path, sizeof(path), dir, links[i]);
+		link = err ? -1 : bpf_obj_get(path);
+		if (!err && link < 0)
+			err = link;
+		if (!err && bpf_obj_get_info_by_fd(link, &info, &len))
+			err = -errno;
+		if (!err) {
+			prog = bpf_prog_get_fd_by_id(info.prog_id);
+			err = prog < 0 ? prog : 0;
+		}
+		if (!err) {
+			snprintf(path, sizeof(path), "%s/%s/%s%s", PIN_ROOT, dir, IDLE_PROG,
+				 links[i] + strlen(LINK_PIN));
+			err = bpf_obj_pin(prog, path);
+		}
+		if (prog >= 0)
+			close(prog);
+		if (link >= 0)
+			close(link);
+	}
+	if (err)
+		log_warnx("bpf: cannot pin the programs of %s/%s: %s", PIN_ROOT, dir,
+			  strerror(-err));
+	names_free(links, n);
+	return err;
+}
+
+/*
+ * With the root locked: idle the set @dir. Its link pins go, and the links with them, detached
+ * here, before the lock is let go: a run that wakes the set next must not find the programs
+ * attached twice (each record would be made twice).
+ */
+static void idle_set(const char *dir)
+{
+	size_t n;
+	char **links = names_with(dir, LINK_PIN, &n), path[512];
+
+	for (size_t i = 0; i < n; i++)
+		if (!pin_path(path, sizeof(path), dir, links[i]) && unlink(path))
+			log_warn("bpf: cannot unpin %s", path);
+	names_free(links, n);
+}
+
+/* Is any link on the host, live or on its way out, a link of one of the @n programs @ids? */
+static bool linked(const __u32 *ids, size_t n)
+{
+	__u32 id = 0;
+
+	while (!bpf_link_get_next_id(id, &id)) {
+		struct bpf_link_info info = { 0 };
+		__u32 len = sizeof(info);
+		int fd = bpf_link_get_fd_by_id(id);
+
+		/* an id whose link cannot be had is one being freed: maybe ours */
+		if (fd < 0)
+			return true;
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+			for (size_t i = 0; i < n; i++)
+				if (info.prog_id == ids[i]) {
+					close(fd);
+					return true;
+				}
+		close(fd);
+	}
+	return false;
+}
+
+/*
+ * Wait until none of the programs pinned in @dir is attached. The links an idled set unpinned
+ * are released after an RCU grace period, by a kernel worker (a pin's last reference goes when
+ * its inode is freed; a raw tracepoint link cannot be detached before); attached again before
+ * that, a program would run twice for a while, and make each record twice. -ETIMEDOUT after 2 s.
+ */
+static int wait_unlinked(const char *dir, char **progs, size_t n)
+{
+	__u32 ids[32];
+	char path[512];
+	size_t m = 0;
+
+	for (size_t i = 0; i < n && m < sizeof(ids) / sizeof(ids[0]); i++) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+		int fd;
+
+		if (pin_path(path, sizeof(path), dir, progs[i]))
+			return -ENAMETOOLONG;
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			return fd;
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+			ids[m++] = info.id;
+		close(fd);
+	}
+	for (int t = 0; t < 2000; t++) {
+		if (!linked(ids, m))
+			return 0;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* With the root locked: attach every program of the idle set @dir again, and pin the links. */
+static int wake_set(const char *dir)
+{
+	size_t n;
+	char **progs = names_with(dir, IDLE_PROG, &n), path[512];
+	int cg = wd_cgroup_subtree_open(), err = n ? 0 : -ENOENT;
+
+	if (cg < 0)
+		err = cg;
+	if (!err)
+		err = wait_unlinked(dir, progs, n);
+	for (size_t i = 0; i < n && !err; i++) {
+		const char *name = progs[i] + strlen(IDLE_PROG);
+		int prog, link = -1;
+
+		err = pin_path(path, sizeof(path), dir, progs[i]);
+		prog = err ? -1 : bpf_obj_get(path);
+		if (!err && prog < 0)
+			err = prog;
+		if (!err) {
+			link = wd_lite_attach(name, prog, cg);
+			err = link < 0 ? link : 0;
+		}
+		if (!err) {
+			snprintf(path, sizeof(path), "%s/%s/%s%s", PIN_ROOT, dir, LINK_PIN, name);
+			err = bpf_obj_pin(link, path);
+		}
+		if (err)
+			log_info("bpf: cannot attach %s of the idle set %s: %s", name, dir,
+				 strerror(-err));
+		if (link >= 0)
+			close(link);
+		if (prog >= 0)
+			close(prog);
+	}
+	if (cg >= 0)
+		close(cg);
+	if (err)
+		idle_set(dir);
+	names_free(progs, n);
+	return err;
+}
+
 /* Pin the loaded objects' links and the maps user space touches into @dir. */
 static int pin_objects(struct wd_progs *progs, const char *dir)
 {
@@ -326,6 +539,9 @@ static int load_and_pin(struct wd_progs *progs, int root, const char *name)
 		err = load_full(progs, root, tmp);
 		err = err ?: load_rate(progs, tmp);
 	}
+	/* the recorder set idles between runs: its programs pinned to be attached again */
+	if (!err && progs->set == WD_PROGS_SYSCALL_EXIT)
+		err = pin_programs(tmp);
 	if (!err && renameat(root, tmp, root, name)) {
 		err = -errno;
 		log_warn("bpf: cannot rename %s/%s to %s", PIN_ROOT, tmp, name);
@@ -373,6 +589,20 @@ int wd_pinset_enter(struct wd_progs *progs)
 	if (root < 0)
 		return errno == ENOTSUP ? -ENOTSUP : -errno;
 	fd = openat(root, progs->set_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0 && is_idle(progs->set_name)) {
+		/* nothing attached: a set only the recorder's loader leaves so (unpin_if_last) */
+		err = progs->set == WD_PROGS_SYSCALL_EXIT ? wake_set(progs->set_name) : -EINVAL;
+		if (err) {
+			log_info("bpf: the idle set %s/%s cannot be woken: loading it afresh",
+				 PIN_ROOT, progs->set_name);
+			close(fd);
+			fd = -1;
+			remove_set(root, progs->set_name, NULL, NULL);
+			err = 0;
+		} else {
+			log_debug("bpf: woke the idle set %s/%s", PIN_ROOT, progs->set_name);
+		}
+	}
 	if (fd >= 0) {
 		err = open_pins(progs->maps, progs->set, progs->set_name);
 		if (!err)
@@ -545,13 +775,48 @@ static bool last_out(int root, const char *name, const int *maps)
 }
 
 /*
- * With the root locked: unpin @name if it is unused. The links' fds are taken first (into
- * @links, @n of them) so that their release, slow for LSM programs, happens outside the lock.
+ * An idled set's rings out of wd_rings, in a child of its own: every entry left when the set
+ * went idle (this run's, and any a wardend killed by SIGKILL left), read here under the lock so
+ * that a run waking the set next keeps its own. Each delete from a map of maps waits for an RCU
+ * grace period (10-15 ms), and no record reaches these rings (the programs find a ring only
+ * through a sandbox entry, and none is left). The child exits when done.
  */
-static bool unpin_if_last(int root, const char *name, const int *maps, int **links, size_t *n)
+static void rings_empty_in_background(int rings)
+{
+	size_t n;
+	uint64_t *keys = keys_of(rings, sizeof(uint64_t), any_key, 0, &n);
+	pid_t pid;
+
+	if (!n) {
+		free(keys);
+		return;
+	}
+	pid = fork();
+	if (pid <= 0) {
+		for (size_t i = 0; i < n; i++)
+			bpf_map_delete_elem(rings, &keys[i]);
+		if (pid == 0)
+			_exit(0);
+	}
+	free(keys);
+}
+
+/*
+ * With the root locked: if @name is unused, unpin it (the LSM set: the links' fds are taken
+ * first, into @links, @n of them, so that their release, slow for LSM programs, happens
+ * outside the lock), or idle it (the recorder set: detached here, programs kept).
+ */
+static bool unpin_if_last(int root, enum wd_progs_set set, const char *name, const int *maps,
+			  int **links, size_t *n)
 {
 	if (!last_out(root, name, maps))
 		return false;
+	if (set == WD_PROGS_SYSCALL_EXIT) {
+		idle_set(name);
+		rings_empty_in_background(maps[WD_MAP_RINGS]);
+		log_info("bpf: the last user of %s/%s is out: detached, idle", PIN_ROOT, name);
+		return true;
+	}
 	remove_set(root, name, links, n);
 	log_info("bpf: the last user of %s/%s is out: unpinned", PIN_ROOT, name);
 	return true;
@@ -596,8 +861,10 @@ void wd_pinset_leave(struct wd_progs *progs)
 	 * ms), the most of what an embedded run's end cost. No record reaches them meanwhile: the
 	 * programs find a ring only through a sandbox entry, and this run's are gone.
 	 */
-	if (!unpin_if_last(root, progs->set_name, progs->maps, &links, &n))
+	if (!unpin_if_last(root, progs->set, progs->set_name, progs->maps, &links, &n))
 		wd_progs_rings_remove(progs);
+	else
+		progs->n_ring_ids = 0;
 	close(root);
 	release_links(progs->set, links, n);
 }
@@ -620,7 +887,7 @@ int wd_progs_forget(enum wd_progs_set set, uint64_t sandbox)
 		err = open_pins(maps, set, name);
 		if (!err) {
 			wd_pinset_purge(maps, sandbox);
-			unpin_if_last(root, name, maps, &links, &n);
+			unpin_if_last(root, set, name, maps, &links, &n);
 		}
 	}
 	for (int i = 0; i < WD_MAP_NR; i++)
@@ -659,4 +926,48 @@ int wd_progs_find_maps(enum wd_progs_set set, uint64_t sandbox, int *ring, int *
 		if (maps[i] >= 0)
 			close(maps[i]);
 	return err;
+}
+
+int wd_progs_unload(FILE *out)
+{
+	int root = lock_root(), removed = 0;
+	struct dirent *e;
+	char **names = NULL, **more;
+	size_t n = 0;
+	DIR *dir;
+
+	if (root < 0)
+		return errno == ENOTSUP ? 0 : -errno;
+	dir = opendir(PIN_ROOT);
+	while (dir && (e = readdir(dir))) {
+		if (e->d_name[0] == '.' || !(more = realloc(names, (n + 1) * sizeof(*names))))
+			continue;
+		names = more;
+		names[n] = strdup(e->d_name);
+		if (names[n])
+			n++;
+	}
+	if (dir)
+		closedir(dir);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names[i]);
+		bool half = len > 4 && strcmp(names[i] + len - 4, "_new") == 0;
+		int fd = openat(root, names[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+
+		if (fd < 0)
+			continue;
+		/* a holder (a run, wardend) has it shared; attached programs: sandboxes may live */
+		if (!half && (flock(fd, LOCK_EX | LOCK_NB) || !is_idle(names[i]))) {
+			fprintf(out, "warden: %s/%s is in use: kept\n", PIN_ROOT, names[i]);
+			close(fd);
+			continue;
+		}
+		close(fd);
+		remove_set(root, names[i], NULL, NULL);
+		fprintf(out, "warden: unloaded %s/%s\n", PIN_ROOT, names[i]);
+		removed++;
+	}
+	names_free(names, n);
+	close(root);
+	return removed;
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bpf/wd_abi.h"
 #include "policy/compile.h"
@@ -82,6 +83,12 @@ int wd_progs_forget(enum wd_progs_set set, uint64_t sandbox);
  * through wd_rings (-1 if it has none) and the counters (wd_sandboxes). 0, or -errno.
  */
 int wd_progs_find_maps(enum wd_progs_set set, uint64_t sandbox, int *ring, int *counts);
+/*
+ * `warden unload`: remove every idle set under /sys/fs/bpf/warden (no program attached, no
+ * holder), of this build or any other, and what a loader that died left half-made. Each set
+ * removed, and each left because it is in use, is told to @out. The number removed, or -errno.
+ */
+int wd_progs_unload(FILE *out);
 /*
  * wd_progs_start's first half, loading nothing: open the object and choose @set's programs for
  * this kernel (each program's autoload flag, and for LSM lsm/bpf's wd_bpf_ret_arg in .rodata).

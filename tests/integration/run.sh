@@ -22,10 +22,14 @@
 # Without --hold-sets every run finds or loads the set itself, as embedded runs on a host
 # without wardend do (the host suite).
 #
+# At its end it removes the idle program sets its runs left (`warden unload`), unless
+# --keep-sets: runners side by side in a VM that is thrown away keep them, so that one's end
+# cannot remove a set the other's test is about to wake.
+#
 # Each result line ends with the test's time in seconds.
 #
 #   run.sh --where host|vm --bin DIR [--backend auto|bpf-lsm|landlock]... [--only PATTERN]...
-#          [--except PATTERN]... [--hold-sets]
+#          [--except PATTERN]... [--hold-sets] [--keep-sets]
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +38,7 @@ bin=
 only=()
 except=()
 hold_sets=
+unload=1
 backends=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -42,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--only) only+=("$2"); shift 2 ;;
 	--except) except+=("$2"); shift 2 ;;
 	--hold-sets) hold_sets=1; shift ;;
+	--keep-sets) unload=; shift ;;
 	--backend) backends+=("$2"); shift 2 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -93,7 +99,8 @@ start_holder() {
 		return 1
 	fi
 }
-trap 'stop_holder; rm -rf "$holder_dir" "$holder_dir.log"; rmdir "$cg2/warden/holder-$$" "$group" $(v1_groups) 2>/dev/null' EXIT
+# ...and the idle program sets the suite's runs left (supervisor/bpf/pinset.c): nothing stays pinned
+trap 'stop_holder; [ -z "$unload" ] || "$bin/warden" unload > /dev/null 2>&1; rm -rf "$holder_dir" "$holder_dir.log"; rmdir "$cg2/warden/holder-$$" "$group" $(v1_groups) 2>/dev/null' EXIT
 
 # Sandbox cgroups that exist now (none should outlive the test that made them).
 sandboxes() {

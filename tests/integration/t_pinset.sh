@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # One program set per host (docs/design.md, "One program set per host"): ten sandboxes at once run
 # on one copy of each program, pinned under /sys/fs/bpf/warden/<set>-<hash>; a second run loads
-# nothing; the last one out unpins; a set of another build is neither used nor removed; a run
-# killed with --survive keeps the set until its adopter ends the sandbox; and from inside, the pins
-# can be neither opened, unlinked nor reached through bpf(). Only sets this suite's runs made are
-# counted or removed: other runs on the machine may have sets of their own pinned beside.
+# nothing; the last one out unpins the LSM set and idles the recorder set (nothing attached, its
+# programs kept for the next run, which attaches them and loads nothing; `warden unload` removes
+# it); a set of another build is neither used nor removed by a run; a run killed with --survive
+# keeps the set until its adopter ends the sandbox; and from inside, the pins can be neither
+# opened, unlinked nor reached through bpf(). Only sets this suite's runs made are counted or
+# removed: other runs on the machine may have sets of their own pinned beside.
 WHERE=any
 BACKENDS="bpf-lsm landlock"
+# the idle recorder set on 6.1 too: waking it uses what the older kernel has (bpf_link_get_next_id)
+VM_LANDLOCK=yes
 # its runs load and unpin the set themselves (run.sh --hold-sets)
 HOLD_SETS=no
 
@@ -94,6 +98,43 @@ set_prog_ids() {
 	done | sort -n
 }
 
+# idle_prog_ids DIR: the ids of the programs an idle set keeps pinned (p_*), sorted.
+idle_prog_ids() {
+	local p
+	for p in "$1"/p_*; do
+		"$BPFTOOL" prog show pinned "$p" | sed -n 's/^\([0-9]*\):.*/\1/p' | head -n1
+	done | sort -n
+}
+
+# linked_prog_ids: the ids of the programs of every link on the host, sorted.
+linked_prog_ids() {
+	"$BPFTOOL" link show | sed -n 's/.* prog \([0-9]*\).*/\1/p' | sort -n
+}
+
+# expect_left SET: what the last one out leaves of SET. The LSM set goes; the recorder set stays
+# pinned, idle: no link pinned, its programs pinned, and none of them attached once the kernel
+# has released the unpinned links (after an RCU grace period: waited for, up to 10 s).
+expect_left() {
+	local ids i
+	if [ "$EXPECT_BACKEND" = bpf-lsm ]; then
+		[ ! -e "$1" ] || fail "$1 is still pinned after the last run ended"
+		return 0
+	fi
+	[ -d "$1" ] || fail "the idle set $1 is gone after the last run ended"
+	expect_eq "links pinned in the idle set" "$(ls "$1" | grep -c '^prog_' || true)" 0
+	ids=$(idle_prog_ids "$1")
+	[ -n "$ids" ] || fail "the idle set $1 keeps no program"
+	# and its rings leave wd_rings (a child of the last run's deletes them: waited for too)
+	for i in $(seq 1 100); do
+		[ -z "$(comm -12 <(echo "$ids") <(linked_prog_ids))" ] &&
+			[ "$("$BPFTOOL" -j map dump pinned "$1/wd_rings")" = "[]" ] && return 0
+		sleep 0.1
+	done
+	[ "$("$BPFTOOL" -j map dump pinned "$1/wd_rings")" = "[]" ] ||
+		fail "the idle set $1 keeps rings: $("$BPFTOOL" map dump pinned "$1/wd_rings")"
+	fail "programs of the idle set $1 are still attached: $(comm -12 <(echo "$ids") <(linked_prog_ids) | tr '\n' ' ')"
+}
+
 # map_id PIN: the id of a pinned map.
 map_id() {
 	"$BPFTOOL" map show pinned "$1" | sed -n 's/^\([0-9]*\):.*/\1/p' | head -n1
@@ -142,10 +183,10 @@ test_ten_sandboxes_run_on_one_copy_of_each_program() {
 		expect_eq "BPF program and link fds of run $i" "$(bpf_fds "${runs[$i]}")" 0
 	done
 	for i in 1 2 3 4 5 6 7 8 9 10; do gated_end "$i"; done
-	[ ! -e "$set" ] || fail "$set is still pinned after the last run ended"
+	expect_left "$set"
 }
 
-test_a_second_run_loads_nothing_and_the_last_one_out_unpins() {
+test_a_second_run_loads_nothing_and_the_last_one_out_leaves_it() {
 	local set before links probes
 	command -v strace > /dev/null || skip "no strace"
 	pin_policy
@@ -168,7 +209,7 @@ test_a_second_run_loads_nothing_and_the_last_one_out_unpins() {
 	grep -q 'BPF_OBJ_GET' "$T/strace" || fail "the second run did not open the pins"
 	expect_eq "the set's programs after the second run" "$(set_prog_ids "$set")" "$before"
 	gated_end 1
-	[ ! -e "$set" ] || fail "$set is still pinned after the last run ended"
+	expect_left "$set"
 }
 
 test_a_set_of_another_build_is_neither_used_nor_removed() {
@@ -210,7 +251,49 @@ test_a_killed_surviving_run_keeps_the_set_until_its_adopter_ends() {
 	timeout 60 sh -c ": > '$T/g1'" || fail "the sandbox no longer waits on its gate"
 	rm -f "$T/g1"
 	wait "$pinset_adopter" || fail "the adopter failed: $(cat "$T/adopt.out")"
-	[ ! -e "$set" ] || fail "$set is still pinned after the adopted sandbox ended"
+	expect_left "$set"
+}
+
+# The recorder set between runs: idle, woken by the next run with nothing loaded, each program
+# attached once (one record per denial, not two). `warden unload` keeps a set in use, of either
+# backend, and removes the recorder set once idle (the LSM set is gone by then: expect_left).
+test_an_idle_set_is_woken_not_loaded_and_unloaded_only_when_idle() {
+	local set ids n
+	command -v strace > /dev/null || skip "no strace"
+	pin_policy
+	trap release_all EXIT
+	gated_start 1
+	set=$(set_of "$(sandbox_ids | head -n1)")
+	[ -n "$set" ] || fail "no set holds the sandbox"
+	"$WARDEN" unload > "$T/unload" 2>&1 || fail "unload failed: $(cat "$T/unload")"
+	grep -qF "$set is in use: kept" "$T/unload" || fail "unload did not keep $set: $(cat "$T/unload")"
+	[ -d "$set" ] && ls "$set" | grep -q '^prog_' || fail "unload touched $set while in use"
+	gated_end 1
+	if [ "$EXPECT_BACKEND" = bpf-lsm ]; then
+		expect_left "$set"
+		return 0
+	fi
+	ids=$(idle_prog_ids "$set")
+	[ -n "$ids" ] || fail "the set $set keeps no program after the last run ended"
+	# the next run, at once (the unpinned links may not be released yet): no program loaded,
+	# the idle ones attached, each once: its denial is recorded once
+	echo secret > "$WD_OUT/secret"
+	strace -f -e trace=bpf -o "$T/strace" "$WARDEN" run --backend "$BACKEND" \
+		--policy "$T/p.json" --audit "$WD_OUT/audit_w" -- "$BIN/wd-try" read "$WD_OUT/secret" \
+		> "$T/out" 2> "$T/err" || true
+	[ -s "$T/out" ] || fail "the woken run failed: $(cat "$T/err")"
+	expect_eq "the woken run's read" "$(cat "$T/out")" "$DENY_ERRNO"
+	expect_eq "programs the woken run loaded" \
+		"$(grep 'BPF_PROG_LOAD.*prog_name="wd_' "$T/strace" | grep -vc 'prog_name="wd_probe')" 0
+	grep -q 'BPF_RAW_TRACEPOINT_OPEN\|BPF_LINK_CREATE' "$T/strace" ||
+		fail "the woken run attached nothing"
+	n=$(grep '"verdict":"deny"' "$WD_OUT/audit_w" | grep -cF "\"target\":\"$WD_OUT/secret\"" || true)
+	expect_eq "records of the denied read (each program attached once)" "$n" 1
+	expect_left "$set"
+	expect_eq "the programs after a wake" "$(idle_prog_ids "$set")" "$ids"
+	"$WARDEN" unload > "$T/unload" 2>&1 || fail "unload failed: $(cat "$T/unload")"
+	grep -qF "unloaded $set" "$T/unload" || fail "unload did not name $set: $(cat "$T/unload")"
+	[ ! -e "$set" ] || fail "$set is still pinned after warden unload"
 }
 
 # The attacks, from a root with the policy's rights only: the pins and the set's maps.
