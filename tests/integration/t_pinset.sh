@@ -135,6 +135,16 @@ expect_left() {
 	fail "programs of the idle set $1 are still attached: $(comm -12 <(echo "$ids") <(linked_prog_ids) | tr '\n' ' ')"
 }
 
+# first_sandbox: the suite's policy, a gated sandbox 1 (released on exit) and, in $set (the
+# caller's local), the pinned set that holds it.
+first_sandbox() {
+	pin_policy
+	trap release_all EXIT
+	gated_start 1
+	set=$(set_of "$(sandbox_ids | head -n1)")
+	[ -n "$set" ] || fail "no set under $PINS holds the first sandbox"
+}
+
 # map_id PIN: the id of a pinned map.
 map_id() {
 	"$BPFTOOL" map show pinned "$1" | sed -n 's/^\([0-9]*\):.*/\1/p' | head -n1
@@ -189,11 +199,7 @@ test_ten_sandboxes_run_on_one_copy_of_each_program() {
 test_a_second_run_loads_nothing_and_the_last_one_out_leaves_it() {
 	local set before links probes
 	command -v strace > /dev/null || skip "no strace"
-	pin_policy
-	trap release_all EXIT
-	gated_start 1
-	set=$(set_of "$(sandbox_ids | head -n1)")
-	[ -n "$set" ] || fail "no set under $PINS holds the first sandbox"
+	first_sandbox
 	before=$(set_prog_ids "$set")
 	strace -f -e trace=bpf -o "$T/strace" "$WARDEN" run --backend "$BACKEND" \
 		--policy "$T/p.json" -- "$BIN/wd-try" exit 0 2> "$T/err2" ||
@@ -260,11 +266,7 @@ test_a_killed_surviving_run_keeps_the_set_until_its_adopter_ends() {
 test_an_idle_set_is_woken_not_loaded_and_unloaded_only_when_idle() {
 	local set ids n
 	command -v strace > /dev/null || skip "no strace"
-	pin_policy
-	trap release_all EXIT
-	gated_start 1
-	set=$(set_of "$(sandbox_ids | head -n1)")
-	[ -n "$set" ] || fail "no set holds the sandbox"
+	first_sandbox
 	"$WARDEN" unload > "$T/unload" 2>&1 || fail "unload failed: $(cat "$T/unload")"
 	grep -qF "$set is in use: kept" "$T/unload" || fail "unload did not keep $set: $(cat "$T/unload")"
 	[ -d "$set" ] && ls "$set" | grep -q '^prog_' || fail "unload touched $set while in use"
