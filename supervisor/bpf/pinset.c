@@ -20,6 +20,7 @@
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -235,12 +236,23 @@ static void names_free(char **names, size_t n)
 	free(names);
 }
 
-/* Is the pinned set @dir idle: no link pinned, so none of its programs attached? */
+/*
+ * Is the pinned set @dir idle: no link pinned, so none of its programs attached? A directory
+ * that cannot be read is not: a live set is never taken for an idle one (and woken, or
+ * removed) on a failed read.
+ */
 static bool is_idle(const char *dir)
 {
+	char path[512], **links;
 	size_t n;
-	char **links = names_with(dir, LINK_PIN, &n);
+	DIR *d;
 
+	snprintf(path, sizeof(path), "%s/%s", PIN_ROOT, dir);
+	d = opendir(path);
+	if (!d)
+		return false;
+	closedir(d);
+	links = names_with(dir, LINK_PIN, &n);
 	names_free(links, n);
 	return n == 0;
 }
@@ -310,9 +322,11 @@ static bool linked(const __u32 *ids, size_t n)
 		__u32 len = sizeof(info);
 		int fd = bpf_link_get_fd_by_id(id);
 
-		/* an id whose link cannot be had is one being freed: maybe ours */
-		if (fd < 0)
+		/* an id whose link cannot be had (ENOENT) is one being freed: maybe ours */
+		if (fd < 0 && errno == ENOENT)
 			return true;
+		if (fd < 0)
+			continue;
 		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
 			for (size_t i = 0; i < n; i++)
 				if (info.prog_id == ids[i]) {
@@ -792,12 +806,23 @@ static void rings_empty_in_background(int rings)
 		return;
 	}
 	pid = fork();
-	if (pid <= 0) {
+	if (pid == 0) {
+		/*
+		 * Nothing of the run's but the map: no reader of warden's output or terminal waits
+		 * for this child (as release_in_background's in progs.c).
+		 */
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (nul >= 0 && dup2(nul, 0) == 0 && dup2(nul, 1) == 1 && dup2(nul, 2) == 2 &&
+		    dup2(rings, 3) == 3 && !syscall(SYS_close_range, 4, ~0u, 0))
+			rings = 3;
 		for (size_t i = 0; i < n; i++)
 			bpf_map_delete_elem(rings, &keys[i]);
-		if (pid == 0)
-			_exit(0);
+		_exit(0);
 	}
+	if (pid < 0)
+		for (size_t i = 0; i < n; i++)
+			bpf_map_delete_elem(rings, &keys[i]);
 	free(keys);
 }
 
