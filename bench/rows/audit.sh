@@ -30,7 +30,10 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then rounds=3; n=${AUDIT_N:-20000}; else
 	rounds=${BENCH_ROUNDS:-11}; n=${AUDIT_N:-40000}; fi
 procs=${AUDIT_PROCS:-2}
 tmp=$(cd "$BENCH_TMP" && pwd)
-export WARDEN_RUN_DIR=$tmp/run WARDEN_CGROUP_GROUP=${WARDEN_CGROUP_GROUP:-bench}
+export WARDEN_RUN_DIR=$tmp/run WARDEN_CGROUP_GROUP=${WARDEN_CGROUP_GROUP:-bench-audit-$$}
+# the group the runs make their cgroups in goes with the script (a run that ended left it empty)
+cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+trap '[ -z "$cg2" ] || rmdir "$cg2/warden/$WARDEN_CGROUP_GROUP" 2>/dev/null || true' EXIT
 mkdir -p "$WARDEN_RUN_DIR" "$tmp/denied" "$tmp/fbin"
 echo x > "$tmp/denied/f"
 # the flood runs from a directory of its own: the policy lets it exec that and nothing it writes
