@@ -202,18 +202,22 @@ static int pin_path(char *buf, size_t size, const char *dir, const char *obj)
 #define IDLE_PROG "p_"
 #define LINK_PIN "prog_"
 
-/* The names in @dir (under PIN_ROOT) that start with @prefix, into a new array; NULL if none. */
-static char **names_with(const char *dir, const char *prefix, size_t *n)
+/*
+ * The names in @dir (under PIN_ROOT) that start with @prefix, into a new array (@n of them,
+ * NULL if none). -errno when the directory cannot be read: then nothing is known of it.
+ */
+static int names_with(const char *dir, const char *prefix, char ***out, size_t *n)
 {
 	char path[512], **names = NULL, **more;
 	struct dirent *e;
 	DIR *d;
 
+	*out = NULL;
 	*n = 0;
 	snprintf(path, sizeof(path), "%s/%s", PIN_ROOT, dir);
 	d = opendir(path);
 	if (!d)
-		return NULL;
+		return -errno;
 	while ((e = readdir(d))) {
 		if (strncmp(e->d_name, prefix, strlen(prefix)))
 			continue;
@@ -226,7 +230,8 @@ static char **names_with(const char *dir, const char *prefix, size_t *n)
 			(*n)++;
 	}
 	closedir(d);
-	return names;
+	*out = names;
+	return 0;
 }
 
 static void names_free(char **names, size_t n)
@@ -243,16 +248,11 @@ static void names_free(char **names, size_t n)
  */
 static bool is_idle(const char *dir)
 {
-	char path[512], **links;
+	char **links;
 	size_t n;
-	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/%s", PIN_ROOT, dir);
-	d = opendir(path);
-	if (!d)
+	if (names_with(dir, LINK_PIN, &links, &n))
 		return false;
-	closedir(d);
-	links = names_with(dir, LINK_PIN, &n);
 	names_free(links, n);
 	return n == 0;
 }
@@ -260,9 +260,9 @@ static bool is_idle(const char *dir)
 /* Pin the program of each of @dir's link pins as p_<name>, so an idle set can be woken. */
 static int pin_programs(const char *dir)
 {
+	char **links, path[512];
 	size_t n;
-	char **links = names_with(dir, LINK_PIN, &n), path[512];
-	int err = n ? 0 : -ENOENT;
+	int err = names_with(dir, LINK_PIN, &links, &n) ?: (n ? 0 : -ENOENT);
 
 	for (size_t i = 0; i < n && !err; i++) {
 		struct bpf_link_info info = { 0 };
@@ -297,14 +297,16 @@ static int pin_programs(const char *dir)
 }
 
 /*
- * With the root locked: idle the set @dir. Its link pins go, and the links with them, detached
- * here, before the lock is let go: a run that wakes the set next must not find the programs
- * attached twice (each record would be made twice).
+ * With the root locked: idle the set @dir. Its link pins go; the links go with them once the
+ * kernel releases them, after a grace period (wait_unlinked: a run that wakes the set must not
+ * find its programs attached twice).
  */
 static void idle_set(const char *dir)
 {
+	char **links, path[512];
 	size_t n;
-	char **links = names_with(dir, LINK_PIN, &n), path[512];
+
+	names_with(dir, LINK_PIN, &links, &n);
 
 	for (size_t i = 0; i < n; i++)
 		if (!pin_path(path, sizeof(path), dir, links[i]) && unlink(path))
@@ -375,11 +377,12 @@ static int wait_unlinked(const char *dir, char **progs, size_t n)
 /* With the root locked: attach every program of the idle set @dir again, and pin the links. */
 static int wake_set(const char *dir)
 {
+	char **progs, path[512];
 	size_t n;
-	char **progs = names_with(dir, IDLE_PROG, &n), path[512];
-	int cg = wd_cgroup_subtree_open(), err = n ? 0 : -ENOENT;
+	int err = names_with(dir, IDLE_PROG, &progs, &n) ?: (n ? 0 : -ENOENT);
+	int cg = err ? -1 : wd_cgroup_subtree_open();
 
-	if (cg < 0)
+	if (!err && cg < 0)
 		err = cg;
 	if (!err)
 		err = wait_unlinked(dir, progs, n);
