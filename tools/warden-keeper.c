@@ -337,12 +337,15 @@ static void __attribute__((noreturn)) keeper_main(struct keep *kp)
 	bool gone = false;
 	sigset_t none;
 
-	/* Out of the caller's session: a ^C at its terminal is for warden, not for the keeper. */
-	setsid();
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	/*
+	 * Its own session from before its exec (keeper.c: a ^C or a hang-up at warden's terminal is
+	 * not for it). Ignored first, then unblocked: a signal sent while warden had it blocked is
+	 * pending, and would otherwise end the keeper as soon as it is let through.
+	 */
 	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
 		signal(quiet[i], SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (!buf)
 		kp->survive_s = 0;
 	for (;;) {

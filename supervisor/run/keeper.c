@@ -146,6 +146,13 @@ static void __attribute__((noreturn)) exec_keeper(int prog, int *src, int n, cha
 	char *envp[] = { NULL };
 	int err;
 
+	/*
+	 * Out of warden's session and process group before anything else: warden may be a
+	 * session leader (on a terminal), and its death hangs up its foreground group. A keeper
+	 * still starting then would die of that SIGHUP with the sandbox it is there to keep.
+	 */
+	if (setsid() < 0)
+		goto fail;
 	prog = fcntl(prog, F_DUPFD_CLOEXEC, n);
 	if (prog >= 0)
 		errfd = fcntl(errfd, F_DUPFD_CLOEXEC, n);

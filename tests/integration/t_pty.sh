@@ -123,6 +123,18 @@ test_pty_prompt_owns_the_terminal_while_it_asks() {
 	expect_eq "modes after the run" "$(drv modes | tail -n1)" "$(drv modes | head -n1)"
 }
 
+# keeper_of SANDBOX: the pid of the warden-keeper of SANDBOX (its argv names the cgroup)
+keeper_of() {
+	local f
+	for f in /proc/[0-9]*/cmdline; do
+		if tr '\0' ' ' < "$f" 2>/dev/null | grep -q "^warden-keeper .* $1 "; then
+			f=${f%/cmdline}
+			echo "${f#/proc/}"
+			return
+		fi
+	done
+}
+
 test_pty_survive_keeps_the_terminal_for_adopt() {
 	pty_policy
 	# warden dies (SIGKILL: nothing restores the modes); the keeper's copy of the master keeps
@@ -134,6 +146,11 @@ test_pty_survive_keeps_the_terminal_for_adopt() {
 	expect_eq "warden" "$(drv signal)" 9
 	sb=$(record_field "$(line_with_all "$WD_OUT/audit" '"type":"start"')" sandbox)
 	[ -n "$sb" ] || fail "no start record in $WD_OUT/audit"
+	# the keeper was never in warden's session: the hang-up of its terminal's foreground group
+	# (warden led that session) was not for it (it once died of it, when still starting)
+	kp=$(keeper_of "$sb")
+	[ -n "$kp" ] || fail "no keeper of $sb after warden died"
+	expect_eq "the keeper's session" "$(awk '{print $6}' "/proc/$kp/stat")" "$kp"
 	"$P" -t 120 'send=go\r' 'expect=got:[go]' wait -- "$WARDEN" adopt --audit "$WD_OUT/audit2" \
 		--wait 60 "$sb" > "$T/drv" 2> "$T/drv.err" ||
 		fail "wd-pty adopt: $(cat "$T/drv.err")"
