@@ -140,7 +140,7 @@ $(OUT)/warden: $(OUT)/tools/warden.o $(OUT)/tools/cmd_hold.o $(OUT)/tools/cmd_po
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(OUT)/wardend: $(OUT)/tools/wardend.o $(OUT)/tools/wardend_service.o $(OUT)/tools/wardend_relay.o $(OUT)/tools/wardend_status.o $(LIB_OBJS)
+$(OUT)/wardend: $(OUT)/tools/wardend.o $(OUT)/tools/wardend_service.o $(OUT)/tools/wardend_relay.o $(OUT)/tools/wardend_status.o $(OUT)/tools/wardend_sandbox.o $(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 

@@ -173,6 +173,17 @@ struct sup *sup_by_name(const char *name)
 	return NULL;
 }
 
+struct sup *sup_find(const char *name)
+{
+	struct sup *s = sup_by_name(name);
+
+	for (int i = 0; !s && i < MAX_SANDBOXES; i++)
+		if (d.sups[i].pid > 0 && d.sups[i].label_name &&
+		    strcmp(d.sups[i].label_name, name) == 0)
+			s = &d.sups[i];
+	return s;
+}
+
 /* In a supervisor child: end with the daemon, whose signals are not ours; @keep_ring its ring. */
 static void child_common(int keep_ring)
 {
@@ -231,7 +242,8 @@ static void adopt(const char *name, unsigned int wait_ms)
 		_exit(wd_adopt(&o));
 	}
 	*s = (struct sup){ .pid = pid, .adopted = true, .ready = -1, .client = -1, .waiter = -1,
-			   .out = { -1, -1 }, .hl = -1, .resumer = -1 };
+			   .out = { -1, -1 }, .hl = -1, .resumer = -1, .exec = -1,
+			   .exec_client = -1, .destroyer = -1, .inspector = -1 };
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	log_info("taking %s over (supervisor %d)", name, (int)pid);
 }
@@ -476,11 +488,59 @@ static bool backend_name_ok(const char *name)
 	return wd_daemon_backend_ok(name);
 }
 
-static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferred)
+/*
+ * create's own fields: a name (letters, digits, ".", "_", "-", not "sb-..."; at most 31 bytes,
+ * unique here), its idle timeout (seconds, 0 for none; default 600) and labels (an object of
+ * strings, at most 32), into @s's. NULL, or the error reply.
+ */
+static cJSON *create_fields(const cJSON *req, char **name, cJSON **labels, unsigned int *idle)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(req, "name");
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(req, "labels"), *v;
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(req, "idle_timeout_s");
+
+	*idle = 600;
+	if (t && (!cJSON_IsNumber(t) || t->valuedouble < 0 || t->valuedouble > 30 * 86400 ||
+		  t->valuedouble != (double)(long long)t->valuedouble))
+		return error_reply("create: \"idle_timeout_s\" must be a whole number of seconds "
+				   "from 0 (never) to 2592000%s", "");
+	if (t)
+		*idle = (unsigned int)t->valuedouble;
+	if (n && (!cJSON_IsString(n) || !n->valuestring[0] || strlen(n->valuestring) > 31 ||
+		  strspn(n->valuestring, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					 "0123456789._-") != strlen(n->valuestring) ||
+		  !strncmp(n->valuestring, "sb-", 3)))
+		return error_reply("create: \"name\" must be 1 to 31 letters, digits, '.', '_' or "
+				   "'-', not beginning \"sb-\"%s", "");
+	if (n && sup_find(n->valuestring))
+		return coded_error("busy", "create: a sandbox is named %s already",
+				   n->valuestring);
+	if (l && (!cJSON_IsObject(l) || cJSON_GetArraySize(l) > 32))
+		return error_reply("create: \"labels\" must be an object of at most 32 strings%s",
+				   "");
+	cJSON_ArrayForEach(v, l)
+		if (!cJSON_IsString(v) || strlen(v->string) > 128 || strlen(v->valuestring) > 1024)
+			return error_reply("create: \"labels\": %s must be a string (names at most "
+					   "128 bytes, values 1024)", v->string);
+	*name = n ? strdup(n->valuestring) : NULL;
+	*labels = l ? cJSON_Duplicate(l, true) : NULL;
+	return NULL;
+}
+
+static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferred, bool create)
 {
 	static const char *const keys[] = { "op", "v", "id", "policy", "argv", "audit", "report",
 					    "stdout", "stderr", "cwd", "backend", "wait", "stream",
 					    "holds", "env", "timeout_ms", "stdin", NULL };
+	static const char *const create_keys[] = { "op", "v", "id", "policy", "audit", "report",
+						   "stderr", "cwd", "backend", "env",
+						   "timeout_ms", "name", "labels",
+						   "idle_timeout_s", NULL };
+	static char *const no_argv[] = { NULL };
+	char *label_name = NULL;
+	cJSON *labels = NULL;
+	unsigned int idle_s = 0;
+	int xs[2] = { -1, -1 };
 	static const char *const paths[] = { "audit", "report", "stdout", "stderr", "cwd" };
 	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(req, "argv"), *a;
 	const cJSON *pol = cJSON_GetObjectItemCaseSensitive(req, "policy");
@@ -502,7 +562,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	char **args;
 	pid_t pid;
 
-	bad = check_keys(req, "run", keys);
+	bad = create ? check_keys(req, "create", create_keys) : check_keys(req, "run", keys);
 	if (bad)
 		return bad;
 	if (cJSON_IsString(pol) &&
@@ -538,18 +598,31 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 				   "end of file)%s", "");
 	/* a streamed run ends with its exit event, as one that waits; so does one whose holds return */
 	waits = cJSON_IsTrue(wait) || cJSON_IsTrue(stream) || holds;
-	if (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) < 1)
-		return error_reply("run: \"argv\" must be a non-empty array of strings%s", "");
+	if (!create && (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) < 1))
+		bad = error_reply("run: \"argv\" must be a non-empty array of strings%s", "");
+	if (create)
+		argv = NULL; /* none: its commands come by exec */
 	cJSON_ArrayForEach(a, argv)
-		if (!cJSON_IsString(a))
-			return error_reply("run: \"argv\" must be a non-empty array of strings%s", "");
-	if (!backend_name_ok(backend))
-		return error_reply("run: \"backend\" must be auto, bpf-lsm or landlock, not %s",
-				   backend);
-	s = sup_free_slot();
-	if (!s)
-		return coded_error("busy", "run: this daemon supervises as many sandboxes as it "
-				   "may%s", "");
+		if (!bad && !cJSON_IsString(a))
+			bad = error_reply("run: \"argv\" must be a non-empty array of strings%s", "");
+	if (!bad && !backend_name_ok(backend))
+		bad = error_reply("run: \"backend\" must be auto, bpf-lsm or landlock, not %s",
+				  backend);
+	if (!bad && create)
+		bad = create_fields(req, &label_name, &labels, &idle_s);
+	s = bad ? NULL : sup_free_slot();
+	if (!bad && !s)
+		bad = coded_error("busy", "run: this daemon supervises as many sandboxes as it "
+				  "may%s", "");
+	/* its execs' socket; its report is written for its destroy to answer with */
+	if (!bad && create && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, xs))
+		bad = coded_error("internal", "create: socketpair: %s", strerror(errno));
+	if (bad) {
+		free(label_name);
+		cJSON_Delete(labels);
+		return bad;
+	}
+	waits = waits || create;
 	if (!policy) {
 		policy_file = write_inline_policy(pol);
 		if (!policy_file)
@@ -587,6 +660,11 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 		for (int i = 0; i < 4; i++)
 			if (opipe[i / 2][i % 2] >= 0)
 				close(opipe[i / 2][i % 2]);
+		for (int i = 0; i < 2; i++)
+			if (xs[i] >= 0)
+				close(xs[i]);
+		free(label_name);
+		cJSON_Delete(labels);
 		if (ipipe[0] >= 0)
 			close(ipipe[0]);
 		wd_policy_derive_free(&derive);
@@ -613,6 +691,11 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 		if (policy_file)
 			unlink(policy_file);
 		free(policy_file);
+		for (int i = 0; i < 2; i++)
+			if (xs[i] >= 0)
+				close(xs[i]);
+		free(label_name);
+		cJSON_Delete(labels);
 		return coded_error("internal", "run: fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
@@ -625,6 +708,10 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 			.ready_fd = pfd[1],
 			.out_fd = { -1, opipe[0][1], opipe[1][1] },
 			.derive = &derive,
+			/* a supervisor's death ends a persistent sandbox: no successor takes execs */
+			.persistent = create,
+			.exec_fd = xs[1],
+			.idle_s = idle_s,
 		};
 
 		child_common(ring ? ring->fd : -1);
@@ -632,13 +719,17 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 			wd_progs_ring_give(ring->fd, ring->key);
 		prctl(PR_SET_NAME, "wardend-sup");
 		close(pfd[0]);
+		if (create) {
+			close(xs[0]);
+			o.survive_s = 0;
+		}
 		for (int i = 0; i < 2; i++)
 			if (opipe[i][0] >= 0)
 				close(opipe[i][0]);
 		if (cg.fd >= 0)
 			wd_cgroup_use_next(&cg);
 		/* the command's output and the supervisor's messages: where the request says */
-		args = calloc((size_t)cJSON_GetArraySize(argv) + 1, sizeof(*args));
+		args = calloc((size_t)(argv ? cJSON_GetArraySize(argv) : 0) + 1, sizeof(*args));
 		out = output_fd(str_field(req, "stdout"));
 		err = output_fd(str_field(req, "stderr"));
 		if (!args || out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
@@ -650,7 +741,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 			_exit(125);
 		cJSON_ArrayForEach(a, argv)
 			args[n++] = a->valuestring;
-		o.argv = args;
+		o.argv = create ? no_argv : args;
 		_exit(wd_run(&o));
 	}
 	close(pfd[1]);
@@ -662,14 +753,20 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	wd_policy_derive_free(&derive);
 	if (ring)
 		ring->user = pid;
+	if (xs[1] >= 0)
+		close(xs[1]);
 	*s = (struct sup){ .pid = pid, .ready = pfd[0], .client = client, .waiter = -1,
 			   .policy_file = policy_file, .out = { opipe[0][0], opipe[1][0] },
 			   .streamed = cJSON_IsTrue(stream), .hl = -1, .resumer = -1,
-			   .holds_events = holds != NULL, .holds_return = holds_return };
-	s->argv0 = strdup(cJSON_GetArrayItem(argv, 0)->valuestring);
+			   .holds_events = holds != NULL, .holds_return = holds_return,
+			   .persistent = create, .exec = xs[0], .label_name = label_name,
+			   .labels = labels, .idle_s = idle_s, .exec_client = -1, .destroyer = -1,
+			   .inspector = -1 };
+	s->argv0 = create ? NULL : strdup(cJSON_GetArrayItem(argv, 0)->valuestring);
 	s->id = id ? cJSON_Duplicate(id, true) : NULL;
 	if (waits) {
-		s->waiter = client;
+		/* a persistent sandbox's end is told to its destroy, not to its create */
+		s->waiter = create ? -1 : client;
 		s->report = strdup(report);
 		s->own_report = own_report[0] != 0;
 	}
@@ -699,6 +796,14 @@ static cJSON *op_list(void)
 		cJSON_AddStringToObject(o, "how", s->adopted ? "taken over" : "run");
 		if (s->argv0)
 			cJSON_AddStringToObject(o, "command", s->argv0);
+		if (s->persistent) {
+			cJSON_AddBoolToObject(o, "persistent", true);
+			if (s->label_name)
+				cJSON_AddStringToObject(o, "name", s->label_name);
+			if (s->labels)
+				cJSON_AddItemToObject(o, "labels", cJSON_Duplicate(s->labels, true));
+			cJSON_AddBoolToObject(o, "running", s->exec_running);
+		}
 		cJSON_AddItemToArray(arr, o);
 	}
 	return r;
@@ -749,7 +854,8 @@ out:
 /* What changes which sandboxes run: root's alone. Approvers may do every other op. */
 static bool root_op(const char *op)
 {
-	return !strcmp(op, "run") || !strcmp(op, "kill");
+	return !strcmp(op, "run") || !strcmp(op, "kill") || !strcmp(op, "create") ||
+	       !strcmp(op, "exec") || !strcmp(op, "destroy");
 }
 
 static bool relay_op(const char *op)
@@ -809,10 +915,18 @@ static bool handle(struct client *c, const char *line)
 	else if (cJSON_GetObjectItemCaseSensitive(req, "id") && !id)
 		r = error_reply("\"id\" must be a number or a string of at most 128 bytes%s", "");
 	else if (!op)
-		r = error_reply("\"op\" is required: run, list, kill, status, holds, subscribe, "
-				"approve or deny%s", "");
+		r = error_reply("\"op\" is required: run, resume, create, exec, inspect, destroy, "
+				"list, kill, status, holds, subscribe, approve or deny%s", "");
 	else if (strcmp(op, "run") == 0)
-		r = op_run(req, c->fd, id, &deferred);
+		r = op_run(req, c->fd, id, &deferred, false);
+	else if (strcmp(op, "create") == 0)
+		r = op_run(req, c->fd, id, &deferred, true);
+	else if (strcmp(op, "exec") == 0)
+		r = op_exec(req, c->fd, id);
+	else if (strcmp(op, "inspect") == 0)
+		r = op_inspect(req, c->fd, id);
+	else if (strcmp(op, "destroy") == 0)
+		r = op_destroy(req, c->fd, id);
 	else if (strcmp(op, "resume") == 0)
 		r = op_resume(req, c->fd, id, &deferred);
 	else if (strcmp(op, "list") == 0)
@@ -824,8 +938,8 @@ static bool handle(struct client *c, const char *line)
 	else if (relay_op(op))
 		r = op_relay(c, req, op, id);
 	else
-		r = error_reply("unknown op %s (run, list, kill, status, holds, subscribe, approve, "
-				"deny)", op);
+		r = error_reply("unknown op %s (run, resume, create, exec, inspect, destroy, list, "
+				"kill, status, holds, subscribe, approve, deny)", op);
 	if (r)
 		send_reply_id(c->fd, r, id);
 	cJSON_Delete(req);
@@ -843,6 +957,12 @@ static void drop(struct client *c)
 			d.sups[i].waiter = -1;
 		if (d.sups[i].resumer == c->fd)
 			d.sups[i].resumer = -1;
+		if (d.sups[i].exec_client == c->fd)
+			d.sups[i].exec_client = -1;
+		if (d.sups[i].destroyer == c->fd)
+			d.sups[i].destroyer = -1;
+		if (d.sups[i].inspector == c->fd)
+			d.sups[i].inspector = -1;
 	}
 	relay_drop_client(c->fd);
 	if (c->fd >= 0)
@@ -1225,7 +1345,8 @@ static void on_ready(struct sup *s)
 		return; /* on_exit_status() answers */
 	buf[n - 1] = 0;
 	memcpy(s->name, buf, (size_t)n);
-	log_info("%s runs %s (supervisor %d)", s->name, s->argv0, (int)s->pid);
+	log_info("%s runs %s (supervisor %d)", s->name,
+		 s->argv0 ? s->argv0 : "(a persistent sandbox)", (int)s->pid);
 	holds_link(s);
 	if (s->client >= 0) {
 		r = cJSON_CreateObject();
@@ -1238,7 +1359,7 @@ static void on_ready(struct sup *s)
 }
 
 /* The report file @path as JSON, or NULL (none written, or not JSON). */
-static cJSON *read_report(const char *path)
+cJSON *read_report(const char *path)
 {
 	char buf[65536];
 	ssize_t n = -1;
@@ -1336,7 +1457,7 @@ static void stream_read(struct sup *s, int i)
 }
 
 /* At the run's end, every writer gone: what is left in its pipes, then they close. */
-static void stream_drain(struct sup *s)
+void stream_drain(struct sup *s)
 {
 	for (int i = 0; i < 2; i++) {
 		for (int k = 0; k < 4096 && s->out[i] >= 0; k++)
@@ -1391,7 +1512,14 @@ static void sup_release(struct sup *s)
 		if (s->out[i] >= 0)
 			close(s->out[i]);
 	holds_unlink(s);
-	*s = (struct sup){ .out = { -1, -1 }, .hl = -1, .resumer = -1 };
+	if (s->exec >= 0)
+		close(s->exec);
+	free(s->label_name);
+	cJSON_Delete(s->labels);
+	cJSON_Delete(s->destroy_id);
+	cJSON_Delete(s->inspect_id);
+	*s = (struct sup){ .out = { -1, -1 }, .hl = -1, .resumer = -1, .exec = -1,
+			   .exec_client = -1, .destroyer = -1, .inspector = -1 };
 }
 
 static void on_exit_status(struct sup *s, int status)
@@ -1428,6 +1556,18 @@ static void on_exit_status(struct sup *s, int status)
 		rmdir(s->cgroup);
 	free(s->cgroup);
 	s->cgroup = NULL;
+	/* a persistent sandbox's supervisor ends it, however it ends: its destroy is answered */
+	if (s->persistent) {
+		/* what it said before it went: an exec's end comes before the sandbox's */
+		for (int k = 0; k < 64 && s->exec >= 0 && exec_read(s); k++)
+			;
+		stream_drain(s);
+		if (s->waiter >= 0)
+			tell_exit(s, status);
+		sandbox_ended(s, read_report(s->report));
+		sup_release(s);
+		return;
+	}
 	/* a supervisor of ours that crashed leaves its sandbox to its keeper: take it back */
 	if (crashed && s->name[0]) {
 		char name[32];
@@ -1751,12 +1891,13 @@ int main(int argc, char **argv)
 	/* the set is held and the socket listens: what connects now is served */
 	wd_notifyf("READY=1\nSTATUS=serving %s\nMAINPID=%d", d.path, (int)getpid());
 	for (;;) {
-		struct pollfd pfd[2 + MAX_CLIENTS + 4 * MAX_SANDBOXES + MAX_RELAYS];
+		struct pollfd pfd[2 + MAX_CLIENTS + 5 * MAX_SANDBOXES + MAX_RELAYS];
 		/* what each entry is: and which client, supervisor (or stream of one) or relay */
 		struct {
-			enum { W_LISTEN, W_SIG, W_CLIENT, W_READY, W_OUT, W_HOLDS, W_RELAY } kind;
+			enum { W_LISTEN, W_SIG, W_CLIENT, W_READY, W_OUT, W_HOLDS, W_EXEC,
+			       W_RELAY } kind;
 			int i, j;
-		} who[2 + MAX_CLIENTS + 4 * MAX_SANDBOXES + MAX_RELAYS];
+		} who[2 + MAX_CLIENTS + 5 * MAX_SANDBOXES + MAX_RELAYS];
 		int n = 0;
 
 		for (int i = 0; i < MAX_CLIENTS; i++)
@@ -1791,8 +1932,16 @@ int main(int argc, char **argv)
 				/* its output waits until its client has the reply, which comes first */
 				continue;
 			}
-			/* while a resume waits for its answer, its output waits for its reply too */
-			for (int j = 0; j < 2 && sp->resumer < 0; j++)
+			if (sp->exec >= 0) {
+				pfd[n] = (struct pollfd){ .fd = sp->exec, .events = POLLIN };
+				who[n].kind = W_EXEC;
+				who[n++].i = i;
+			}
+			/*
+			 * while a resume waits for its answer, its output waits for its reply too;
+			 * so does an exec's for its "started"
+			 */
+			for (int j = 0; j < 2 && sp->resumer < 0 && sp->exec_client < 0; j++)
 				if (sp->out[j] >= 0) {
 					pfd[n] = (struct pollfd){ .fd = sp->out[j], .events = POLLIN };
 					who[n].kind = W_OUT;
@@ -1828,7 +1977,7 @@ int main(int argc, char **argv)
 			struct signalfd_siginfo si;
 			/* (each only where its kind says that is what .i indexes) */
 			struct client *cl = &d.clients[who[k].kind == W_CLIENT ? who[k].i : 0];
-			struct sup *sp = &d.sups[who[k].kind >= W_READY && who[k].kind <= W_HOLDS ?
+			struct sup *sp = &d.sups[who[k].kind >= W_READY && who[k].kind <= W_EXEC ?
 						 who[k].i : 0];
 
 			if (!pfd[k].revents)
@@ -1870,6 +2019,10 @@ int main(int argc, char **argv)
 			case W_HOLDS:
 				if (sp->pid > 0 && sp->hl == pfd[k].fd)
 					holds_read(sp);
+				break;
+			case W_EXEC:
+				if (sp->pid > 0 && sp->exec == pfd[k].fd)
+					exec_read(sp);
 				break;
 			case W_RELAY:
 				if (relays[who[k].i].up == pfd[k].fd)

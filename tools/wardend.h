@@ -77,6 +77,20 @@ struct sup {
 	char *report; /* the report file: the request's, or one of ours (own_report) */
 	bool own_report; /* ours, under <run dir>/reports: removed once sent */
 	char *policy_file; /* an inline policy, written for its supervisor: removed at its end */
+	/*
+	 * A persistent sandbox (create): its supervisor takes execs on @exec (execs.h's socket);
+	 * its name and labels as created; the client whose exec waits for "started" (its
+	 * output waits too), the one whose destroy waits for the end, the one whose inspect waits
+	 * for the supervisor's answer, with their request ids.
+	 */
+	bool persistent;
+	int exec;
+	char *label_name;
+	cJSON *labels;
+	unsigned int idle_s;
+	int exec_client, destroyer, inspector;
+	cJSON *destroy_id, *inspect_id;
+	bool exec_running;
 };
 
 /*
@@ -129,6 +143,23 @@ cJSON *error_reply(const char *fmt, const char *arg);
 /* An unknown_key error for the first key of @req not in @keys (NULL-ended), or NULL. */
 cJSON *check_keys(const cJSON *req, const char *op, const char *const *keys);
 const char *str_field(const cJSON *req, const char *key);
+/* The supervisor of the sandbox named @name (its id, or a persistent sandbox's name), or NULL. */
+struct sup *sup_find(const char *name);
+/* A sup's streamed output: what is left in its pipes, then they close. */
+void stream_drain(struct sup *s);
+/* The report file @path as JSON, or NULL. */
+cJSON *read_report(const char *path);
+/*
+ * Persistent sandboxes (wardend_sandbox.c): exec, inspect and destroy, and what a supervisor
+ * says on its exec socket. Each returns the reply, or NULL when it comes later.
+ */
+cJSON *op_exec(const cJSON *req, int client, const cJSON *id);
+cJSON *op_inspect(const cJSON *req, int client, const cJSON *id);
+cJSON *op_destroy(const cJSON *req, int client, const cJSON *id);
+/* One message of @s's exec socket read and acted on: false when there was none (or it closed). */
+bool exec_read(struct sup *s);
+/* The persistent fields of @s let go; a destroy waiting is answered with @report. */
+void sandbox_ended(struct sup *s, cJSON *report);
 /* The supervisor of sandbox @name, or NULL. */
 struct sup *sup_by_name(const char *name);
 

@@ -70,6 +70,7 @@ struct run_state {
 	struct run_limits *lim; /* wall time, cpu time, the signal's grace (supervise.h); may be NULL */
 	struct run_dns *dns; /* the sandbox's DNS forwarder (supervisor/run/dns.h); may be NULL */
 	struct run_status *status; /* the live status line (supervisor/run/status.h); may be NULL */
+	struct wd_execs *execs; /* a persistent sandbox's commands (supervisor/run/execs.h); may be NULL */
 	uint64_t denials_seen; /* denial records read so far, for the status line */
 	struct proc_exe proc_exe[WD_PROC_EXES];
 	size_t batch_len; /* bytes of whole lines in batch, not yet written */

@@ -41,6 +41,7 @@ struct wd_report {
 	/*
 	 * "completed" | "killed" (by a signal of its own) | "timeout" | "oom" | "signal" (warden
 	 * was told to stop) | "failed_to_start" | "denied_to_start" (the policy refused the exec)
+	 * | "idle" | "destroyed" (a persistent sandbox: its idle timeout ran out, or destroy)
 	 */
 	const char *status;
 	int exit_code; /* as warden exits: the command's, 128+signal, or warden's own */

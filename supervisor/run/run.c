@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <dirent.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <time.h>
 #include <linux/magic.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cJSON.h>
@@ -26,6 +29,7 @@
 #include "supervisor/backend/backend.h"
 #include "supervisor/hold/from_policy.h"
 #include "supervisor/run/exe_cache.h"
+#include "supervisor/run/execs.h"
 #include "supervisor/run/holds.h"
 #include "supervisor/run/keeper.h"
 #include "supervisor/run/output.h"
@@ -79,6 +83,12 @@ struct run {
 	char msg[1024];
 	int sigfd, rc;
 	bool sandbox_added;
+	/* a persistent sandbox: its commands, where they start, and why it ended */
+	struct wd_execs execs;
+	struct wd_execs_ops exec_ops;
+	char cwd[PATH_MAX];
+	uint64_t enter_ns;
+	const char *end_why;
 };
 
 static void run_init(struct run *r, const struct wd_run_opts *o)
@@ -101,6 +111,8 @@ static void run_init(struct run *r, const struct wd_run_opts *o)
 	r->rl = (struct run_limits){ .l = &r->lim, .wall_fd = -1, .sample_fd = -1, .grace_fd = -1 };
 	r->sigfd = -1;
 	r->rc = WD_EXIT_INTERNAL;
+	r->execs = (struct wd_execs){ .sock = o->persistent ? o->exec_fd : -1, .idle_fd = -1,
+				      .timeout_fd = -1 };
 }
 
 /*
@@ -218,6 +230,15 @@ static int prepare_sandbox(struct run *r)
 		return err;
 	}
 	r->holds.st = &r->st;
+	/* each exec would need a waiting room of its own; its first command's is the only one */
+	if (r->o->persistent && wd_hold_rules_classes(&r->holds.rules)) {
+		snprintf(r->msg, sizeof(r->msg), "%s: /hold: a persistent sandbox holds nothing "
+			 "yet (use run for a policy with holds)", policy);
+		log_warnx("%s", r->msg);
+		r->rep.error = r->msg;
+		r->rc = WD_EXIT_USAGE;
+		return -EINVAL;
+	}
 	/*
 	 * Its sockets (holds, --survive) are where the CLI trusts to find them, and the probe's
 	 * answers (probe_cache.h) are where every later run trusts them: whatever the run uses,
@@ -536,6 +557,104 @@ static void disk_take(const struct run *r, struct wd_report_limit *l)
 	l->hit = sf.f_bfree == 0 || sf.f_ffree == 0;
 }
 
+/* @base's environment with @add (NAME=VALUE) over it, for one exec: malloc'd, or NULL. */
+static char **env_with(char *const *base, char *const *add)
+{
+	size_t n = 0, m = 0, k;
+	char **v;
+
+	while (base && base[n])
+		n++;
+	while (add && add[m])
+		m++;
+	v = calloc(n + m + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		v[i] = base[i];
+	k = n;
+	for (size_t j = 0; j < m; j++) {
+		size_t len = strcspn(add[j], "=") + 1;
+		size_t i;
+
+		for (i = 0; i < n; i++)
+			if (!strncmp(v[i], add[j], len))
+				break;
+		if (i < n)
+			v[i] = add[j];
+		else
+			v[k++] = add[j];
+	}
+	return v;
+}
+
+/* execs.h: one exec, spawned into the persistent sandbox as its first command was. */
+static int exec_spawn(void *ctx, char *const argv[], char *const env[], const char *cwd,
+		      const int fds[3], struct wd_child *out)
+{
+	struct run *r = ctx;
+	struct wd_setup plan = r->setup;
+	struct wd_spawn_opts so = { .cgroup_fd = r->cg.fd, .plan = &plan, .setup = child_setup,
+				    .setup_ctx = r, .join = child_join, .join_ctx = r,
+				    .enter_pidfd = r->child.pidfd, .enter_ns = r->enter_ns,
+				    .enter_cwd = cwd ? cwd : r->cwd, .in_fd = fds[0],
+				    .out = { -1, fds[1], fds[2] }, .out_fds = 6 };
+	int err;
+
+	plan.envp = env_with(r->setup.envp, env);
+	if (!plan.envp)
+		return -ENOMEM;
+	err = wd_spawn_enter(&so, argv, out);
+	free(plan.envp);
+	return err;
+}
+
+/* execs.h: the sandbox's processes (as the host numbers them) and what it uses now. */
+static void exec_inspect(void *ctx, cJSON *into)
+{
+	struct run *r = ctx;
+	cJSON *procs = cJSON_AddArrayToObject(into, "processes");
+	struct wd_limit_usage u;
+	int fd = openat(r->cg.fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	long pid;
+	cJSON *o;
+
+	while (f && fscanf(f, "%ld", &pid) == 1)
+		cJSON_AddItemToArray(procs, cJSON_CreateNumber((double)pid));
+	if (f)
+		fclose(f);
+	else if (fd >= 0)
+		close(fd);
+	wd_limits_read(&r->lim, r->cg.fd, &u);
+	o = cJSON_AddObjectToObject(into, "usage");
+	cJSON_AddNumberToObject(o, "cpu_usec", (double)u.cpu_usec);
+	if (u.have_mem)
+		cJSON_AddNumberToObject(o, "memory_bytes", (double)u.mem_current);
+	if (u.have_pids)
+		cJSON_AddNumberToObject(o, "pids", (double)u.pids_current);
+	cJSON_AddStringToObject(into, "backend", r->ops->name);
+	cJSON_AddStringToObject(into, "cwd", r->cwd);
+	cJSON_AddNumberToObject(into, "uptime_ms",
+				(double)((wd_clock_ns(CLOCK_MONOTONIC) - r->t0) / 1000000));
+}
+
+/* execs.h: the sandbox ends (idle, or destroyed): every task of it, then its init. */
+static void exec_end(void *ctx, const char *why)
+{
+	struct run *r = ctx;
+
+	if (!r->end_why)
+		r->end_why = why;
+	log_info("run: sandbox %s ends (%s)", r->cg.name, why);
+	wd_cgroup_kill(&r->cg);
+	if (r->child.pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, r->child.pidfd, SIGKILL, NULL, 0);
+}
+
+static const struct wd_execs_ops exec_ops = { .spawn = exec_spawn, .inspect = exec_inspect,
+					      .end = exec_end };
+
 /* The command, spawned in the sandbox and started (or failed to). 0 or -errno. */
 static int spawn_command(struct run *r)
 {
@@ -551,6 +670,11 @@ static int spawn_command(struct run *r)
 						       r->setup.clone_flags,
 					.plan = &r->setup, .setup = child_setup, .setup_ctx = r,
 					.join = child_join, .join_ctx = r };
+	/* a persistent sandbox keeps its namespaces in its init, for every exec to join */
+	if (r->o->persistent)
+		sopts.clone_flags |= CLONE_NEWPID | CLONE_NEWNS;
+	sopts.persistent = r->o->persistent;
+	r->enter_ns = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET;
 	sopts.join_after_setup = r->ops->refuses_mounts && (sopts.clone_flags & CLONE_NEWNS);
 	sopts.survive = r->o->survive_s > 0;
 	sopts.tty = r->pty.slave;
@@ -582,6 +706,18 @@ static int spawn_command(struct run *r)
 		open_disk(r);
 	if (started)
 		start_limits(r);
+	if (started && r->o->persistent) {
+		if (!getcwd(r->cwd, sizeof(r->cwd)))
+			snprintf(r->cwd, sizeof(r->cwd), "/");
+		r->exec_ops = exec_ops;
+		r->exec_ops.ctx = r;
+		err = wd_execs_open(&r->execs, r->o->exec_fd, r->o->idle_s, &r->exec_ops);
+		if (err) {
+			log_warnx("run: cannot take execs: %s", strerror(-err));
+			exec_end(r, "failed");
+		}
+		r->st.execs = &r->execs;
+	}
 	/* on the caller's terminal, unless --quiet: the live status line */
 	if (started && !r->o->quiet && r->pty.master >= 0 &&
 	    wd_run_status_start(&r->status, &r->st, r->t0) == 0 && r->status.timer >= 0) {
@@ -648,6 +784,13 @@ static void supervise_command(struct run *r)
 		r->rep.signal = how.signo;
 		r->rep.status = r->rep.signal ? "killed" : "completed";
 		ended_by(r);
+		/* a persistent sandbox has no command: it ended idle, or was destroyed */
+		if (r->o->persistent) {
+			r->rc = 0;
+			r->rep.signal = 0;
+			r->rep.status = r->end_why && !strcmp(r->end_why, "idle") ? "idle" :
+					"destroyed";
+		}
 		r->rep.exit_code = r->rc;
 	}
 	r->rep.wall_time_s = (double)(wd_clock_ns(CLOCK_MONOTONIC) - r->t0) / 1e9;
@@ -796,6 +939,16 @@ static void teardown_sandbox(struct run *r)
 	struct run_records rec = { .ops = r->ops, .be = r->be };
 	struct run_state *st = &r->st;
 
+	/* a persistent sandbox's running exec is told ended, its init goes with the rest */
+	if (r->st.execs) {
+		wd_execs_close(&r->execs);
+		r->st.execs = NULL;
+		if (r->child.pidfd >= 0)
+			syscall(SYS_pidfd_send_signal, r->child.pidfd, SIGKILL, NULL, 0);
+	} else if (r->execs.sock >= 0) {
+		close(r->execs.sock);
+		r->execs.sock = -1;
+	}
 	/* emptied first, so the figures are the whole sandbox's, then removed, v1 and v2 */
 	wd_cgroup_drain(&r->cg);
 	/* no task of it writes any more: what is left in the pipes, then they close */

@@ -39,6 +39,15 @@ struct wd_run_opts {
 	 */
 	int out_fd[3];
 	char *const *argv;
+	/*
+	 * A persistent sandbox (wardend's create, docs/control.md#persistent-sandboxes): no
+	 * command of its own (@argv empty), its commands taken from wardend on @exec_fd
+	 * (supervisor/run/execs.h), ended by a stop signal (destroy) or after @idle_s without one
+	 * running (0: never).
+	 */
+	bool persistent;
+	int exec_fd;
+	unsigned int idle_s;
 };
 
 /* Runs the command; returns what warden should exit with. */

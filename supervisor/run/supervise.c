@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "supervisor/run/dns.h"
+#include "supervisor/run/execs.h"
 #include "supervisor/run/output.h"
 #include "supervisor/run/pty.h"
 #include "supervisor/run/status.h"
@@ -59,7 +60,7 @@ void wd_run_records_drain(struct run_state *st, const struct run_records *rec)
 }
 
 enum poll_kind { P_RECORDS, P_CHILD, P_EMPTIED, P_SIGNAL, P_LISTENER, P_TIMER, P_CTL, P_PTY, P_OUTPUT,
-		 P_WALL, P_SAMPLE, P_GRACE, P_DNS, P_STATUS };
+		 P_WALL, P_SAMPLE, P_GRACE, P_DNS, P_STATUS, P_EXEC };
 
 /* How often cpu_time is checked and the peaks sampled. */
 #define WD_SAMPLE_MS 100
@@ -298,6 +299,12 @@ static int poll_set(struct run_state *st, const struct run_records *rec, struct 
 		for (int i = 0; i < m; i++)
 			kind[n++] = P_OUTPUT;
 	}
+	if (st->execs) {
+		int m = wd_execs_poll_fds(st->execs, pfd + n, WD_POLL_MAX - n);
+
+		for (int i = 0; i < m; i++)
+			kind[n++] = P_EXEC;
+	}
 	return n;
 }
 
@@ -340,7 +347,10 @@ int wd_run_supervise(struct run_state *st, const struct run_records *rec,
 			case P_SIGNAL:
 				if (read(sigfd, &ssi, sizeof(ssi)) != sizeof(ssi))
 					break;
-				if (st->lim && child) {
+				if (st->execs) {
+					/* a persistent sandbox: its supervisor ends it (destroy) */
+					wd_execs_stop(st->execs);
+				} else if (st->lim && child) {
 					limits_on_signal(st->lim, cg, child, (int)ssi.ssi_signo);
 				} else {
 					log_info("run: got signal %u, killing sandbox %s",
@@ -372,6 +382,9 @@ int wd_run_supervise(struct run_state *st, const struct run_records *rec,
 				break;
 			case P_DNS:
 				wd_run_dns_ready(st->dns);
+				break;
+			case P_EXEC:
+				wd_execs_on_ready(st->execs, &pfd[i]);
 				break;
 			case P_STATUS:
 				wd_run_status_tick(st->status, st, cg, holds);

@@ -9,6 +9,7 @@
 #include <linux/close_range.h>
 #include <linux/sched.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -75,6 +76,17 @@ static void __attribute__((noreturn)) exec_init(int init, int status, int ready,
 	syscall(SYS_execveat, init, "", argv, envp, AT_EMPTY_PATH);
 fail:
 	f.err = errno;
+	if (write(errfd, &f, sizeof(f)) < 0) {
+		/* nothing left to tell anyone */
+	}
+	_exit(127);
+}
+
+/* In the child: why it could not exec (@stage 0 set-up, 1 execve), to the parent; then it ends. */
+static void __attribute__((noreturn)) tell_failure(int errfd, int stage, int err)
+{
+	struct wd_spawn_failure f = { .stage = stage, .err = err };
+
 	if (write(errfd, &f, sizeof(f)) < 0) {
 		/* nothing left to tell anyone */
 	}
@@ -187,6 +199,9 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 		errno = -r;
 		goto fail;
 	}
+	/* a persistent sandbox's init has no command: its execs come later (wd_spawn_enter) */
+	if ((o->clone_flags & CLONE_NEWPID) && o->persistent)
+		exec_init(fds->init, fds->status, fds->ready[1], errfd, 0);
 	if (o->clone_flags & CLONE_NEWPID) {
 		/*
 		 * Here, before the cgroup and the backend: this process stays pid 1 and becomes
@@ -250,11 +265,128 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 	f.stage = 1;
 	execvp(argv[0], argv);
 fail:
-	f.err = errno;
-	if (write(errfd, &f, sizeof(f)) < 0) {
-		/* nothing left to tell anyone */
+	tell_failure(errfd, f.stage, errno);
+}
+
+/*
+ * In the child of wd_spawn_enter, born in the sandbox's pid namespace (not yet its cgroup): the
+ * rest of the sandbox's namespaces, then what child_exec does once its own are made.
+ * Async-signal-safe calls only.
+ */
+static void __attribute__((noreturn)) child_enter(const struct wd_spawn_opts *o,
+						   char *const argv[], int errfd, int procs)
+{
+	struct child_fds fds = { .err = errfd, .status = -1, .ready = { -1, -1 }, .init = -1,
+				 .notify = -1, .procs = -1, .go = -1 };
+	struct wd_spawn_failure f = { .stage = 0 };
+	sigset_t all;
+	int r;
+
+	/*
+	 * Visible in the sandbox's /proc before it is confined, with the supervisor's fds: not
+	 * dumpable, so no task there (no CAP_SYS_PTRACE) may trace it or take its fds. The exec
+	 * of the command makes it dumpable again.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		goto fail;
+	sigemptyset(&all);
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	/* the supervisor's death ends the command: its keeper ends the rest */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || setsid() < 0)
+		goto fail;
+	if (o->in_fd >= 0 && dup2(o->in_fd, 0) < 0)
+		goto fail;
+	for (int fd = 1; fd < 3; fd++)
+		if ((o->out_fds & (1u << fd)) && dup2(o->out[fd], fd) < 0)
+			goto fail;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_close_range, 3, ~0u, CLOSE_RANGE_CLOEXEC))
+		goto fail;
+	/* its mounts, host name, IPC and network: the init's (its root and cwd are reset) */
+	if (o->enter_ns && setns(o->enter_pidfd, (int)o->enter_ns))
+		goto fail;
+	if (chdir(o->enter_cwd ? o->enter_cwd : "/"))
+		goto fail;
+	/*
+	 * Only now into the cgroup: bpf-lsm refuses a sandbox's task the privilege setns needs.
+	 * Until here this process ran warden's code alone, outside the sandbox's reach.
+	 */
+	if (write(procs, "0", 1) != 1)
+		goto fail;
+	r = o->join ? o->join(o->join_ctx) : 0;
+	if (!r)
+		r = child_confine(o, &fds);
+	if (r) {
+		errno = -r;
+		goto fail;
 	}
-	_exit(127);
+	f.stage = 1;
+	execvp(argv[0], argv);
+fail:
+	tell_failure(errfd, f.stage, errno);
+}
+
+int wd_spawn_enter(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child)
+{
+	struct clone_args args = { .flags = CLONE_PIDFD, .exit_signal = SIGCHLD };
+	int pipefd[2], pidfd = -1, own, procs, err = 0;
+	struct wd_spawn_failure f = { 0 };
+	ssize_t n;
+	long pid;
+
+	wd_child_init(child);
+	if (o->notify)
+		return -EOPNOTSUPP; /* one waiting room per sandbox: its first command's */
+	/* where this thread's children are born now, to come back to */
+	own = open("/proc/thread-self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
+	if (own < 0)
+		return -errno;
+	procs = openat(o->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	if (procs < 0 || pipe2(pipefd, O_CLOEXEC)) {
+		err = -errno;
+		if (procs >= 0)
+			close(procs);
+		close(own);
+		return err;
+	}
+	/* born in the sandbox's pid namespace (the parent cannot join it; its children can) */
+	if (setns(o->enter_pidfd, CLONE_NEWPID)) {
+		err = -errno;
+		goto out;
+	}
+	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
+	pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0) {
+		close(pipefd[0]);
+		child_enter(o, argv, pipefd[1], procs);
+	}
+	if (pid < 0)
+		err = -errno;
+	/* back, whatever happened: this thread's later children are the host's again */
+	if (setns(own, CLONE_NEWPID) && !err)
+		err = -errno;
+	if (pid < 0)
+		goto out;
+	close(pipefd[1]);
+	pipefd[1] = -1;
+	child->pid = (pid_t)pid;
+	child->pidfd = pidfd;
+	do
+		n = read(pipefd[0], &f, sizeof(f));
+	while (n < 0 && errno == EINTR);
+	if (n == sizeof(f) && f.stage == 0)
+		child->setup_errno = f.err ? f.err : EIO;
+	else if (n == sizeof(f))
+		child->exec_errno = f.err ? f.err : EIO;
+out:
+	close(own);
+	close(procs);
+	for (int i = 0; i < 2; i++)
+		if (pipefd[i] >= 0)
+			close(pipefd[i]);
+	return err;
 }
 
 /* warden-init opened once by a daemon (wd_spawn_preload), for it and the supervisors it forks. */
@@ -282,10 +414,7 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 	ssize_t n;
 	long pid;
 
-	memset(child, 0, sizeof(*child));
-	child->pidfd = -1;
-	child->status_fd = -1;
-	child->notify_fd = -1;
+	wd_child_init(child);
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -errno;
 	if (o->notify && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, notifyfd)) {
@@ -495,6 +624,11 @@ int wd_child_read_status(int status_fd, pid_t init, siginfo_t *si)
 		break;
 	}
 	return err;
+}
+
+void wd_child_init(struct wd_child *child)
+{
+	*child = (struct wd_child){ .pidfd = -1, .status_fd = -1, .notify_fd = -1 };
 }
 
 void wd_child_close(struct wd_child *child)

@@ -76,6 +76,20 @@ struct wd_spawn_opts {
 	 */
 	void (*before_exec)(void *ctx);
 	void *before_exec_ctx;
+	/*
+	 * A persistent sandbox (with CLONE_NEWPID): the child is its init alone, with no command;
+	 * its commands come later, each by wd_spawn_enter.
+	 */
+	bool persistent;
+	/*
+	 * wd_spawn_enter: the sandbox's init (a pidfd), the namespaces of it to join besides its
+	 * pid namespace (CLONE_NEW*), the command's working directory there (NULL: /), and its
+	 * standard input (-1: the supervisor's).
+	 */
+	int enter_pidfd;
+	uint64_t enter_ns;
+	const char *enter_cwd;
+	int in_fd;
 };
 
 /*
@@ -90,6 +104,17 @@ struct wd_spawn_opts {
  * capability sets, execve. Returns 0 (check setup_errno and exec_errno) or -errno when no child could be made.
  */
 int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child);
+/*
+ * Spawn @argv into a persistent sandbox whose init is @o->enter_pidfd, and wait until it has
+ * exec'd (or failed to): born in the init's pid namespace (the
+ * caller's child, which it waits for: the init reaps only what the command leaves), it joins
+ * the init's other namespaces @o->enter_ns, changes to @o->enter_cwd, joins the cgroup
+ * @o->cgroup_fd (after setns: bpf-lsm refuses a sandbox's task its privilege), then goes on as
+ * wd_spawn's command does (the join, the backend, the capabilities, the plan's user and
+ * environment, execve). No waiting room (-EOPNOTSUPP). 0 (check setup_errno and exec_errno)
+ * or -errno.
+ */
+int wd_spawn_enter(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child);
 
 /*
  * Open the sandbox's init program (warden-init beside this binary) once, for every later
@@ -113,6 +138,8 @@ int wd_child_wait(struct wd_child *child, siginfo_t *si);
  * reader of the init's status channel, for warden, its keeper and a successor.
  */
 int wd_child_read_status(int status_fd, pid_t init, siginfo_t *si);
+/* No child yet: no pid, every fd -1. */
+void wd_child_init(struct wd_child *child);
 void wd_child_close(struct wd_child *child);
 
 #endif

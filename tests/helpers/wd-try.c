@@ -44,7 +44,9 @@
  *   wd-try replace-dir DIR rmdir|rename TARGET NAME  in one process, quickly: make and
  *                             unlink DIR/seed, take DIR away (rmdir, or rename to DIR.old),
  *                             make DIR a symlink to TARGET, and print unlink(DIR/NAME)'s result
- *   wd-try ctl SOCKET LINE [N]  send LINE to a unix stream socket, print the first N reply lines (1)
+ *   wd-try ctl SOCKET LINE [N]  send LINE to a unix stream socket, print the first N reply lines (1);
+ *                               N until=TEXT: every line up to the first holding TEXT (or an
+ *                               error reply, "ok":false)
  *                             as they come
  *   wd-try as UID GID GROUPS PROG [ARG...]  drop to UID and GID with the supplementary GROUPS
  *                             (comma-separated, or "-" for none) and execute PROG (busybox has
@@ -619,9 +621,14 @@ static int replace_dir(const char *dir, const char *how, const char *target, con
 	return 0;
 }
 
-/* Send @line on @path's stream socket; print the first @lines reply lines (or all until EOF). */
-static int ctl(const char *path, const char *line, int lines)
+/*
+ * Send @line on @path's stream socket; print the first @lines reply lines (or all until EOF),
+ * or with @until, every line up to the first that holds it.
+ */
+static int ctl(const char *path, const char *line, int lines, const char *until)
 {
+	char cur[65536];
+	size_t cur_len = 0;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char buf[65536];
 	ssize_t n;
@@ -638,7 +645,15 @@ static int ctl(const char *path, const char *line, int lines)
 		got += (size_t)n;
 		for (ssize_t i = 0; i < n && seen < lines; i++) {
 			putchar(buf[i]);
-			seen += buf[i] == '\n';
+			if (cur_len < sizeof(cur) - 1)
+				cur[cur_len++] = buf[i];
+			if (buf[i] != '\n')
+				continue;
+			cur[cur_len] = 0;
+			cur_len = 0;
+			/* an error reply is the last line too: no event follows it */
+			if (!until || strstr(cur, until) || strstr(cur, "\"ok\":false"))
+				seen++;
 		}
 		fflush(stdout);
 	}
@@ -774,7 +789,9 @@ int main(int argc, char **argv)
 	if (argc >= 6 && strcmp(argv[1], "replace-dir") == 0)
 		return replace_dir(argv[2], argv[3], argv[4], argv[5]);
 	if (argc >= 4 && strcmp(argv[1], "ctl") == 0)
-		return ctl(argv[2], argv[3], argc >= 5 ? atoi(argv[4]) : 1);
+		return argc >= 5 && !strncmp(argv[4], "until=", 6) ?
+			       ctl(argv[2], argv[3], 1, argv[4] + 6) :
+			       ctl(argv[2], argv[3], argc >= 5 ? atoi(argv[4]) : 1, NULL);
 	if (argc >= 6 && strcmp(argv[1], "as") == 0)
 		return run_as(argv + 2);
 	if (argc >= 4 && strcmp(argv[1], "notify-recv") == 0)

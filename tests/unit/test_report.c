@@ -67,7 +67,8 @@ static void check(const struct wd_report *r, bool want)
 static void test_every_status_validates(void **state)
 {
 	static const char *const statuses[] = { "completed", "killed", "timeout", "oom",
-						"signal", "failed_to_start", "denied_to_start" };
+						"signal", "failed_to_start", "denied_to_start",
+						"idle", "destroyed" };
 	struct wd_report r = { .backend = "landlock", .sandbox = "sb-0123abcd", .argv = argv };
 
 	(void)state;

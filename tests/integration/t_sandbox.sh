@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: GPL-2.0
+# Persistent sandboxes (docs/control.md#persistent-sandboxes): create, exec, inspect, destroy on
+# wardend's control.sock; an idle one ended after its timeout. Each exec runs in the sandbox its
+# first command would have run in (its cgroup, mount view, pid namespace, rules), so state and
+# background processes stay between execs, and nothing of it outlives destroy.
+WHERE=any
+BACKENDS="bpf-lsm landlock"
+VM_LANDLOCK=yes
+
+ctl() {
+	"$BIN/wd-try" ctl "$WARDEN_RUN_DIR/control.sock" "$@"
+}
+
+# exec_in SB ARGV-JSON [EXTRA]: one exec, its lines (reply, output events, exit) in $T/x.out
+exec_in() {
+	ctl "{\"op\":\"exec\",\"id\":\"x\",\"sandbox\":\"$1\",\"argv\":$2${3:+,$3}}" \
+		'until="event":"exit"' > "$T/x.out" || fail "exec in $1: no answer"
+}
+
+# x_code: the exit event's code; x_stdout: the data of its stdout events, concatenated
+x_code() {
+	record_field "$(grep '"event":"exit"' "$T/x.out")" code
+}
+x_stdout() {
+	grep '"event":"stdout"' "$T/x.out" | sed 's/.*"data":"\(.*\)","id".*/\1/' | tr -d '\n'
+}
+
+sandbox_policy() {
+	local libs= d
+	for d in $LIBDIRS; do libs="$libs,\"$d\""; done
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","/proc","%s","%s"%s],"write":["%s","/dev/null"],"deny":["%s/secret"],"exec":["/usr/bin","/bin","%s","%s"%s]}}\n' \
+		"$BIN" "$T" "$libs" "$T" "$T" "$BIN" "$LOADER" "$libs" > "$T/p.json"
+	echo s3cret > "$T/secret"
+	# the work tree (landlock carves the write rule around the denied file: $T's own entries
+	# are what its rules name, so new files go below)
+	mkdir -p "$T/w"
+}
+
+# create [EXTRA]: a persistent sandbox of $T/p.json; sets $sb
+create() {
+	local r
+	r=$(ctl "{\"op\":\"create\",\"id\":1,\"backend\":\"$BACKEND\",\"policy\":\"$T/p.json\",\"audit\":\"$WD_OUT/audit\",\"cwd\":\"$T/w\"${1:+,$1}}")
+	sb=$(record_field "$r" sandbox)
+	[ -n "$sb" ] && printf '%s' "$r" | grep -q '"ok":true' || fail "create: $r"
+}
+
+test_sandbox_twenty_execs_share_its_state_and_rules() {
+	sandbox_policy
+	touch "$WD_OUT/audit"
+	start_daemon "$T/d.log"
+	create '"name":"box1","labels":{"job":"t"}'
+	# by name as by id; each exec adds a line to a file of the work tree
+	for i in $(seq 1 20); do
+		exec_in box1 "[\"sh\",\"-c\",\"echo $i >> n; wc -l < n\"]"
+		expect_eq "exec $i's exit: $(cat "$T/x.out")" "$(x_code)" 0
+		expect_eq "exec $i's output" "$(x_stdout)" "$i\\n"
+	done
+	expect_eq "lines in the work tree" "$(wc -l < "$T/w/n")" 20
+	# a background process of one exec is there for the next (same pid namespace)
+	exec_in "$sb" '["sh","-c","sleep 300 > /dev/null 2>&1 & echo $!"]'
+	bg=$(x_stdout | tr -d '\\n')
+	[ -n "$bg" ] || fail "no pid of the background sleep: $(cat "$T/x.out")"
+	exec_in "$sb" "[\"sh\",\"-c\",\"cat /proc/$bg/comm\"]"
+	expect_eq "the next exec sees it" "$(x_stdout)" 'sleep\n'
+	# the rules hold for every exec: the denied file stays unread, the exit code says so
+	exec_in "$sb" "[\"cat\",\"$T/secret\"]"
+	[ "$(x_code)" != 0 ] || fail "an exec read a denied file: $(cat "$T/x.out")"
+	grep -q s3cret "$T/x.out" && fail "the denied file's content came out"
+	# env, stdin and cwd per exec
+	exec_in "$sb" '["sh","-c","read l; echo $l-$V-$(pwd)"]' '"stdin":"in\n","env":{"V":"v1"},"cwd":"/tmp"'
+	expect_eq "stdin, env and cwd" "$(x_stdout)" 'in-v1-/tmp\n'
+	# inspect: its processes (the sleep among them), its name and labels
+	r=$(ctl "{\"op\":\"inspect\",\"sandbox\":\"$sb\"}")
+	printf '%s' "$r" | grep -q '"name":"box1"' || fail "inspect: $r"
+	printf '%s' "$r" | grep -q '"labels":{"job":"t"}' || fail "inspect: $r"
+	printf '%s' "$r" | grep -q '"execs":24' || fail "inspect counts 24 execs: $r"
+	printf '%s' "$r" | grep -q '"processes":\[[0-9]' || fail "inspect: no process: $r"
+	ctl '{"op":"list"}' | grep -q "\"sandbox\":\"$sb\".*\"persistent\":true" ||
+		fail "list does not show it: $(ctl '{"op":"list"}')"
+	# destroy: everything in it ends, its cgroup goes, the report says destroyed
+	r=$(ctl "{\"op\":\"destroy\",\"id\":\"d\",\"sandbox\":\"$sb\"}")
+	printf '%s' "$r" | grep -q '"ok":true' || fail "destroy: $r"
+	printf '%s' "$r" | grep -q '"status":"destroyed"' || fail "destroy's report: $r"
+	# its cgroup is gone: no process is left in it (a populated cgroup cannot be removed)
+	left=$(find /sys/fs/cgroup -maxdepth 6 -type d -name "$sb" 2>/dev/null)
+	[ -z "$left" ] || fail "destroy left the cgroup $left"
+	expect_line "$WD_OUT/audit" '"type":"exit"' '"status":"destroyed"'
+	r=$(ctl "{\"op\":\"exec\",\"sandbox\":\"$sb\",\"argv\":[\"true\"]}")
+	printf '%s' "$r" | grep -q '"code":"not_found"' || fail "exec after destroy: $r"
+	stop_daemon
+}
+
+test_sandbox_idle_one_is_ended_with_a_record() {
+	sandbox_policy
+	touch "$WD_OUT/audit"
+	start_daemon "$T/d.log"
+	create '"idle_timeout_s":1'
+	exec_in "$sb" '["true"]'
+	expect_eq "exit" "$(x_code)" 0
+	# a second after its last exec ended: the exit record, and it is gone from the list
+	timeout 60 "$BIN/wd-try" wait-line "$T/d.log" "of $sb ended" "$daemon" \
+		> /dev/null || fail "the idle sandbox was not ended: $(cat "$T/d.log")"
+	expect_line "$WD_OUT/audit" '"type":"exit"' '"status":"idle"'
+	ctl '{"op":"list"}' | grep -q "$sb" && fail "an idle sandbox is still listed"
+	stop_daemon
+}
+
+test_sandbox_exec_answers_and_refusals() {
+	sandbox_policy
+	touch "$WD_OUT/audit"
+	start_daemon "$T/d.log"
+	create '"name":"box2"'
+	# a command that does not exist: start_failed, and the sandbox takes the next
+	r=$(ctl "{\"op\":\"exec\",\"sandbox\":\"box2\",\"argv\":[\"/nonexistent\"]}")
+	printf '%s' "$r" | grep -q '"code":"start_failed"' || fail "exec of nothing: $r"
+	exec_in box2 '["sh","-c","exit 7"]'
+	expect_eq "its code" "$(x_code)" 7
+	# a timeout kills the exec's command, not the sandbox
+	exec_in box2 '["sleep","30"]' '"timeout_ms":100'
+	expect_eq "timed out" "$(record_field "$(grep '"event":"exit"' "$T/x.out")" status)" timeout
+	exec_in box2 '["true"]'
+	expect_eq "the sandbox lives on" "$(x_code)" 0
+	# a second name is refused, and so are unknown keys and a malformed name
+	r=$(ctl "{\"op\":\"create\",\"policy\":\"$T/p.json\",\"name\":\"box2\"}")
+	printf '%s' "$r" | grep -q '"code":"busy"' || fail "a second box2: $r"
+	r=$(ctl "{\"op\":\"exec\",\"sandbox\":\"box2\",\"argv\":[\"true\"],\"wiat\":1}")
+	printf '%s' "$r" | grep -q '"key":"wiat"' || fail "an unknown key: $r"
+	r=$(ctl "{\"op\":\"create\",\"policy\":\"$T/p.json\",\"name\":\"sb-1\"}")
+	printf '%s' "$r" | grep -q '"code":"bad_request"' || fail "a name like an id: $r"
+	# a policy that holds something is refused, saying why
+	sed 's|"fs":{|"fs":{"protect":[{"path":"'"$T"'/w","ops":["delete"],"action":"hold"}],|' \
+		"$T/p.json" > "$T/ph.json"
+	r=$(ctl "{\"op\":\"create\",\"backend\":\"$BACKEND\",\"policy\":\"$T/ph.json\"}")
+	printf '%s' "$r" | grep -q '"code":"start_failed".*"reason":"[^"]*/hold' ||
+		fail "a persistent sandbox with holds: $r"
+	# a run's sandbox takes no exec
+	r=$(ctl "{\"op\":\"run\",\"policy\":\"$T/p.json\",\"argv\":[\"sleep\",\"30\"]}")
+	rs=$(record_field "$r" sandbox)
+	r=$(ctl "{\"op\":\"exec\",\"sandbox\":\"$rs\",\"argv\":[\"true\"]}")
+	printf '%s' "$r" | grep -q '"code":"not_found"' || fail "exec into a run's sandbox: $r"
+	ctl "{\"op\":\"kill\",\"sandbox\":\"$rs\"}" > /dev/null
+	ctl '{"op":"destroy","sandbox":"box2"}' > /dev/null
+	stop_daemon
+}
+
+# A process inside a persistent sandbox cannot drive wardend: not even exec into its own sandbox.
+test_sandbox_a_command_inside_cannot_exec_through_wardend() {
+	sandbox_policy
+	touch "$WD_OUT/audit"
+	start_daemon "$T/d.log"
+	create '"name":"box3"'
+	exec_in box3 "[\"$BIN/wd-try\",\"ctl\",\"$WARDEN_RUN_DIR/control.sock\",\"{\\\"op\\\":\\\"exec\\\",\\\"sandbox\\\":\\\"box3\\\",\\\"argv\\\":[\\\"touch\\\",\\\"$T/pwned\\\"]}\"]"
+	[ ! -e "$T/pwned" ] || fail "a sandboxed process ran an exec through wardend"
+	# wardend answered it as it answers any process inside a sandbox
+	grep '"event":"stdout"' "$T/x.out" | grep -q 'forbidden' ||
+		fail "no refusal: $(cat "$T/x.out")"
+	ctl '{"op":"destroy","sandbox":"box3"}' > /dev/null
+	stop_daemon
+}

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wardend's persistent sandboxes (docs/control.md#persistent-sandboxes): exec, inspect and
+ * destroy on control.sock, and the supervisor's answers on the sandbox's exec socket
+ * (supervisor/run/execs.h). create is run's code (wardend.c, op_run).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "supervisor/run/execs.h"
+#include "supervisor/util/log.h"
+#include "tools/wardend.h"
+
+/* The persistent sandbox @req names, or NULL with *err the reply. */
+static struct sup *persistent_of(const cJSON *req, const char *op, cJSON **err)
+{
+	const char *name = str_field(req, "sandbox");
+	struct sup *s = name ? sup_find(name) : NULL;
+
+	*err = NULL;
+	if (!name)
+		*err = error_reply("%s: \"sandbox\" (its id or name) is required", op);
+	else if (!s || !s->name[0])
+		*err = coded_error("not_found", "no sandbox %s here", name);
+	else if (!s->persistent)
+		*err = coded_error("not_found", "%s is no persistent sandbox (made by create)",
+				   name);
+	return *err ? NULL : s;
+}
+
+static void close_pair(int p[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (p[i] >= 0)
+			close(p[i]);
+	p[0] = p[1] = -1;
+}
+
+cJSON *op_exec(const cJSON *req, int client, const cJSON *id)
+{
+	static const char *const keys[] = { "op", "v", "id", "sandbox", "argv", "cwd", "env",
+					    "stdin", "timeout_ms", NULL };
+	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(req, "argv"), *a;
+	const cJSON *cwd = cJSON_GetObjectItemCaseSensitive(req, "cwd");
+	const cJSON *env = cJSON_GetObjectItemCaseSensitive(req, "env");
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(req, "stdin");
+	const cJSON *tmo = cJSON_GetObjectItemCaseSensitive(req, "timeout_ms");
+	int ip[2] = { -1, -1 }, op[2][2] = { { -1, -1 }, { -1, -1 } }, fds[3];
+	cJSON *err = check_keys(req, "exec", keys), *m;
+	struct sup *s = err ? NULL : persistent_of(req, "exec", &err);
+	char *text;
+
+	if (err)
+		return err;
+	if (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) < 1)
+		return error_reply("exec: \"argv\" must be a non-empty array of strings%s", "");
+	cJSON_ArrayForEach(a, argv)
+		if (!cJSON_IsString(a))
+			return error_reply("exec: \"argv\" must be a non-empty array of strings%s",
+					   "");
+	if (cwd && (!cJSON_IsString(cwd) || cwd->valuestring[0] != '/'))
+		return error_reply("exec: \"cwd\" must be an absolute path (in the sandbox)%s", "");
+	if (env && !cJSON_IsObject(env))
+		return error_reply("exec: \"env\" must be an object of strings%s", "");
+	cJSON_ArrayForEach(a, env)
+		if (!cJSON_IsString(a) || !a->string[0] || strchr(a->string, '='))
+			return error_reply("exec: \"env\": %s is no variable name, or its value no "
+					   "string", a->string);
+	if (in && !cJSON_IsString(in))
+		return error_reply("exec: \"stdin\" must be a string (what the command reads, "
+				   "then end of file)%s", "");
+	if (tmo && (!cJSON_IsNumber(tmo) || tmo->valuedouble < 1 ||
+		    tmo->valuedouble > 864e5 * 365 ||
+		    tmo->valuedouble != (double)(long long)tmo->valuedouble))
+		return error_reply("exec: \"timeout_ms\" must be a whole number of milliseconds, "
+				   "at least 1%s", "");
+	if (s->exec_running || s->exec_client >= 0)
+		return coded_error("busy", "exec: a command of an exec runs in %s already (one "
+				   "at a time)", s->name);
+	if (s->exec < 0)
+		return coded_error("internal", "exec: %s takes no more execs", s->name);
+	/* its output: pipes of ours, streamed as a run's; its stdin: a fresh pipe, or nothing */
+	for (int i = 0; i < 2; i++)
+		if (pipe2(op[i], O_CLOEXEC) || fcntl(op[i][0], F_SETFL, O_NONBLOCK))
+			goto fail;
+	if (pipe2(ip, O_CLOEXEC))
+		goto fail;
+	if (in && (fcntl(ip[1], F_SETFL, O_NONBLOCK) ||
+		   write(ip[1], in->valuestring, strlen(in->valuestring)) !=
+			   (ssize_t)strlen(in->valuestring)))
+		goto fail;
+	close(ip[1]);
+	ip[1] = -1;
+	m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "op", "exec");
+	cJSON_AddItemToObject(m, "argv", cJSON_Duplicate(argv, true));
+	if (cwd)
+		cJSON_AddStringToObject(m, "cwd", cwd->valuestring);
+	if (env)
+		cJSON_AddItemToObject(m, "env", cJSON_Duplicate(env, true));
+	if (tmo)
+		cJSON_AddNumberToObject(m, "timeout_ms", tmo->valuedouble);
+	text = cJSON_PrintUnformatted(m);
+	cJSON_Delete(m);
+	fds[0] = ip[0];
+	fds[1] = op[0][1];
+	fds[2] = op[1][1];
+	if (!text || wd_execs_send(s->exec, text, fds, 3) < 0) {
+		free(text);
+		goto fail;
+	}
+	free(text);
+	close(ip[0]);
+	close(op[0][1]);
+	close(op[1][1]);
+	/* until "started": the reply waits, and the output with it */
+	for (int i = 0; i < 2; i++) {
+		if (s->out[i] >= 0)
+			close(s->out[i]);
+		s->out[i] = op[i][0];
+		s->out_bytes[i] = s->out_lost[i] = 0;
+		s->out_kept[i] = 0;
+	}
+	s->streamed = true;
+	s->exec_client = client;
+	s->waiter = client;
+	cJSON_Delete(s->id);
+	s->id = id ? cJSON_Duplicate(id, true) : NULL;
+	return NULL;
+fail:
+	err = coded_error("internal", "exec: %s", strerror(errno));
+	close_pair(ip);
+	close_pair(op[0]);
+	close_pair(op[1]);
+	return err;
+}
+
+cJSON *op_inspect(const cJSON *req, int client, const cJSON *id)
+{
+	static const char *const keys[] = { "op", "v", "id", "sandbox", NULL };
+	cJSON *err = check_keys(req, "inspect", keys);
+	struct sup *s = err ? NULL : persistent_of(req, "inspect", &err);
+
+	if (err)
+		return err;
+	if (s->inspector >= 0)
+		return coded_error("busy", "inspect: %s is being inspected already", s->name);
+	if (s->exec < 0 || wd_execs_send(s->exec, "{\"op\":\"inspect\"}", NULL, 0) < 0)
+		return coded_error("internal", "inspect: %s does not answer", s->name);
+	s->inspector = client;
+	s->inspect_id = id ? cJSON_Duplicate(id, true) : NULL;
+	return NULL;
+}
+
+cJSON *op_destroy(const cJSON *req, int client, const cJSON *id)
+{
+	static const char *const keys[] = { "op", "v", "id", "sandbox", NULL };
+	cJSON *err = check_keys(req, "destroy", keys);
+	struct sup *s = err ? NULL : persistent_of(req, "destroy", &err);
+
+	if (err)
+		return err;
+	if (s->destroyer >= 0)
+		return coded_error("busy", "destroy: %s is being destroyed already", s->name);
+	/* its supervisor kills everything in it, writes the exit record and the report */
+	if (kill(s->pid, SIGTERM))
+		return coded_error("internal", "destroy: %s", strerror(errno));
+	s->destroyer = client;
+	s->destroy_id = id ? cJSON_Duplicate(id, true) : NULL;
+	return NULL;
+}
+
+/* The exec's end: what is left of its output, then {"event":"exit",...} to its client. */
+static void exec_exit(struct sup *s, cJSON *m)
+{
+	cJSON *e = cJSON_CreateObject(), *o;
+	static const char *const copy[] = { "status", "code", "signal", "wall_ms" };
+
+	stream_drain(s);
+	s->exec_running = false;
+	cJSON_AddStringToObject(e, "event", "exit");
+	cJSON_AddStringToObject(e, "sandbox", s->name);
+	for (size_t i = 0; i < sizeof(copy) / sizeof(copy[0]); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, copy[i]);
+
+		if (v)
+			cJSON_AddItemToObject(e, copy[i], cJSON_Duplicate(v, true));
+	}
+	o = cJSON_AddObjectToObject(e, "output");
+	cJSON_AddNumberToObject(o, "stdout_bytes", (double)s->out_bytes[0]);
+	cJSON_AddNumberToObject(o, "stderr_bytes", (double)s->out_bytes[1]);
+	cJSON_AddNumberToObject(o, "lost_bytes", (double)(s->out_lost[0] + s->out_lost[1]));
+	if (s->waiter >= 0)
+		send_reply_id(s->waiter, e, s->id);
+	else
+		cJSON_Delete(e);
+	s->waiter = -1;
+}
+
+bool exec_read(struct sup *s)
+{
+	bool more = true;
+	char *buf = malloc(65537);
+	int fds[3], n = 0;
+	ssize_t r = buf ? wd_execs_recv(s->exec, buf, 65537, fds, 3, &n) : -1;
+	cJSON *m = r > 0 ? cJSON_Parse(buf) : NULL, *rep;
+	const char *op = m ? str_field(m, "op") : NULL;
+
+	while (n > 0)
+		close(fds[--n]); /* the supervisor sends none */
+	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		more = false;
+		goto out;
+	}
+	if (r <= 0) {
+		more = false;
+		/* it is ending: its exit status says the rest */
+		close(s->exec);
+		s->exec = -1;
+		goto out;
+	}
+	if (op && !strcmp(op, "started")) {
+		s->exec_running = true;
+		rep = cJSON_CreateObject();
+		cJSON_AddBoolToObject(rep, "ok", true);
+		cJSON_AddStringToObject(rep, "sandbox", s->name);
+		cJSON_AddItemToObject(rep, "pid",
+				      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(m, "pid"),
+						      true));
+		if (s->exec_client >= 0)
+			send_reply_id(s->exec_client, rep, s->id);
+		else
+			cJSON_Delete(rep);
+		s->exec_client = -1;
+	} else if (op && !strcmp(op, "failed")) {
+		const char *why = str_field(m, "error");
+
+		rep = coded_error("start_failed", "exec: %s", why ? why : "it did not start");
+		if (s->exec_client >= 0)
+			send_reply_id(s->exec_client, rep, s->id);
+		else
+			cJSON_Delete(rep);
+		for (int i = 0; i < 2; i++)
+			if (s->out[i] >= 0) {
+				close(s->out[i]);
+				s->out[i] = -1;
+			}
+		s->exec_client = s->waiter = -1;
+	} else if (op && !strcmp(op, "exit")) {
+		exec_exit(s, m);
+	} else if (op && !strcmp(op, "inspect") && s->inspector >= 0) {
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "op");
+		cJSON_AddBoolToObject(m, "ok", true);
+		cJSON_AddStringToObject(m, "sandbox", s->name);
+		if (s->label_name)
+			cJSON_AddStringToObject(m, "name", s->label_name);
+		cJSON_AddItemToObject(m, "labels", s->labels ? cJSON_Duplicate(s->labels, true) :
+							       cJSON_CreateObject());
+		cJSON_AddNumberToObject(m, "supervisor", s->pid);
+		send_reply_id(s->inspector, m, s->inspect_id);
+		m = NULL;
+		cJSON_Delete(s->inspect_id);
+		s->inspect_id = NULL;
+		s->inspector = -1;
+	}
+out:
+	cJSON_Delete(m);
+	free(buf);
+	return more;
+}
+
+void sandbox_ended(struct sup *s, cJSON *report)
+{
+	cJSON *r;
+
+	if (s->inspector >= 0)
+		send_reply_id(s->inspector, coded_error("not_found", "%s ended meanwhile", s->name),
+			      s->inspect_id);
+	if (s->exec_client >= 0)
+		send_reply_id(s->exec_client, coded_error("not_found", "%s ended meanwhile",
+							  s->name), s->id);
+	s->inspector = s->exec_client = -1;
+	if (s->destroyer < 0) {
+		log_info("%s ended (%s)", s->name, s->label_name ? s->label_name : "unnamed");
+		cJSON_Delete(report);
+		return;
+	}
+	r = cJSON_CreateObject();
+	cJSON_AddBoolToObject(r, "ok", true);
+	cJSON_AddStringToObject(r, "sandbox", s->name);
+	cJSON_AddItemToObject(r, "report", report ? report : cJSON_CreateNull());
+	send_reply_id(s->destroyer, r, s->destroy_id);
+	s->destroyer = -1;
+}
