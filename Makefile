@@ -411,7 +411,7 @@ $(OUT)/bench/audit_replay: $(OUT)/bench/audit_replay.o $(LIB_OBJS)
 bench: all $(BENCH_PROGS)
 	$(Q)rm -rf $(BENCH_BIN) && mkdir -p $(BENCH_BIN)
 	$(Q)cp $(OUT)/warden $(OUT)/wardend $(OUT)/warden-init $(OUT)/warden-keeper $(BENCH_PROGS) \
-		$(OUT)/tests/helpers/wd-rate $(OUT)/bpf/wd_rate.bpf.o \
+		$(OUT)/tests/helpers/wd-rate $(OUT)/tests/helpers/wd-try $(OUT)/bpf/wd_rate.bpf.o \
 		$(BENCH_BIN)/
 	$(Q)bench/run.sh --bin $(BENCH_BIN) $(if $(filter 1,$(BENCH_VM)),--vm $(VM_CACHE))
 

@@ -5,6 +5,9 @@
  * into a pipe of this process's (named by /proc/self/fd, which the daemon opens), and returns
  * once every end of that pipe has closed: the command, its init and its supervisor have all
  * ended. Exits 0 when wardend ran it, 1 otherwise (its reply on stderr).
+ *
+ * wardend_run --exec SOCKET SANDBOX CMD...: one exec of CMD in the persistent sandbox SANDBOX
+ * (docs/control.md#persistent-sandboxes), from the request to its exit event.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +27,51 @@ static size_t json_str(char *buf, size_t len, size_t cap, const char *s)
 	return len + (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "\"");
 }
 
+/* --exec: the request, then every line up to the exit event (or an error reply). */
+static int exec_one(int argc, char **argv)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char req[8192], buf[65536];
+	size_t len, have = 0;
+	int fd;
+	ssize_t n;
+
+	if (argc < 5 || strlen(argv[2]) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "usage: wardend_run --exec SOCKET SANDBOX CMD...\n");
+		return 2;
+	}
+	len = (size_t)snprintf(req, sizeof(req), "{\"op\":\"exec\",\"sandbox\":");
+	len = json_str(req, len, sizeof(req), argv[3]);
+	len += (size_t)snprintf(req + len, sizeof(req) - len, ",\"argv\":[");
+	for (int i = 4; i < argc; i++) {
+		if (i > 4)
+			req[len++] = ',';
+		len = json_str(req, len, sizeof(req), argv[i]);
+	}
+	len += (size_t)snprintf(req + len, sizeof(req) - len, "]}\n");
+	if (len >= sizeof(req))
+		return 2;
+	strcpy(sa.sun_path, argv[2]);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    write(fd, req, len) != (ssize_t)len) {
+		perror("wardend_run: the control socket");
+		return 1;
+	}
+	while (have < sizeof(buf) - 1 && (n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		have += (size_t)n;
+		buf[have] = 0;
+		if (strstr(buf, "\"ok\":false")) {
+			fprintf(stderr, "wardend_run: %s", buf);
+			return 1;
+		}
+		if (strstr(buf, "\"event\":\"exit\""))
+			return 0;
+	}
+	fprintf(stderr, "wardend_run: no exit event\n");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -32,6 +80,8 @@ int main(int argc, char **argv)
 	size_t len;
 	ssize_t n;
 
+	if (argc > 1 && !strcmp(argv[1], "--exec"))
+		return exec_one(argc, argv);
 	if (argc < 4 || strlen(argv[1]) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "usage: wardend_run SOCKET POLICY CMD...\n");
 		return 2;
