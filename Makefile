@@ -136,6 +136,7 @@ $(OUT)/%.o: %.c | $(SKELS)
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
 $(OUT)/warden: $(OUT)/tools/warden.o $(OUT)/tools/cmd_hold.o $(OUT)/tools/cmd_policy.o \
+	$(OUT)/tools/cmd_sandbox.o \
 	$(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)

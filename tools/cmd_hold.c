@@ -103,17 +103,7 @@ static int conn_send(struct conn *c, cJSON *req)
 /* The next line from @c as JSON (blocking), or NULL at EOF or on garbage. */
 static cJSON *conn_recv(struct conn *c)
 {
-	for (;;) {
-		size_t len;
-		char *line;
-		int r = wd_lines_next(&c->in, &line, &len);
-
-		if (r > 0)
-			return cJSON_Parse(line);
-		/* over the bound, or a NUL byte in the line: garbage */
-		if (r < 0 || wd_lines_fill(&c->in, c->fd) <= 0)
-			return NULL;
-	}
+	return wd_lines_json(&c->in, c->fd);
 }
 
 /* A whole line is already read and waiting: poll() will not say so, so the caller must ask. */

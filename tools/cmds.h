@@ -24,4 +24,7 @@ int cmd_approve(int argc, char **argv);
 int cmd_deny(int argc, char **argv);
 int cmd_prompt(int argc, char **argv);
 
+/* tools/cmd_sandbox.c */
+int cmd_sandbox(int argc, char **argv);
+
 #endif

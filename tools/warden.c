@@ -327,6 +327,7 @@ static const struct cmd {
 	{ "approve", cmd_approve, "let a held operation go on" },
 	{ "deny", cmd_deny, "refuse a held operation" },
 	{ "prompt", cmd_prompt, "answer holds as they come, at a terminal" },
+	{ "sandbox", cmd_sandbox, "persistent sandboxes of wardend: create, exec, list, inspect, destroy" },
 	{ "policy", cmd_policy, "start, check and explain policies" },
 	{ "unload", cmd_unload, "remove the idle program sets kept between runs" },
 	{ "version", cmd_version, "print warden's version" },

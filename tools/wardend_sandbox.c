@@ -241,7 +241,11 @@ bool exec_read(struct sup *s)
 	} else if (op && !strcmp(op, "failed")) {
 		const char *why = str_field(m, "error");
 
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(m, "errno");
+
 		rep = coded_error("start_failed", "exec: %s", why ? why : "it did not start");
+		if (cJSON_IsNumber(e))
+			cJSON_AddNumberToObject(rep, "errno", e->valuedouble);
 		if (s->exec_client >= 0)
 			send_reply_id(s->exec_client, rep, s->id);
 		else

@@ -105,6 +105,21 @@ bool wd_lines_ready(const struct wd_lines *l)
 	return avail > l->b.max || (avail && memchr(l->b.buf + l->b.off, '\n', avail));
 }
 
+cJSON *wd_lines_json(struct wd_lines *l, int fd)
+{
+	for (;;) {
+		size_t len;
+		char *line;
+		int r = wd_lines_next(l, &line, &len);
+
+		if (r > 0)
+			return cJSON_Parse(line);
+		/* over the bound, or a NUL byte in the line: garbage */
+		if (r < 0 || wd_lines_fill(l, fd) <= 0)
+			return NULL;
+	}
+}
+
 char *wd_json_line(const struct cJSON *o, size_t *len)
 {
 	char *s = cJSON_PrintUnformatted(o);

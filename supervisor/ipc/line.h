@@ -45,6 +45,11 @@ int wd_lines_next(struct wd_lines *l, char **line, size_t *len);
 /* Whether wd_lines_next would return something other than 0: poll() cannot say so. */
 bool wd_lines_ready(const struct wd_lines *l);
 
+/*
+ * The next line from the blocking socket @fd as JSON (reading into @l as needed), or NULL at
+ * EOF, on garbage (over the bound, a NUL byte) or on a line that is no JSON.
+ */
+struct cJSON *wd_lines_json(struct wd_lines *l, int fd);
 /* @o as one line: unformatted JSON and a newline, no NUL (caller frees); NULL out of memory. */
 char *wd_json_line(const struct cJSON *o, size_t *len);
 /*

@@ -157,3 +157,35 @@ test_sandbox_a_command_inside_cannot_exec_through_wardend() {
 	ctl '{"op":"destroy","sandbox":"box3"}' > /dev/null
 	stop_daemon
 }
+
+# The command line: warden sandbox create, exec (its output and exit status as the command's),
+# list, inspect and destroy.
+test_sandbox_command_line() {
+	sandbox_policy
+	touch "$WD_OUT/audit"
+	start_daemon "$T/d.log"
+	(cd "$T/w" && "$WARDEN" sandbox create --policy "$T/p.json" --name cli1 --label k=v \
+		--backend "$BACKEND" --audit "$WD_OUT/audit") > "$T/id" || fail "create: $(cat "$T/id")"
+	sb=$(cat "$T/id")
+	case $sb in sb-*) ;; *) fail "create printed $sb, not an id" ;; esac
+	rc=0
+	"$WARDEN" sandbox exec cli1 -- sh -c 'echo out; echo err >&2; pwd; exit 3' \
+		> "$T/out" 2> "$T/err" || rc=$?
+	expect_eq "exec's status" "$rc" 3
+	expect_eq "exec's stdout" "$(cat "$T/out")" "out
+$T/w"
+	expect_eq "exec's stderr" "$(cat "$T/err")" err
+	rc=0
+	"$WARDEN" sandbox exec --env V=1 cli1 /nonexistent 2> "$T/err" || rc=$?
+	expect_eq "a command not found" "$rc" 127
+	"$WARDEN" sandbox list | grep -q "\"sandbox\":\"$sb\".*\"name\":\"cli1\".*\"labels\":{\"k\":\"v\"}" ||
+		fail "list: $("$WARDEN" sandbox list)"
+	# a command that did not start is no exec
+	"$WARDEN" sandbox inspect "$sb" | grep -q '"execs":	1' || fail "inspect: $("$WARDEN" sandbox inspect "$sb")"
+	expect_eq "destroy" "$("$WARDEN" sandbox destroy cli1)" destroyed
+	rc=0
+	"$WARDEN" sandbox exec cli1 -- true 2> "$T/err" || rc=$?
+	expect_eq "exec after destroy" "$rc" 2
+	expect_line "$T/err" "no sandbox cli1 here"
+	stop_daemon
+}

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `warden sandbox create|exec|list|inspect|destroy`: persistent sandboxes of the wardend on this
+ * run directory (docs/control.md#persistent-sandboxes), through its control.sock.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "supervisor/hold/holds_socket.h"
+#include "supervisor/ipc/line.h"
+#include "supervisor/ipc/rundir.h"
+#include "supervisor/ipc/sock.h"
+#include "supervisor/util/log.h"
+#include "tools/cmds.h"
+
+static const char sandbox_usage[] =
+	"usage: warden sandbox create --policy POLICY [--name NAME] [--label KEY=VALUE]...\n"
+	"                             [--idle SECONDS] [--cwd DIR] [--backend NAME] [--audit FILE]\n"
+	"       warden sandbox exec SANDBOX [--cwd DIR] [--env NAME=VALUE]... [--timeout MS]\n"
+	"                             -- COMMAND [ARG...]\n"
+	"       warden sandbox list | inspect SANDBOX | destroy SANDBOX\n"
+	"\n"
+	"A persistent sandbox of wardend's (docs/control.md): made once, many commands run in it,\n"
+	"each in its cgroup, namespaces and rules, files and background processes kept between them.\n"
+	"  create   make one (POLICY: a policy file's absolute path or a template name); prints its\n"
+	"           id. --idle: end it after SECONDS with no command running (default 600, 0 never)\n"
+	"  exec     run COMMAND in SANDBOX (its id or name): its output on this process's, its\n"
+	"           exit status this command's (128+N for signal N)\n"
+	"  list     the daemon's sandboxes, one JSON object a line\n"
+	"  inspect  one sandbox: processes, usage, execs, labels (JSON)\n"
+	"  destroy  end everything in it and remove it; prints its report's status\n"
+	"wardend must run on this run directory ($WARDEN_RUN_DIR, else /run/warden); root only.\n";
+
+/* One connection to control.sock, whose peer must be root (wardend is root's). */
+struct ctl {
+	int fd;
+	struct wd_lines in;
+};
+
+static int ctl_open(struct ctl *c)
+{
+	char path[108];
+	struct wd_peer peer;
+	int err = wd_run_sock_path(path, sizeof(path), WD_SOCK_DAEMON, NULL);
+
+	wd_lines_init(&c->in, WD_CTL_OUT_MAX);
+	c->fd = err ? err : wd_sock_connect(path, SOCK_STREAM | SOCK_CLOEXEC);
+	if (c->fd < 0) {
+		log_warnx("sandbox: cannot reach wardend at %s: %s", path, strerror(-c->fd));
+		return c->fd;
+	}
+	err = wd_peer_read(c->fd, &peer);
+	if (!err && peer.uid != 0)
+		err = -EPERM;
+	if (err) {
+		log_warnx("sandbox: %s is not root's wardend", path);
+		close(c->fd);
+		c->fd = -1;
+	}
+	return err;
+}
+
+static int ctl_send(struct ctl *c, cJSON *req)
+{
+	size_t len;
+	char *s = wd_json_line(req, &len);
+	int err = s ? wd_line_write(c->fd, s, len, -1) : -ENOMEM;
+
+	free(s);
+	cJSON_Delete(req);
+	return err;
+}
+
+static cJSON *ctl_recv(struct ctl *c)
+{
+	return wd_lines_json(&c->in, c->fd);
+}
+
+static void ctl_close(struct ctl *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	wd_lines_free(&c->in);
+}
+
+/* @r's error said (its code, its pointer), and true; false for an ok reply. */
+static bool said_error(const cJSON *r, const char *what)
+{
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(r, "error");
+
+	if (!r) {
+		log_warnx("sandbox %s: wardend did not answer", what);
+		return true;
+	}
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "ok")))
+		return false;
+	log_warnx("sandbox %s: %s", what, cJSON_IsString(e) ? e->valuestring : "refused");
+	return true;
+}
+
+/* One request, its one reply printed (pretty) or its error said: 0, 1 refused, 125 no reply. */
+static int one_request(cJSON *req, const char *what, bool print)
+{
+	struct ctl c;
+	cJSON *r;
+	int rc;
+
+	if (ctl_open(&c))
+		return WD_EXIT_INTERNAL;
+	r = ctl_send(&c, req) ? NULL : ctl_recv(&c);
+	rc = !r ? WD_EXIT_INTERNAL : said_error(r, what) ? 1 : 0;
+	if (!rc && print) {
+		char *s = cJSON_Print(r);
+
+		if (s)
+			puts(s);
+		free(s);
+	}
+	if (!rc && !strcmp(what, "create"))
+		puts(cJSON_GetObjectItemCaseSensitive(r, "sandbox")->valuestring);
+	if (!rc && !strcmp(what, "destroy")) {
+		const cJSON *rep = cJSON_GetObjectItemCaseSensitive(r, "report");
+		const cJSON *st = rep ? cJSON_GetObjectItemCaseSensitive(rep, "status") : NULL;
+
+		printf("%s\n", cJSON_IsString(st) ? st->valuestring : "destroyed");
+	}
+	cJSON_Delete(r);
+	ctl_close(&c);
+	return rc;
+}
+
+/* KEY=VALUE into @obj; false for one without a key. */
+static bool add_pair(cJSON *obj, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char key[256];
+
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(key))
+		return false;
+	memcpy(key, arg, (size_t)(eq - arg));
+	key[eq - arg] = 0;
+	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+	cJSON_AddStringToObject(obj, key, eq + 1);
+	return true;
+}
+
+static int sandbox_create(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'p' }, { "name", required_argument, NULL, 'n' },
+		{ "label", required_argument, NULL, 'l' },  { "idle", required_argument, NULL, 'i' },
+		{ "cwd", required_argument, NULL, 'c' },    { "backend", required_argument, NULL, 'b' },
+		{ "audit", required_argument, NULL, 'a' },  { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	cJSON *req = cJSON_CreateObject(), *labels = cJSON_CreateObject();
+	char cwd[4096], *end;
+	int c;
+
+	cJSON_AddStringToObject(req, "op", "create");
+	while ((c = getopt_long(argc, argv, "+p:n:l:i:c:b:a:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			cJSON_AddStringToObject(req, "policy", optarg);
+			break;
+		case 'n':
+			cJSON_AddStringToObject(req, "name", optarg);
+			break;
+		case 'l':
+			if (!add_pair(labels, optarg))
+				goto usage;
+			break;
+		case 'i':
+			cJSON_AddNumberToObject(req, "idle_timeout_s", (double)strtoul(optarg, &end, 10));
+			if (*end || !optarg[0])
+				goto usage;
+			break;
+		case 'c':
+			cJSON_AddStringToObject(req, "cwd", optarg);
+			break;
+		case 'b':
+			cJSON_AddStringToObject(req, "backend", optarg);
+			break;
+		case 'a':
+			cJSON_AddStringToObject(req, "audit", optarg);
+			break;
+		case 'h':
+			cJSON_Delete(req);
+			cJSON_Delete(labels);
+			return wd_usage(sandbox_usage, true);
+		default:
+			goto usage;
+		}
+	}
+	if (optind != argc || !cJSON_GetObjectItemCaseSensitive(req, "policy"))
+		goto usage;
+	/* the caller's directory, by default: the daemon's is not the caller's */
+	if (!cJSON_GetObjectItemCaseSensitive(req, "cwd") && getcwd(cwd, sizeof(cwd)))
+		cJSON_AddStringToObject(req, "cwd", cwd);
+	if (cJSON_GetArraySize(labels))
+		cJSON_AddItemToObject(req, "labels", labels);
+	else
+		cJSON_Delete(labels);
+	return one_request(req, "create", false);
+usage:
+	cJSON_Delete(req);
+	cJSON_Delete(labels);
+	return wd_usage(sandbox_usage, false);
+}
+
+/* RFC 4648 base64 (padded) into @out: how many bytes, or -1 for what is none. */
+static ssize_t unbase64(const char *s, unsigned char *out)
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned int acc = 0;
+	int bits = 0;
+	ssize_t n = 0;
+
+	for (; *s && *s != '='; s++) {
+		const char *p = strchr(set, *s);
+
+		if (!p)
+			return -1;
+		acc = (acc << 6) | (unsigned int)(p - set);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[n++] = (unsigned char)(acc >> bits);
+		}
+	}
+	return n;
+}
+
+/* An output event's bytes onto fd 1 or 2. */
+static void write_event(const cJSON *e, int fd)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(e, "data");
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(e, "data_b64");
+	unsigned char *buf = NULL;
+	const void *p = NULL;
+	ssize_t n = -1;
+
+	if (cJSON_IsString(d)) {
+		p = d->valuestring;
+		n = (ssize_t)strlen(d->valuestring);
+	} else if (cJSON_IsString(b) && (buf = malloc(strlen(b->valuestring) + 1))) {
+		n = unbase64(b->valuestring, buf);
+		p = buf;
+	}
+	while (n > 0) {
+		ssize_t w = write(fd, p, (size_t)n);
+
+		if (w <= 0)
+			break;
+		p = (const char *)p + w;
+		n -= w;
+	}
+	free(buf);
+}
+
+static int sandbox_exec(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cwd", required_argument, NULL, 'c' },     { "env", required_argument, NULL, 'e' },
+		{ "timeout", required_argument, NULL, 't' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	cJSON *req = cJSON_CreateObject(), *env = cJSON_CreateObject(), *a, *r;
+	struct ctl ctl;
+	char *end;
+	int c, rc = WD_EXIT_INTERNAL;
+
+	cJSON_AddStringToObject(req, "op", "exec");
+	while ((c = getopt_long(argc, argv, "+c:e:t:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			cJSON_AddStringToObject(req, "cwd", optarg);
+			break;
+		case 'e':
+			if (!add_pair(env, optarg))
+				goto usage;
+			break;
+		case 't':
+			cJSON_AddNumberToObject(req, "timeout_ms", (double)strtoul(optarg, &end, 10));
+			if (*end || !optarg[0])
+				goto usage;
+			break;
+		case 'h':
+			cJSON_Delete(req);
+			cJSON_Delete(env);
+			return wd_usage(sandbox_usage, true);
+		default:
+			goto usage;
+		}
+	}
+	/* SANDBOX, then the command (after --, which getopt took, or as it comes) */
+	if (optind + 2 > argc)
+		goto usage;
+	cJSON_AddStringToObject(req, "sandbox", argv[optind++]);
+	if (!strcmp(argv[optind], "--"))
+		optind++;
+	if (optind >= argc)
+		goto usage;
+	a = cJSON_AddArrayToObject(req, "argv");
+	for (int i = optind; i < argc; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(argv[i]));
+	if (cJSON_GetArraySize(env))
+		cJSON_AddItemToObject(req, "env", env);
+	else
+		cJSON_Delete(env);
+	if (ctl_open(&ctl)) {
+		cJSON_Delete(req);
+		return WD_EXIT_INTERNAL;
+	}
+	if (ctl_send(&ctl, req)) {
+		ctl_close(&ctl);
+		return WD_EXIT_INTERNAL;
+	}
+	/* the reply (its start, or why not), its output as it comes, its exit */
+	r = ctl_recv(&ctl);
+	if (said_error(r, "exec")) {
+		const cJSON *code = cJSON_GetObjectItemCaseSensitive(r, "code");
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(r, "errno");
+
+		/* as warden run exits: 127 not found, 126 not runnable, 2 a bad request */
+		rc = !cJSON_IsString(code) || strcmp(code->valuestring, "start_failed") ?
+			     WD_EXIT_USAGE : cJSON_IsNumber(e) && e->valueint == ENOENT ?
+			     WD_EXIT_NOT_FOUND : WD_EXIT_CANNOT_EXEC;
+		r = (cJSON_Delete(r), NULL);
+	}
+	while (r) {
+		const char *ev = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "event")) ?
+			cJSON_GetObjectItemCaseSensitive(r, "event")->valuestring : "";
+
+		if (!strcmp(ev, "stdout") || !strcmp(ev, "stderr")) {
+			write_event(r, ev[3] == 'o' ? 1 : 2);
+		} else if (!strcmp(ev, "exit")) {
+			const cJSON *code = cJSON_GetObjectItemCaseSensitive(r, "code");
+
+			rc = cJSON_IsNumber(code) ? code->valueint : WD_EXIT_INTERNAL;
+			cJSON_Delete(r);
+			break;
+		}
+		cJSON_Delete(r);
+		r = ctl_recv(&ctl);
+	}
+	ctl_close(&ctl);
+	return rc;
+usage:
+	cJSON_Delete(req);
+	cJSON_Delete(env);
+	return wd_usage(sandbox_usage, false);
+}
+
+static int sandbox_list(void)
+{
+	struct ctl c;
+	cJSON *req = cJSON_CreateObject(), *r, *s, *list;
+	int rc;
+
+	cJSON_AddStringToObject(req, "op", "list");
+	if (ctl_open(&c)) {
+		cJSON_Delete(req);
+		return WD_EXIT_INTERNAL;
+	}
+	r = ctl_send(&c, req) ? NULL : ctl_recv(&c);
+	rc = said_error(r, "list") ? 1 : 0;
+	list = rc ? NULL : cJSON_GetObjectItemCaseSensitive(r, "sandboxes");
+	cJSON_ArrayForEach(s, list) {
+		char *line = cJSON_PrintUnformatted(s);
+
+		if (line)
+			puts(line);
+		free(line);
+	}
+	cJSON_Delete(r);
+	ctl_close(&c);
+	return rc;
+}
+
+int cmd_sandbox(int argc, char **argv)
+{
+	cJSON *req;
+
+	if (argc < 2)
+		return wd_usage(sandbox_usage, false);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
+		return wd_usage(sandbox_usage, true);
+	if (!strcmp(argv[1], "create"))
+		return sandbox_create(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "exec"))
+		return sandbox_exec(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list") && argc == 2)
+		return sandbox_list();
+	if ((!strcmp(argv[1], "inspect") || !strcmp(argv[1], "destroy")) && argc == 3) {
+		req = cJSON_CreateObject();
+		cJSON_AddStringToObject(req, "op", argv[1]);
+		cJSON_AddStringToObject(req, "sandbox", argv[2]);
+		return one_request(req, argv[1], !strcmp(argv[1], "inspect"));
+	}
+	return wd_usage(sandbox_usage, false);
+}
