@@ -531,7 +531,8 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 {
 	static const char *const keys[] = { "op", "v", "id", "policy", "argv", "audit", "report",
 					    "stdout", "stderr", "cwd", "backend", "wait", "stream",
-					    "holds", "env", "timeout_ms", "stdin", NULL };
+					    "holds", "env", "timeout_ms", "stdin", "on_disconnect",
+					    NULL };
 	static const char *const create_keys[] = { "op", "v", "id", "policy", "audit", "report",
 						   "stderr", "cwd", "backend", "env",
 						   "timeout_ms", "name", "labels",
@@ -593,6 +594,10 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	    (!holds || (strcmp(holds, "events") && strcmp(holds, "return"))))
 		return error_reply("run: \"holds\" must be \"events\" or \"return\"%s", "");
 	holds_return = holds && !strcmp(holds, "return");
+	if (cJSON_GetObjectItemCaseSensitive(req, "on_disconnect") &&
+	    (!str_field(req, "on_disconnect") || (strcmp(str_field(req, "on_disconnect"), "keep") &&
+						 strcmp(str_field(req, "on_disconnect"), "kill"))))
+		return error_reply("run: \"on_disconnect\" must be \"keep\" or \"kill\"%s", "");
 	if (in && !cJSON_IsString(in))
 		return error_reply("run: \"stdin\" must be a string (what the command reads, then "
 				   "end of file)%s", "");
@@ -761,7 +766,9 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 			   .holds_events = holds != NULL, .holds_return = holds_return,
 			   .persistent = create, .exec = xs[0], .label_name = label_name,
 			   .labels = labels, .idle_s = idle_s, .exec_client = -1, .destroyer = -1,
-			   .inspector = -1 };
+			   .inspector = -1,
+			   .kill_on_drop = str_field(req, "on_disconnect") &&
+					   !strcmp(str_field(req, "on_disconnect"), "kill") };
 	s->argv0 = create ? NULL : strdup(cJSON_GetArrayItem(argv, 0)->valuestring);
 	s->id = id ? cJSON_Duplicate(id, true) : NULL;
 	if (waits) {
@@ -855,7 +862,7 @@ out:
 static bool root_op(const char *op)
 {
 	return !strcmp(op, "run") || !strcmp(op, "kill") || !strcmp(op, "create") ||
-	       !strcmp(op, "exec") || !strcmp(op, "destroy");
+	       !strcmp(op, "exec") || !strcmp(op, "destroy") || !strcmp(op, "attach");
 }
 
 static bool relay_op(const char *op)
@@ -915,8 +922,8 @@ static bool handle(struct client *c, const char *line)
 	else if (cJSON_GetObjectItemCaseSensitive(req, "id") && !id)
 		r = error_reply("\"id\" must be a number or a string of at most 128 bytes%s", "");
 	else if (!op)
-		r = error_reply("\"op\" is required: run, resume, create, exec, inspect, destroy, "
-				"list, kill, status, holds, subscribe, approve or deny%s", "");
+		r = error_reply("\"op\" is required: run, resume, attach, create, exec, inspect, "
+				"destroy, list, kill, status, holds, subscribe, approve or deny%s", "");
 	else if (strcmp(op, "run") == 0)
 		r = op_run(req, c->fd, id, &deferred, false);
 	else if (strcmp(op, "create") == 0)
@@ -927,6 +934,8 @@ static bool handle(struct client *c, const char *line)
 		r = op_inspect(req, c->fd, id);
 	else if (strcmp(op, "destroy") == 0)
 		r = op_destroy(req, c->fd, id);
+	else if (strcmp(op, "attach") == 0)
+		r = op_attach(req, c->fd, id);
 	else if (strcmp(op, "resume") == 0)
 		r = op_resume(req, c->fd, id, &deferred);
 	else if (strcmp(op, "list") == 0)
@@ -938,8 +947,8 @@ static bool handle(struct client *c, const char *line)
 	else if (relay_op(op))
 		r = op_relay(c, req, op, id);
 	else
-		r = error_reply("unknown op %s (run, resume, create, exec, inspect, destroy, list, "
-				"kill, status, holds, subscribe, approve, deny)", op);
+		r = error_reply("unknown op %s (run, resume, attach, create, exec, inspect, destroy, "
+				"list, kill, status, holds, subscribe, approve, deny)", op);
 	if (r)
 		send_reply_id(c->fd, r, id);
 	cJSON_Delete(req);
@@ -953,6 +962,11 @@ static void drop(struct client *c)
 	for (int i = 0; i < MAX_SANDBOXES; i++) {
 		if (d.sups[i].client == c->fd)
 			d.sups[i].client = -1;
+		if (d.sups[i].waiter == c->fd && d.sups[i].kill_on_drop && d.sups[i].pid > 0) {
+			/* it asked: its client's going ends the run (its supervisor kills it) */
+			log_info("%s: its client went: ending it (on_disconnect kill)", d.sups[i].name);
+			kill(d.sups[i].pid, SIGTERM);
+		}
 		if (d.sups[i].waiter == c->fd)
 			d.sups[i].waiter = -1;
 		if (d.sups[i].resumer == c->fd)
@@ -1406,7 +1420,18 @@ static void stream_emit(struct sup *s, int i, char *b, size_t n)
 	if (!n)
 		return;
 	if (s->waiter < 0) {
-		s->out_lost[i] += n;
+		/* kept for a client that attaches, up to the bound; what passes it is lost */
+		size_t all = s->missed_len[0] + s->missed_len[1];
+		char *m = s->streamed && all + n <= MISSED_MAX ?
+			realloc(s->missed[i], s->missed_len[i] + n + 1) : NULL;
+
+		if (!m) {
+			s->out_lost[i] += n;
+			return;
+		}
+		memcpy(m + s->missed_len[i], b, n);
+		s->missed[i] = m;
+		s->missed_len[i] += n;
 		return;
 	}
 	e = cJSON_CreateObject();
@@ -1427,6 +1452,55 @@ static void stream_emit(struct sup *s, int i, char *b, size_t n)
 		s->out_lost[i] += n;
 	else
 		s->out_bytes[i] += n;
+}
+
+cJSON *op_attach(const cJSON *req, int client, const cJSON *id)
+{
+	static const char *const keys[] = { "op", "v", "id", "sandbox", NULL };
+	const char *name = str_field(req, "sandbox");
+	cJSON *r = check_keys(req, "attach", keys);
+	struct sup *s = !r && name ? sup_find(name) : NULL;
+	size_t missed;
+
+	if (r)
+		return r;
+	if (!name)
+		return error_reply("attach: \"sandbox\" (its id or name) is required%s", "");
+	if (!s || !s->name[0])
+		return coded_error("not_found", "attach: no sandbox %s here", name);
+	if (s->waiter >= 0 || s->exec_client >= 0)
+		return coded_error("busy", "attach: a client waits for %s already", s->name);
+	if (!s->streamed && !s->report)
+		return error_reply("attach: %s was run without \"wait\" or \"stream\": it has no "
+				   "end to tell", s->name);
+	missed = s->missed_len[0] + s->missed_len[1];
+	s->waiter = client;
+	cJSON_Delete(s->id);
+	s->id = id ? cJSON_Duplicate(id, true) : NULL;
+	r = cJSON_CreateObject();
+	cJSON_AddBoolToObject(r, "ok", true);
+	cJSON_AddStringToObject(r, "sandbox", s->name);
+	cJSON_AddNumberToObject(r, "missed_bytes", (double)missed);
+	cJSON_AddNumberToObject(r, "lost_bytes", (double)(s->out_lost[0] + s->out_lost[1]));
+	send_reply_id(client, r, s->id);
+	/* what it missed, each stream in order, before anything newer */
+	for (int i = 0; i < 2; i++) {
+		char *m = s->missed[i];
+		size_t n = s->missed_len[i];
+
+		s->missed[i] = NULL;
+		s->missed_len[i] = 0;
+		for (size_t off = 0, k; off < n; off += k) {
+			k = n - off < STREAM_CHUNK ? n - off : STREAM_CHUNK;
+			/* a character cut at the chunk's end goes whole into the next */
+			if (off + k < n && utf8_cut(m + off, k) < k)
+				k -= utf8_cut(m + off, k);
+			/* (stream_emit ends the chunk with a NUL for a moment: m has a byte to spare) */
+			stream_emit(s, i, m + off, k);
+		}
+		free(m);
+	}
+	return NULL;
 }
 
 /* Stream @i of @s is readable: a chunk of it on (a cut character waits); at EOF it closes. */
@@ -1515,6 +1589,8 @@ static void sup_release(struct sup *s)
 	if (s->exec >= 0)
 		close(s->exec);
 	free(s->label_name);
+	free(s->missed[0]);
+	free(s->missed[1]);
 	cJSON_Delete(s->labels);
 	cJSON_Delete(s->destroy_id);
 	cJSON_Delete(s->inspect_id);

@@ -91,7 +91,16 @@ struct sup {
 	int exec_client, destroyer, inspector;
 	cJSON *destroy_id, *inspect_id;
 	bool exec_running;
+	/*
+	 * A streamed run's output while no client waits for it (the client went): kept for one that
+	 * attaches, at most MISSED_MAX bytes in all, beyond that counted lost. With kill_on_drop
+	 * (run's "on_disconnect":"kill") the waiter's going ends the run instead.
+	 */
+	char *missed[2];
+	size_t missed_len[2];
+	bool kill_on_drop;
 };
+#define MISSED_MAX (1u << 20)
 
 /*
  * An audit ring of ours, in the held set's wd_rings under a key of its own: lent to one
@@ -156,6 +165,8 @@ cJSON *read_report(const char *path);
 cJSON *op_exec(const cJSON *req, int client, const cJSON *id);
 cJSON *op_inspect(const cJSON *req, int client, const cJSON *id);
 cJSON *op_destroy(const cJSON *req, int client, const cJSON *id);
+/* attach: a client takes a run's stream and end over, with what it missed (wardend.c). */
+cJSON *op_attach(const cJSON *req, int client, const cJSON *id);
 /* One message of @s's exec socket read and acted on: false when there was none (or it closed). */
 bool exec_read(struct sup *s);
 /* The persistent fields of @s let go; a destroy waiting is answered with @report. */

@@ -92,7 +92,7 @@ test_a_crashed_supervisor_of_wardend_is_taken_over_by_wardend() {
 test_wardend_refuses_bad_requests_and_a_second_daemon() {
 	start_daemon "$T/d.log"
 	expect_eq "unknown op" "$(ctl '{"op":"explode"}')" \
-		'{"ok":false,"error":"unknown op explode (run, resume, create, exec, inspect, destroy, list, kill, status, holds, subscribe, approve, deny)","code":"bad_request","v":1}'
+		'{"ok":false,"error":"unknown op explode (run, resume, attach, create, exec, inspect, destroy, list, kill, status, holds, subscribe, approve, deny)","code":"bad_request","v":1}'
 	expect_eq "no argv" "$(ctl '{"op":"run","policy":"/x.json"}')" \
 		'{"ok":false,"error":"run: \"argv\" must be a non-empty array of strings","code":"bad_request","v":1}'
 	expect_eq "relative audit" "$(ctl '{"op":"run","policy":"/x.json","audit":"a.log","argv":["true"]}')" \
@@ -412,6 +412,57 @@ eof"
 	esac
 	case $(ctl "{\"op\":\"run\",\"timeout_ms\":0.5,\"policy\":$pol,\"argv\":[\"true\"]}") in
 	*'"ok":false'*'timeout_ms'*'"code":"bad_request"'*) ;; *) fail "a timeout of 0.5 ms was not refused" ;;
+	esac
+	stop_daemon
+}
+
+# A streamed run's client goes mid-run: the run goes on; a client that attaches by sandbox id
+# gets what was written meanwhile (kept, up to its bound), then the rest and the exit event.
+test_a_client_that_went_reattaches_and_gets_what_it_missed() {
+	local pol req
+	start_daemon "$T/d.log"
+	mkfifo "$T/f1" "$T/f2"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s"]}}' "$T" "$T" "$LOADER")
+	req="{\"op\":\"run\",\"id\":\"r\",\"stream\":true,\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"echo a; read x < $T/f1; echo b; read y < $T/f2; echo c; exit 4\"]}"
+	# the reply and the first line, then this client is gone
+	"$BIN/wd-try" ctl "$WARDEN_RUN_DIR/control.sock" "$req" 2 > "$T/c1"
+	grep -q '"data":"a\\n"' "$T/c1" || fail "the first client: $(cat "$T/c1")"
+	sb=$(record_field "$(head -1 "$T/c1")" sandbox)
+	# written while nobody listens
+	echo go > "$T/f1"
+	"$BIN/wd-try" ctl "$WARDEN_RUN_DIR/control.sock" "{\"op\":\"attach\",\"id\":\"a\",\"sandbox\":\"$sb\"}" \
+		'until="event":"exit"' > "$T/c2" &
+	client=$!
+	timeout 60 "$BIN/wd-try" wait-line "$T/c2" '"missed_bytes"' "$client" > /dev/null ||
+		fail "no attach reply: $(cat "$T/c2")"
+	echo go > "$T/f2"
+	wait "$client" || fail "the attached client: $(cat "$T/c2")"
+	# what it missed and what came after, in order, then the end: all with its own id
+	expect_eq "the attached client's output" \
+		"$(grep '"event":"stdout"' "$T/c2" | sed 's/.*"data":"\([^"]*\)".*/\1/' | tr -d '\n')" 'b\nc\n'
+	grep '"event":"exit"' "$T/c2" | grep -q '"code":4.*"id":"a"' || fail "exit event: $(cat "$T/c2")"
+	# an attach to no sandbox is refused
+	case $(ctl '{"op":"attach","sandbox":"sb-00000000"}') in
+	*'"code":"not_found"'*) ;;
+	*) fail "attach to no sandbox was not refused" ;;
+	esac
+	stop_daemon
+}
+
+# "on_disconnect":"kill": the run ends with its client (its supervisor kills it, its records say so).
+test_a_run_that_asked_ends_with_its_client() {
+	local pol req
+	start_daemon "$T/d.log"
+	touch "$WD_OUT/audit"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc"],"exec":["/usr/bin","/bin","%s"]}}' "$LOADER")
+	req="{\"op\":\"run\",\"stream\":true,\"on_disconnect\":\"kill\",\"backend\":\"$BACKEND\",\"audit\":\"$WD_OUT/audit\",\"policy\":$pol,\"argv\":[\"sleep\",\"300\"]}"
+	"$BIN/wd-try" ctl "$WARDEN_RUN_DIR/control.sock" "$req" 1 > "$T/c1"
+	wait_record "$WD_OUT/audit" '"type":"exit"' "$daemon" > /dev/null
+	expect_line "$WD_OUT/audit" '"type":"exit"' '"status":"signal"'
+	case $(ctl '{"op":"run","policy":"cli","argv":["true"],"on_disconnect":"later"}') in
+	*'"code":"bad_request"'*'on_disconnect'*) ;;
+	*'on_disconnect'*'"code":"bad_request"'*) ;;
+	*) fail "a bad on_disconnect was not refused" ;;
 	esac
 	stop_daemon
 }
