@@ -466,3 +466,36 @@ test_a_run_that_asked_ends_with_its_client() {
 	esac
 	stop_daemon
 }
+
+# 50 sandboxes at once, each with an inline policy of its own (its own tree writable, the
+# others' denied), all on one connection: each reply and exit event carries its request's id,
+# and each report is its own run's (its sandbox, its exit code, its denial).
+test_fifty_concurrent_sandboxes_with_their_own_policies_all_report_right() {
+	local reqs= i pol
+	start_daemon "$T/d.log"
+	for i in $(seq 1 50); do
+		mkdir -p "$T/t$i"
+		pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s/t%s"],"write":["%s/t%s"],"exec":["/usr/bin","/bin","%s"]}}' "$T" "$i" "$T" "$i" "$LOADER")
+		# writes its own tree, tries the next one's, exits with its number
+		reqs="$reqs{\"op\":\"run\",\"id\":$i,\"wait\":true,\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"echo $i > $T/t$i/out; echo x > $T/t$(( i % 50 + 1 ))/stolen; exit $i\"]}
+"
+	done
+	timeout 300 "$BIN/wd-try" ctl "$WARDEN_RUN_DIR/control.sock" "${reqs%
+}" 100 > "$T/all" || fail "no answers"
+	for i in $(seq 1 50); do
+		line=$(grep "\"event\":\"exit\"" "$T/all" | grep "\"id\":$i,")
+		[ -n "$line" ] || fail "no exit event for run $i: $(grep "\"id\":$i," "$T/all")"
+		expect_eq "run $i's code" "$(record_field "$line" code)" "$i"
+		case $line in
+		*'"report":{'*'"status":"completed"'*) ;;
+		*) fail "run $i's report: $line" ;;
+		esac
+		sb=$(record_field "$(grep '"ok":true' "$T/all" | grep "\"id\":$i,")" sandbox)
+		printf '%s' "$line" | grep -q "\"sandbox\":\"$sb\"" || fail "run $i's report is not its sandbox's ($sb): $line"
+		printf '%s' "$line" | grep -q '"denials":[1-9]' || fail "run $i's denial is not in its report: $line"
+		expect_eq "run $i's own tree" "$(cat "$T/t$i/out")" "$i"
+		[ ! -e "$T/t$i/stolen" ] || fail "a run wrote into run $i's tree"
+	done
+	expect_eq "distinct sandboxes" "$(grep '"ok":true' "$T/all" | grep -o '"sandbox":"sb-[0-9a-f]*"' | sort -u | wc -l)" 50
+	stop_daemon
+}
