@@ -191,6 +191,30 @@ char *wd_audit_base64(const char *s, size_t n)
 	return wd_jb_take(&b);
 }
 
+long wd_audit_unbase64(const char *s, unsigned char *out)
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned int acc = 0;
+	int bits = 0;
+	long n = 0;
+
+	for (; *s && *s != '='; s++) {
+		const char *p = strchr(set, *s);
+
+		if (!p)
+			return -1;
+		acc = (acc << 6) | (unsigned int)(p - set);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[n++] = (unsigned char)(acc >> bits);
+		}
+	}
+	while (*s == '=')
+		s++;
+	return *s ? -1 : n;
+}
+
 /*
  * A string that came from outside warden, into a cJSON object (the holds socket's replies):
  * cJSON copies bytes through, so one that is not UTF-8 is written readable, each invalid byte as

@@ -140,6 +140,11 @@ void wd_audit_format_ts(uint64_t real_ns, char *buf, size_t bufsz);
 bool wd_audit_utf8_valid(const char *s, size_t n);
 char *wd_audit_utf8_readable(const char *s);
 char *wd_audit_base64(const char *s, size_t n);
+/*
+ * RFC 4648 base64 @s (padded or not, no whitespace) into @out (room for 3/4 of strlen(@s)):
+ * how many bytes, or -1 for a character that is none of it or padding before the end.
+ */
+long wd_audit_unbase64(const char *s, unsigned char *out);
 
 const char *wd_audit_type_name(unsigned int type);
 const char *wd_audit_op_name(unsigned int op);

@@ -14,6 +14,7 @@
 
 #include <cJSON.h>
 
+#include "audit/jsonl.h"
 #include "supervisor/hold/holds_socket.h"
 #include "supervisor/ipc/line.h"
 #include "supervisor/ipc/rundir.h"
@@ -216,29 +217,6 @@ usage:
 	return wd_usage(sandbox_usage, false);
 }
 
-/* RFC 4648 base64 (padded) into @out: how many bytes, or -1 for what is none. */
-static ssize_t unbase64(const char *s, unsigned char *out)
-{
-	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	unsigned int acc = 0;
-	int bits = 0;
-	ssize_t n = 0;
-
-	for (; *s && *s != '='; s++) {
-		const char *p = strchr(set, *s);
-
-		if (!p)
-			return -1;
-		acc = (acc << 6) | (unsigned int)(p - set);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[n++] = (unsigned char)(acc >> bits);
-		}
-	}
-	return n;
-}
-
 /* An output event's bytes onto fd 1 or 2. */
 static void write_event(const cJSON *e, int fd)
 {
@@ -252,7 +230,7 @@ static void write_event(const cJSON *e, int fd)
 		p = d->valuestring;
 		n = (ssize_t)strlen(d->valuestring);
 	} else if (cJSON_IsString(b) && (buf = malloc(strlen(b->valuestring) + 1))) {
-		n = unbase64(b->valuestring, buf);
+		n = wd_audit_unbase64(b->valuestring, buf);
 		p = buf;
 	}
 	while (n > 0) {

@@ -457,27 +457,36 @@ static cJSON *parse_strict(const char *line)
 	return o;
 }
 
-/* Decodes base64 as RFC 4648 does, into @out (NUL-terminated); its length. */
+/* Decodes base64 (wd_audit_unbase64, itself tested on RFC 4648's vectors), NUL-terminated. */
 static size_t unbase64(const char *in, char *out)
 {
-	static const char tab[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	unsigned int v = 0, bits = 0;
-	size_t n = 0;
+	long n = wd_audit_unbase64(in, (unsigned char *)out);
 
-	for (; *in && *in != '='; in++) {
-		const char *c = strchr(tab, *in);
-
-		assert_non_null(c);
-		v = v << 6 | (unsigned int)(c - tab);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[n++] = (char)(v >> bits & 0xff);
-		}
-	}
+	assert_true(n >= 0);
 	out[n] = 0;
-	return n;
+	return (size_t)n;
+}
+
+/* RFC 4648 section 10's vectors both ways, and what is no base64 refused. */
+static void test_base64_rfc4648_vectors(void **state)
+{
+	static const char *const plain[] = { "", "f", "fo", "foo", "foob", "fooba", "foobar" };
+	static const char *const coded[] = { "", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=",
+					     "Zm9vYmFy" };
+	unsigned char out[16];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		char *b = wd_audit_base64(plain[i], strlen(plain[i]));
+
+		assert_string_equal(b, coded[i]);
+		free(b);
+		assert_int_equal(wd_audit_unbase64(coded[i], out), (long)strlen(plain[i]));
+		assert_memory_equal(out, plain[i], strlen(plain[i]));
+	}
+	assert_int_equal(wd_audit_unbase64("Zm9v!", out), -1);
+	assert_int_equal(wd_audit_unbase64("Zg==Zg", out), -1);
+	assert_int_equal(wd_audit_unbase64("Zm 9v", out), -1);
 }
 
 static void test_utf8_validator(void **state)
@@ -938,6 +947,7 @@ int main(void)
 		cmocka_unit_test(test_long_hostile_path),
 		cmocka_unit_test(test_event_put_fixed),
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_base64_rfc4648_vectors),
 	};
 
 	return cmocka_run_group_tests_name("audit_jsonl", tests, NULL, NULL);
