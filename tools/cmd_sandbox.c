@@ -27,6 +27,8 @@ static const char sandbox_usage[] =
 	"                             [--idle SECONDS] [--cwd DIR] [--backend NAME] [--audit FILE]\n"
 	"       warden sandbox exec SANDBOX [--cwd DIR] [--env NAME=VALUE]... [--timeout MS]\n"
 	"                             -- COMMAND [ARG...]\n"
+	"       warden sandbox put SANDBOX PATH [--mode OCTAL] < FILE\n"
+	"       warden sandbox get SANDBOX PATH > FILE\n"
 	"       warden sandbox list | inspect SANDBOX | destroy SANDBOX\n"
 	"\n"
 	"A persistent sandbox of wardend's (docs/control.md): made once, many commands run in it,\n"
@@ -35,6 +37,8 @@ static const char sandbox_usage[] =
 	"           id. --idle: end it after SECONDS with no command running (default 600, 0 never)\n"
 	"  exec     run COMMAND in SANDBOX (its id or name): its output on this process's, its\n"
 	"           exit status this command's (128+N for signal N)\n"
+	"  put      write standard input (at most 48 KiB) to PATH in SANDBOX, as the sandbox may\n"
+	"  get      PATH in SANDBOX (at most 8 MiB) onto standard output, as the sandbox may\n"
 	"  list     the daemon's sandboxes, one JSON object a line\n"
 	"  inspect  one sandbox: processes, usage, execs, labels (JSON)\n"
 	"  destroy  end everything in it and remove it; prints its report's status\n"
@@ -364,6 +368,59 @@ static int sandbox_list(void)
 	return rc;
 }
 
+/* put (standard input into PATH) and get (PATH onto standard output): 0, 1 refused, 125. */
+static int sandbox_transfer(int argc, char **argv)
+{
+	bool put = !strcmp(argv[0], "put");
+	cJSON *req, *r;
+	struct ctl c;
+	int rc;
+
+	if (argc != 3 && !(put && argc == 5 && !strcmp(argv[3], "--mode")))
+		return wd_usage(sandbox_usage, false);
+	req = cJSON_CreateObject();
+	cJSON_AddStringToObject(req, "op", argv[0]);
+	cJSON_AddStringToObject(req, "sandbox", argv[1]);
+	cJSON_AddStringToObject(req, "path", argv[2]);
+	if (put) {
+		/* a request is at most 64 KiB: 48 KiB of bytes in base64, with room for the rest */
+		static char in[49153];
+		size_t n = 0;
+		ssize_t k;
+		char *b64, *end;
+
+		while (n < sizeof(in) && (k = read(0, in + n, sizeof(in) - n)) > 0)
+			n += (size_t)k;
+		if (n == sizeof(in)) {
+			log_warnx("sandbox put: at most 48 KiB a put");
+			cJSON_Delete(req);
+			return WD_EXIT_USAGE;
+		}
+		b64 = wd_audit_base64(in, n);
+		cJSON_AddStringToObject(req, "data_b64", b64 ? b64 : "");
+		free(b64);
+		if (argc == 5) {
+			cJSON_AddNumberToObject(req, "mode", (double)strtoul(argv[4], &end, 8));
+			if (*end || !argv[4][0]) {
+				cJSON_Delete(req);
+				return wd_usage(sandbox_usage, false);
+			}
+		}
+	}
+	if (ctl_open(&c)) {
+		cJSON_Delete(req);
+		return WD_EXIT_INTERNAL;
+	}
+	r = ctl_send(&c, req) ? NULL : ctl_recv(&c);
+	rc = !r ? WD_EXIT_INTERNAL : said_error(r, argv[0]) ? 1 : 0;
+	/* get's bytes, as an output event's */
+	if (!rc && !put)
+		write_event(r, 1);
+	cJSON_Delete(r);
+	ctl_close(&c);
+	return rc;
+}
+
 int cmd_sandbox(int argc, char **argv)
 {
 	cJSON *req;
@@ -376,6 +433,8 @@ int cmd_sandbox(int argc, char **argv)
 		return sandbox_create(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "exec"))
 		return sandbox_exec(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "put") || !strcmp(argv[1], "get"))
+		return sandbox_transfer(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list") && argc == 2)
 		return sandbox_list();
 	if ((!strcmp(argv[1], "inspect") || !strcmp(argv[1], "destroy")) && argc == 3) {

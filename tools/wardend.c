@@ -862,7 +862,8 @@ out:
 static bool root_op(const char *op)
 {
 	return !strcmp(op, "run") || !strcmp(op, "kill") || !strcmp(op, "create") ||
-	       !strcmp(op, "exec") || !strcmp(op, "destroy") || !strcmp(op, "attach");
+	       !strcmp(op, "exec") || !strcmp(op, "destroy") || !strcmp(op, "attach") ||
+	       !strcmp(op, "put") || !strcmp(op, "get");
 }
 
 static bool relay_op(const char *op)
@@ -922,8 +923,9 @@ static bool handle(struct client *c, const char *line)
 	else if (cJSON_GetObjectItemCaseSensitive(req, "id") && !id)
 		r = error_reply("\"id\" must be a number or a string of at most 128 bytes%s", "");
 	else if (!op)
-		r = error_reply("\"op\" is required: run, resume, attach, create, exec, inspect, "
-				"destroy, list, kill, status, holds, subscribe, approve or deny%s", "");
+		r = error_reply("\"op\" is required: run, resume, attach, create, exec, put, get, "
+				"inspect, destroy, list, kill, status, holds, subscribe, approve or "
+				"deny%s", "");
 	else if (strcmp(op, "run") == 0)
 		r = op_run(req, c->fd, id, &deferred, false);
 	else if (strcmp(op, "create") == 0)
@@ -936,6 +938,10 @@ static bool handle(struct client *c, const char *line)
 		r = op_destroy(req, c->fd, id);
 	else if (strcmp(op, "attach") == 0)
 		r = op_attach(req, c->fd, id);
+	else if (strcmp(op, "put") == 0)
+		r = op_put(req, c->fd, id);
+	else if (strcmp(op, "get") == 0)
+		r = op_get(req, c->fd, id);
 	else if (strcmp(op, "resume") == 0)
 		r = op_resume(req, c->fd, id, &deferred);
 	else if (strcmp(op, "list") == 0)
@@ -947,8 +953,8 @@ static bool handle(struct client *c, const char *line)
 	else if (relay_op(op))
 		r = op_relay(c, req, op, id);
 	else
-		r = error_reply("unknown op %s (run, resume, attach, create, exec, inspect, destroy, "
-				"list, kill, status, holds, subscribe, approve, deny)", op);
+		r = error_reply("unknown op %s (run, resume, attach, create, exec, put, get, inspect, "
+				"destroy, list, kill, status, holds, subscribe, approve, deny)", op);
 	if (r)
 		send_reply_id(c->fd, r, id);
 	cJSON_Delete(req);
@@ -1419,6 +1425,10 @@ static void stream_emit(struct sup *s, int i, char *b, size_t n)
 
 	if (!n)
 		return;
+	if (s->transfer) {
+		transfer_take(s, b, n);
+		return;
+	}
 	if (s->waiter < 0) {
 		/* kept for a client that attaches, up to the bound; what passes it is lost */
 		size_t all = s->missed_len[0] + s->missed_len[1];
@@ -1591,6 +1601,8 @@ static void sup_release(struct sup *s)
 	free(s->label_name);
 	free(s->missed[0]);
 	free(s->missed[1]);
+	free(s->xfer_path);
+	free(s->got);
 	cJSON_Delete(s->labels);
 	cJSON_Delete(s->destroy_id);
 	cJSON_Delete(s->inspect_id);
@@ -2017,7 +2029,8 @@ int main(int argc, char **argv)
 			 * while a resume waits for its answer, its output waits for its reply too;
 			 * so does an exec's for its "started"
 			 */
-			for (int j = 0; j < 2 && sp->resumer < 0 && sp->exec_client < 0; j++)
+			for (int j = 0; j < 2 && sp->resumer < 0 &&
+					(sp->exec_client < 0 || sp->transfer); j++)
 				if (sp->out[j] >= 0) {
 					pfd[n] = (struct pollfd){ .fd = sp->out[j], .events = POLLIN };
 					who[n].kind = W_OUT;

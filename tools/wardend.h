@@ -99,7 +99,15 @@ struct sup {
 	char *missed[2];
 	size_t missed_len[2];
 	bool kill_on_drop;
+	/* a put or get running (1, 2; 0 none): its path, its bytes (put: sent; get: read) */
+	int transfer;
+	char *xfer_path;
+	char *got;
+	size_t got_len;
+	bool got_over;
 };
+/* What a get brings back at most. */
+#define GET_MAX (8u << 20)
 #define MISSED_MAX (1u << 20)
 
 /*
@@ -165,6 +173,10 @@ cJSON *read_report(const char *path);
 cJSON *op_exec(const cJSON *req, int client, const cJSON *id);
 cJSON *op_inspect(const cJSON *req, int client, const cJSON *id);
 cJSON *op_destroy(const cJSON *req, int client, const cJSON *id);
+cJSON *op_put(const cJSON *req, int client, const cJSON *id);
+cJSON *op_get(const cJSON *req, int client, const cJSON *id);
+/* A get's bytes from its pipe, kept for its reply (stream_emit's, while s->transfer). */
+void transfer_take(struct sup *s, const char *b, size_t n);
 /* attach: a client takes a run's stream and end over, with what it missed (wardend.c). */
 cJSON *op_attach(const cJSON *req, int client, const cJSON *id);
 /* One message of @s's exec socket read and acted on: false when there was none (or it closed). */

@@ -13,6 +13,7 @@
 
 #include <cJSON.h>
 
+#include "audit/jsonl.h"
 #include "supervisor/run/execs.h"
 #include "supervisor/util/log.h"
 #include "tools/wardend.h"
@@ -141,6 +142,201 @@ fail:
 	return err;
 }
 
+/*
+ * A put or get on @s: @m (the message, taken) with stdin @in (a pipe's read end, or -1 for
+ * none) and stdout a pipe of ours (kept in s->out[0] for a get). NULL, or the error reply.
+ */
+static cJSON *transfer_start(struct sup *s, cJSON *m, int in, int kind, const char *path,
+			     int client, const cJSON *id)
+{
+	int op[2] = { -1, -1 }, fds[3] = { in, -1, -1 }, null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	char *text = cJSON_PrintUnformatted(m);
+	cJSON *err = NULL;
+
+	cJSON_Delete(m);
+	if (null < 0 || pipe2(op, O_CLOEXEC) || fcntl(op[0], F_SETFL, O_NONBLOCK))
+		err = coded_error("internal", "transfer: %s", strerror(errno));
+	fds[0] = in >= 0 ? in : null;
+	fds[1] = kind == 2 ? op[1] : null;
+	fds[2] = null;
+	if (!err && (!text || wd_execs_send(s->exec, text, fds, 3) < 0))
+		err = coded_error("internal", "transfer: %s", strerror(errno));
+	free(text);
+	if (null >= 0)
+		close(null);
+	if (op[1] >= 0)
+		close(op[1]);
+	if (err || kind != 2) {
+		if (op[0] >= 0)
+			close(op[0]);
+		op[0] = -1;
+	}
+	if (err)
+		return err;
+	if (s->out[0] >= 0)
+		close(s->out[0]);
+	s->out[0] = op[0];
+	s->transfer = kind;
+	free(s->xfer_path);
+	s->xfer_path = strdup(path);
+	free(s->got);
+	s->got = NULL;
+	s->got_len = 0;
+	s->got_over = false;
+	s->exec_client = client;
+	cJSON_Delete(s->id);
+	s->id = id ? cJSON_Duplicate(id, true) : NULL;
+	return NULL;
+}
+
+/* What put and get share: their sandbox, free to take one, and an absolute path. */
+static struct sup *transfer_of(const cJSON *req, const char *op, const char *const *keys,
+			       cJSON **err)
+{
+	const char *path = str_field(req, "path");
+	struct sup *s;
+
+	*err = check_keys(req, op, keys);
+	s = *err ? NULL : persistent_of(req, op, err);
+	if (*err)
+		return NULL;
+	if (!path || path[0] != '/')
+		*err = error_reply("%s: \"path\" must be an absolute path in the sandbox", op);
+	else if (s->exec_running || s->exec_client >= 0)
+		*err = coded_error("busy", "%s: an exec or transfer runs in the sandbox already", op);
+	else if (s->exec < 0)
+		*err = coded_error("internal", "%s: the sandbox takes no more requests", op);
+	return *err ? NULL : s;
+}
+
+cJSON *op_put(const cJSON *req, int client, const cJSON *id)
+{
+	static const char *const keys[] = { "op", "v", "id", "sandbox", "path", "data",
+					    "data_b64", "mode", NULL };
+	const cJSON *data = cJSON_GetObjectItemCaseSensitive(req, "data");
+	const cJSON *b64 = cJSON_GetObjectItemCaseSensitive(req, "data_b64");
+	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(req, "mode");
+	unsigned char *bytes = NULL;
+	long n = -1;
+	int ip[2] = { -1, -1 };
+	cJSON *err, *m;
+	struct sup *s = transfer_of(req, "put", keys, &err);
+
+	if (!s)
+		return err;
+	if (!!cJSON_IsString(data) == !!cJSON_IsString(b64) || (data && !cJSON_IsString(data)) ||
+	    (b64 && !cJSON_IsString(b64)))
+		return error_reply("put: one of \"data\" (UTF-8) or \"data_b64\" (base64) is "
+				   "required%s", "");
+	if (mode && (!cJSON_IsNumber(mode) || mode->valuedouble < 0 || mode->valuedouble > 0777 ||
+		     mode->valuedouble != (double)(int)mode->valuedouble))
+		return error_reply("put: \"mode\" must be a file mode, 0 to 511 (0777)%s", "");
+	if (data) {
+		n = (long)strlen(data->valuestring);
+	} else if ((bytes = malloc(strlen(b64->valuestring) + 1))) {
+		n = wd_audit_unbase64(b64->valuestring, bytes);
+		if (n < 0) {
+			free(bytes);
+			return error_reply("put: \"data_b64\" is no base64%s", "");
+		}
+	}
+	/* a request is at most 64 KiB: what it carries fits a fresh pipe, written now */
+	if (n < 0 || pipe2(ip, O_CLOEXEC) ||
+	    write(ip[1], data ? data->valuestring : (const char *)bytes, (size_t)n) != n) {
+		free(bytes);
+		if (ip[0] >= 0)
+			close(ip[0]);
+		if (ip[1] >= 0)
+			close(ip[1]);
+		return coded_error("internal", "put: %s", strerror(errno));
+	}
+	free(bytes);
+	close(ip[1]);
+	m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "op", "exec");
+	cJSON_AddStringToObject(m, "transfer", "put");
+	cJSON_AddStringToObject(m, "path", str_field(req, "path"));
+	cJSON_AddNumberToObject(m, "mode", mode ? mode->valuedouble : 0644);
+	err = transfer_start(s, m, ip[0], 1, str_field(req, "path"), client, id);
+	close(ip[0]);
+	if (!err)
+		s->got_len = (size_t)n; /* what went in, for the reply */
+	return err;
+}
+
+cJSON *op_get(const cJSON *req, int client, const cJSON *id)
+{
+	static const char *const keys[] = { "op", "v", "id", "sandbox", "path", NULL };
+	cJSON *err, *m;
+	struct sup *s = transfer_of(req, "get", keys, &err);
+
+	if (!s)
+		return err;
+	m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "op", "exec");
+	cJSON_AddStringToObject(m, "transfer", "get");
+	cJSON_AddStringToObject(m, "path", str_field(req, "path"));
+	return transfer_start(s, m, -1, 2, str_field(req, "path"), client, id);
+}
+
+void transfer_take(struct sup *s, const char *b, size_t n)
+{
+	char *g;
+
+	if (s->transfer != 2 || s->got_over)
+		return;
+	if (s->got_len + n > GET_MAX || !(g = realloc(s->got, s->got_len + n))) {
+		s->got_over = true;
+		return;
+	}
+	memcpy(g + s->got_len, b, n);
+	s->got = g;
+	s->got_len += n;
+}
+
+/* A put's or get's end: its reply, from the copy's status (0, or its errno). */
+static void transfer_end(struct sup *s, const cJSON *m)
+{
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(m, "code");
+	int e = cJSON_IsNumber(code) ? code->valueint : EIO;
+	const char *op = s->transfer == 1 ? "put" : "get";
+	cJSON *r;
+
+	stream_drain(s);
+	if (!e && s->got_over) {
+		r = coded_error("too_large", "get: %s is over 8 MiB", s->xfer_path);
+	} else if (e) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s: %s: %s", op, s->xfer_path,
+			 e > 0 && e < 128 ? strerror(e) : "the copy was killed");
+		r = coded_error("transfer_failed", "%s", why);
+		cJSON_AddNumberToObject(r, "errno", e);
+	} else {
+		r = cJSON_CreateObject();
+		cJSON_AddBoolToObject(r, "ok", true);
+		cJSON_AddStringToObject(r, "sandbox", s->name);
+		cJSON_AddStringToObject(r, "path", s->xfer_path);
+		cJSON_AddNumberToObject(r, "bytes", (double)s->got_len);
+		if (s->transfer == 2) {
+			char *b64 = wd_audit_base64(s->got ? s->got : "", s->got_len);
+
+			cJSON_AddStringToObject(r, "data_b64", b64 ? b64 : "");
+			free(b64);
+		}
+	}
+	if (s->exec_client >= 0)
+		send_reply_id(s->exec_client, r, s->id);
+	else
+		cJSON_Delete(r);
+	s->exec_client = -1;
+	s->exec_running = false;
+	s->transfer = 0;
+	free(s->got);
+	s->got = NULL;
+	s->got_len = 0;
+}
+
 cJSON *op_inspect(const cJSON *req, int client, const cJSON *id)
 {
 	static const char *const keys[] = { "op", "v", "id", "sandbox", NULL };
@@ -225,7 +421,11 @@ bool exec_read(struct sup *s)
 		s->exec = -1;
 		goto out;
 	}
-	if (op && !strcmp(op, "started")) {
+	if (op && !strcmp(op, "started") && s->transfer) {
+		s->exec_running = true; /* its reply waits for its end */
+	} else if (op && !strcmp(op, "exit") && s->transfer) {
+		transfer_end(s, m);
+	} else if (op && !strcmp(op, "started")) {
 		s->exec_running = true;
 		rep = cJSON_CreateObject();
 		cJSON_AddBoolToObject(rep, "ok", true);
@@ -256,6 +456,7 @@ bool exec_read(struct sup *s)
 				s->out[i] = -1;
 			}
 		s->exec_client = s->waiter = -1;
+		s->transfer = 0;
 	} else if (op && !strcmp(op, "exit")) {
 		exec_exit(s, m);
 	} else if (op && !strcmp(op, "inspect") && s->inspector >= 0) {

@@ -191,20 +191,36 @@ static void on_exec(struct wd_execs *x, const cJSON *req, int *fds, int nfds)
 {
 	const cJSON *cwd = cJSON_GetObjectItemCaseSensitive(req, "cwd");
 	const cJSON *tmo = cJSON_GetObjectItemCaseSensitive(req, "timeout_ms");
-	char **argv = strings_of(cJSON_GetObjectItemCaseSensitive(req, "argv"), true), **env;
+	const cJSON *tr = cJSON_GetObjectItemCaseSensitive(req, "transfer");
+	const cJSON *path = cJSON_GetObjectItemCaseSensitive(req, "path");
+	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(req, "mode");
+	struct wd_exec_transfer t = { .kind = WD_TRANSFER_NONE, .mode = 0644 };
+	char **argv, **env;
 	size_t n_env;
 	cJSON *o;
 	int err;
 
+	/* a transfer runs no command: its argv is only what its records and messages call it */
+	if (cJSON_IsString(tr) && cJSON_IsString(path) && path->valuestring[0] == '/') {
+		t.kind = !strcmp(tr->valuestring, "put") ? WD_TRANSFER_PUT :
+			 !strcmp(tr->valuestring, "get") ? WD_TRANSFER_GET : WD_TRANSFER_NONE;
+		t.path = path->valuestring;
+		if (cJSON_IsNumber(mode) && mode->valuedouble >= 0 && mode->valuedouble <= 07777)
+			t.mode = (unsigned int)mode->valuedouble;
+	}
+	argv = t.kind ? calloc(2, sizeof(*argv)) :
+			strings_of(cJSON_GetObjectItemCaseSensitive(req, "argv"), true);
+	if (t.kind && argv)
+		argv[0] = (char *)t.path;
 	env = env_of(cJSON_GetObjectItemCaseSensitive(req, "env"), &n_env);
 	if (x->run.pid > 0)
 		tell_failed(x, "an exec runs in this sandbox already", EBUSY);
 	else if (nfds != 3 || !argv || !env || (cwd && (!cJSON_IsString(cwd) ||
 							 cwd->valuestring[0] != '/')) ||
-		 (tmo && (!cJSON_IsNumber(tmo) || tmo->valuedouble < 1)))
+		 (tmo && (!cJSON_IsNumber(tmo) || tmo->valuedouble < 1)) || (tr && !t.kind))
 		tell_failed(x, "a malformed exec", EINVAL);
 	else if ((err = x->ops->spawn(x->ops->ctx, argv, env, cwd ? cwd->valuestring : NULL,
-				      fds, &x->run)))
+				      fds, &t, &x->run)))
 		tell_failed(x, strerror(-err), -err);
 	if (x->run.pid > 0 && (x->run.setup_errno || x->run.exec_errno)) {
 		siginfo_t si;

@@ -7,7 +7,9 @@
  *
  * The socket is a SOCK_SEQPACKET pair made by wardend; one JSON object a message. wardend
  * sends {"op":"exec","argv":[...],"cwd":DIR,"env":{NAME:VALUE...},"timeout_ms":N} with the
- * command's stdin, stdout and stderr as three fds, or {"op":"inspect"}; the supervisor answers
+ * command's stdin, stdout and stderr as three fds (or, for put and get, "transfer":"put"|"get",
+ * "path":P,"mode":M and no argv: the exit code is then the copy's errno), or {"op":"inspect"};
+ * the supervisor answers
  * {"op":"started","pid":N}, {"op":"failed","error":WORDS}, later {"op":"exit","status":S,
  * "code":N,"signal":N,"wall_ms":N}, and {"op":"inspect",...}. One exec runs at a time.
  */
@@ -22,14 +24,21 @@
 
 #include "supervisor/sandbox/spawn.h"
 
+/* put and get: a file copied by a confined process of the sandbox's, not a command (spawn.h). */
+struct wd_exec_transfer {
+	int kind; /* WD_TRANSFER_NONE, _PUT, _GET */
+	const char *path;
+	unsigned int mode;
+};
+
 struct wd_execs_ops {
 	/*
 	 * Spawn @argv with @envp (NULL: the policy's environment), in @cwd (NULL: the
-	 * sandbox's), on @fds (stdin, stdout, stderr). 0 (check setup_errno and exec_errno) or
-	 * -errno.
+	 * sandbox's), on @fds (stdin, stdout, stderr); or, with @t->kind, the copy @t says. 0
+	 * (check setup_errno and exec_errno) or -errno.
 	 */
 	int (*spawn)(void *ctx, char *const argv[], char *const envp[], const char *cwd,
-		     const int fds[3], struct wd_child *out);
+		     const int fds[3], const struct wd_exec_transfer *t, struct wd_child *out);
 	/* What `inspect` says of the sandbox, added to @into. */
 	void (*inspect)(void *ctx, cJSON *into);
 	/* End the sandbox: @why is "idle" (its idle timeout ran out) or "destroyed" (a signal). */

@@ -590,7 +590,7 @@ static char **env_with(char *const *base, char *const *add)
 
 /* execs.h: one exec, spawned into the persistent sandbox as its first command was. */
 static int exec_spawn(void *ctx, char *const argv[], char *const env[], const char *cwd,
-		      const int fds[3], struct wd_child *out)
+		      const int fds[3], const struct wd_exec_transfer *t, struct wd_child *out)
 {
 	struct run *r = ctx;
 	struct wd_setup plan = r->setup;
@@ -598,7 +598,9 @@ static int exec_spawn(void *ctx, char *const argv[], char *const env[], const ch
 				    .setup_ctx = r, .join = child_join, .join_ctx = r,
 				    .enter_pidfd = r->child.pidfd, .enter_ns = r->enter_ns,
 				    .enter_cwd = cwd ? cwd : r->cwd, .in_fd = fds[0],
-				    .out = { -1, fds[1], fds[2] }, .out_fds = 6 };
+				    .out = { -1, fds[1], fds[2] }, .out_fds = 6,
+				    .transfer = t->kind, .transfer_path = t->path,
+				    .transfer_mode = t->mode };
 	int err;
 
 	plan.envp = env_with(r->setup.envp, env);

@@ -269,6 +269,41 @@ fail:
 }
 
 /*
+ * In the confined child of a transfer: the copy (never following a symlink at the path's end;
+ * one before it is the sandbox's rules' to refuse, as for any of its commands). 0 or an errno.
+ */
+static int copy_file(const struct wd_spawn_opts *o)
+{
+	bool put = o->transfer == WD_TRANSFER_PUT;
+	int fd = put ? open(o->transfer_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+			    o->transfer_mode) :
+		       open(o->transfer_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int from = put ? 0 : fd, to = put ? fd : 1;
+	char buf[16384];
+
+	if (fd < 0)
+		return errno;
+	for (;;) {
+		ssize_t n = read(from, buf, sizeof(buf)), w;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		if (n == 0)
+			break;
+		for (ssize_t off = 0; off < n; off += w) {
+			w = write(to, buf + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			else if (w < 0)
+				return errno;
+		}
+	}
+	return close(fd) ? errno : 0;
+}
+
+/*
  * In the child of wd_spawn_enter, born in the sandbox's pid namespace (not yet its cgroup): the
  * rest of the sandbox's namespaces, then what child_exec does once its own are made.
  * Async-signal-safe calls only.
@@ -321,6 +356,11 @@ static void __attribute__((noreturn)) child_enter(const struct wd_spawn_opts *o,
 	if (r) {
 		errno = -r;
 		goto fail;
+	}
+	if (o->transfer) {
+		/* confined: it started (the error pipe's EOF says so), the copy's end is its status */
+		close(errfd);
+		_exit(copy_file(o) & 0xff);
 	}
 	f.stage = 1;
 	execvp(argv[0], argv);

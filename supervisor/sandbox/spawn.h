@@ -90,6 +90,14 @@ struct wd_spawn_opts {
 	uint64_t enter_ns;
 	const char *enter_cwd;
 	int in_fd;
+	/*
+	 * wd_spawn_enter with no command: the confined process copies a file itself (put: fd 0
+	 * into @transfer_path, made with @transfer_mode if new; get: @transfer_path onto fd 1),
+	 * as a command would, with the sandbox's rules, then exits 0 or with the errno.
+	 */
+	enum { WD_TRANSFER_NONE, WD_TRANSFER_PUT, WD_TRANSFER_GET } transfer;
+	const char *transfer_path;
+	unsigned int transfer_mode;
 };
 
 /*

@@ -92,7 +92,7 @@ test_a_crashed_supervisor_of_wardend_is_taken_over_by_wardend() {
 test_wardend_refuses_bad_requests_and_a_second_daemon() {
 	start_daemon "$T/d.log"
 	expect_eq "unknown op" "$(ctl '{"op":"explode"}')" \
-		'{"ok":false,"error":"unknown op explode (run, resume, attach, create, exec, inspect, destroy, list, kill, status, holds, subscribe, approve, deny)","code":"bad_request","v":1}'
+		'{"ok":false,"error":"unknown op explode (run, resume, attach, create, exec, put, get, inspect, destroy, list, kill, status, holds, subscribe, approve, deny)","code":"bad_request","v":1}'
 	expect_eq "no argv" "$(ctl '{"op":"run","policy":"/x.json"}')" \
 		'{"ok":false,"error":"run: \"argv\" must be a non-empty array of strings","code":"bad_request","v":1}'
 	expect_eq "relative audit" "$(ctl '{"op":"run","policy":"/x.json","audit":"a.log","argv":["true"]}')" \

@@ -11,6 +11,12 @@ ctl() {
 	"$BIN/wd-try" ctl "$WARDEN_RUN_DIR/control.sock" "$@"
 }
 
+# answers REQUEST PATTERN WHAT: wardend's reply to REQUEST (left in $r) matches the grep PATTERN
+answers() {
+	r=$(ctl "$1")
+	printf '%s' "$r" | grep -q "$2" || fail "$3: $r"
+}
+
 # exec_in SB ARGV-JSON [EXTRA]: one exec, its lines (reply, output events, exit) in $T/x.out
 exec_in() {
 	ctl "{\"op\":\"exec\",\"id\":\"x\",\"sandbox\":\"$1\",\"argv\":$2${3:+,$3}}" \
@@ -70,23 +76,20 @@ test_sandbox_twenty_execs_share_its_state_and_rules() {
 	exec_in "$sb" '["sh","-c","read l; echo $l-$V-$(pwd)"]' '"stdin":"in\n","env":{"V":"v1"},"cwd":"/tmp"'
 	expect_eq "stdin, env and cwd" "$(x_stdout)" 'in-v1-/tmp\n'
 	# inspect: its processes (the sleep among them), its name and labels
-	r=$(ctl "{\"op\":\"inspect\",\"sandbox\":\"$sb\"}")
-	printf '%s' "$r" | grep -q '"name":"box1"' || fail "inspect: $r"
+	answers "{\"op\":\"inspect\",\"sandbox\":\"$sb\"}" '"name":"box1"' "inspect"
 	printf '%s' "$r" | grep -q '"labels":{"job":"t"}' || fail "inspect: $r"
 	printf '%s' "$r" | grep -q '"execs":24' || fail "inspect counts 24 execs: $r"
 	printf '%s' "$r" | grep -q '"processes":\[[0-9]' || fail "inspect: no process: $r"
 	ctl '{"op":"list"}' | grep -q "\"sandbox\":\"$sb\".*\"persistent\":true" ||
 		fail "list does not show it: $(ctl '{"op":"list"}')"
 	# destroy: everything in it ends, its cgroup goes, the report says destroyed
-	r=$(ctl "{\"op\":\"destroy\",\"id\":\"d\",\"sandbox\":\"$sb\"}")
-	printf '%s' "$r" | grep -q '"ok":true' || fail "destroy: $r"
+	answers "{\"op\":\"destroy\",\"id\":\"d\",\"sandbox\":\"$sb\"}" '"ok":true' "destroy"
 	printf '%s' "$r" | grep -q '"status":"destroyed"' || fail "destroy's report: $r"
 	# its cgroup is gone: no process is left in it (a populated cgroup cannot be removed)
 	left=$(find /sys/fs/cgroup -maxdepth 6 -type d -name "$sb" 2>/dev/null)
 	[ -z "$left" ] || fail "destroy left the cgroup $left"
 	expect_line "$WD_OUT/audit" '"type":"exit"' '"status":"destroyed"'
-	r=$(ctl "{\"op\":\"exec\",\"sandbox\":\"$sb\",\"argv\":[\"true\"]}")
-	printf '%s' "$r" | grep -q '"code":"not_found"' || fail "exec after destroy: $r"
+	answers "{\"op\":\"exec\",\"sandbox\":\"$sb\",\"argv\":[\"true\"]}" '"code":"not_found"' "exec after destroy"
 	stop_daemon
 }
 
@@ -111,8 +114,7 @@ test_sandbox_exec_answers_and_refusals() {
 	start_daemon "$T/d.log"
 	create '"name":"box2"'
 	# a command that does not exist: start_failed, and the sandbox takes the next
-	r=$(ctl "{\"op\":\"exec\",\"sandbox\":\"box2\",\"argv\":[\"/nonexistent\"]}")
-	printf '%s' "$r" | grep -q '"code":"start_failed"' || fail "exec of nothing: $r"
+	answers "{\"op\":\"exec\",\"sandbox\":\"box2\",\"argv\":[\"/nonexistent\"]}" '"code":"start_failed"' "exec of nothing"
 	exec_in box2 '["sh","-c","exit 7"]'
 	expect_eq "its code" "$(x_code)" 7
 	# a timeout kills the exec's command, not the sandbox
@@ -121,23 +123,17 @@ test_sandbox_exec_answers_and_refusals() {
 	exec_in box2 '["true"]'
 	expect_eq "the sandbox lives on" "$(x_code)" 0
 	# a second name is refused, and so are unknown keys and a malformed name
-	r=$(ctl "{\"op\":\"create\",\"policy\":\"$T/p.json\",\"name\":\"box2\"}")
-	printf '%s' "$r" | grep -q '"code":"busy"' || fail "a second box2: $r"
-	r=$(ctl "{\"op\":\"exec\",\"sandbox\":\"box2\",\"argv\":[\"true\"],\"wiat\":1}")
-	printf '%s' "$r" | grep -q '"key":"wiat"' || fail "an unknown key: $r"
-	r=$(ctl "{\"op\":\"create\",\"policy\":\"$T/p.json\",\"name\":\"sb-1\"}")
-	printf '%s' "$r" | grep -q '"code":"bad_request"' || fail "a name like an id: $r"
+	answers "{\"op\":\"create\",\"policy\":\"$T/p.json\",\"name\":\"box2\"}" '"code":"busy"' "a second box2"
+	answers "{\"op\":\"exec\",\"sandbox\":\"box2\",\"argv\":[\"true\"],\"wiat\":1}" '"key":"wiat"' "an unknown key"
+	answers "{\"op\":\"create\",\"policy\":\"$T/p.json\",\"name\":\"sb-1\"}" '"code":"bad_request"' "a name like an id"
 	# a policy that holds something is refused, saying why
 	sed 's|"fs":{|"fs":{"protect":[{"path":"'"$T"'/w","ops":["delete"],"action":"hold"}],|' \
 		"$T/p.json" > "$T/ph.json"
-	r=$(ctl "{\"op\":\"create\",\"backend\":\"$BACKEND\",\"policy\":\"$T/ph.json\"}")
-	printf '%s' "$r" | grep -q '"code":"start_failed".*"reason":"[^"]*/hold' ||
-		fail "a persistent sandbox with holds: $r"
+	answers "{\"op\":\"create\",\"backend\":\"$BACKEND\",\"policy\":\"$T/ph.json\"}" '"code":"start_failed".*"reason":"[^"]*/hold' "a persistent sandbox with holds"
 	# a run's sandbox takes no exec
 	r=$(ctl "{\"op\":\"run\",\"policy\":\"$T/p.json\",\"argv\":[\"sleep\",\"30\"]}")
 	rs=$(record_field "$r" sandbox)
-	r=$(ctl "{\"op\":\"exec\",\"sandbox\":\"$rs\",\"argv\":[\"true\"]}")
-	printf '%s' "$r" | grep -q '"code":"not_found"' || fail "exec into a run's sandbox: $r"
+	answers "{\"op\":\"exec\",\"sandbox\":\"$rs\",\"argv\":[\"true\"]}" '"code":"not_found"' "exec into a run's sandbox"
 	ctl "{\"op\":\"kill\",\"sandbox\":\"$rs\"}" > /dev/null
 	ctl '{"op":"destroy","sandbox":"box2"}' > /dev/null
 	stop_daemon
@@ -182,10 +178,56 @@ $T/w"
 		fail "list: $("$WARDEN" sandbox list)"
 	# a command that did not start is no exec
 	"$WARDEN" sandbox inspect "$sb" | grep -q '"execs":	1' || fail "inspect: $("$WARDEN" sandbox inspect "$sb")"
+	# put and get: bytes in and back out exactly
+	printf 'a\000b\377' > "$T/blob"
+	"$WARDEN" sandbox put cli1 "$T/w/blob" --mode 600 < "$T/blob" || fail "put"
+	"$WARDEN" sandbox get cli1 "$T/w/blob" > "$T/back" || fail "get"
+	cmp "$T/blob" "$T/back" || fail "get did not give back what put wrote"
+	expect_eq "put's mode" "$(stat -c %a "$T/w/blob")" 600
+	rc=0
+	"$WARDEN" sandbox get cli1 "$T/secret" > "$T/back" 2> "$T/err" || rc=$?
+	expect_eq "a denied get" "$rc" 1
+	[ ! -s "$T/back" ] || fail "a denied get printed something"
 	expect_eq "destroy" "$("$WARDEN" sandbox destroy cli1)" destroyed
 	rc=0
 	"$WARDEN" sandbox exec cli1 -- true 2> "$T/err" || rc=$?
 	expect_eq "exec after destroy" "$rc" 2
 	expect_line "$T/err" "no sandbox cli1 here"
+	stop_daemon
+}
+
+# put and get: files in and out of the work tree, copied by a confined process of the sandbox's
+# own, so the policy decides each path as it decides its commands' (and a symlink the sandbox
+# planted leads nowhere it could not write itself).
+test_sandbox_put_and_get_are_held_to_the_policy() {
+	sandbox_policy
+	touch "$WD_OUT/audit"
+	start_daemon "$T/d.log"
+	create '"name":"box4"'
+	answers "{\"op\":\"put\",\"id\":\"p\",\"sandbox\":\"box4\",\"path\":\"$T/w/in.txt\",\"data\":\"hello\\n\",\"mode\":384}" '"ok":true.*"bytes":6' "put"
+	expect_eq "the file put" "$(cat "$T/w/in.txt")" hello
+	expect_eq "its mode" "$(stat -c %a "$T/w/in.txt")" 600
+	exec_in box4 '["cat","in.txt"]'
+	expect_eq "an exec reads it" "$(x_stdout)" 'hello\n'
+	# bytes that are no text, both ways
+	answers "{\"op\":\"put\",\"sandbox\":\"box4\",\"path\":\"$T/w/bin\",\"data_b64\":\"AAECAwD/\"}" '"ok":true' "put b64"
+	answers "{\"op\":\"get\",\"sandbox\":\"box4\",\"path\":\"$T/w/bin\"}" '"bytes":6,"data_b64":"AAECAwD/"' "get"
+	# what the policy refuses: the denied file, a tree it may not write
+	answers "{\"op\":\"get\",\"sandbox\":\"box4\",\"path\":\"$T/secret\"}" '"code":"transfer_failed"' "get of a denied file"
+	printf '%s' "$r" | grep -q s3cret && fail "a denied file came out"
+	answers "{\"op\":\"put\",\"sandbox\":\"box4\",\"path\":\"$T/secret\",\"data\":\"x\"}" '"code":"transfer_failed"' "put over a denied file"
+	expect_eq "the denied file" "$(cat "$T/secret")" s3cret
+	# the attack: the sandbox plants symlinks out of its tree, then waits for a put through them
+	exec_in box4 "[\"sh\",\"-c\",\"ln -s /etc $T/w/up; ln -s $T/secret $T/w/sec\"]"
+	r=$(ctl "{\"op\":\"put\",\"sandbox\":\"box4\",\"path\":\"$T/w/up/wd-planted-$$\",\"data\":\"x\"}")
+	if [ -e "/etc/wd-planted-$$" ]; then
+		rm -f "/etc/wd-planted-$$"
+		fail "a put went through the sandbox's symlink into /etc"
+	fi
+	printf '%s' "$r" | grep -q '"code":"transfer_failed"' || fail "put through a planted link: $r"
+	answers "{\"op\":\"put\",\"sandbox\":\"box4\",\"path\":\"$T/w/sec\",\"data\":\"x\"}" '"code":"transfer_failed"' "put onto a planted link"
+	expect_eq "the denied file" "$(cat "$T/secret")" s3cret
+	answers "{\"op\":\"put\",\"sandbox\":\"box4\",\"path\":\"w/rel\",\"data\":\"x\"}" '"code":"bad_request"' "a relative path"
+	ctl '{"op":"destroy","sandbox":"box4"}' > /dev/null
 	stop_daemon
 }
