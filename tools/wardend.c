@@ -205,11 +205,25 @@ static void child_common(int keep_ring)
 	for (int i = 0; i < MAX_SANDBOXES; i++)
 		if (d.rings[i].fd >= 0 && d.rings[i].fd != keep_ring)
 			close(d.rings[i].fd);
-	/* other runs' output is theirs */
-	for (int i = 0; i < MAX_SANDBOXES; i++)
+	/*
+	 * other runs' output, input, holds links and exec sockets are theirs (a copy here of a
+	 * command's stdin would keep its end of file from ever coming)
+	 */
+	for (int i = 0; i < MAX_SANDBOXES; i++) {
+		struct sup *s = &d.sups[i];
+
+		if (s->pid <= 0)
+			continue;
 		for (int j = 0; j < 2; j++)
-			if (d.sups[i].pid > 0 && d.sups[i].out[j] >= 0)
-				close(d.sups[i].out[j]);
+			if (s->out[j] >= 0)
+				close(s->out[j]);
+		if (s->in_w >= 0)
+			close(s->in_w);
+		if (s->exec >= 0)
+			close(s->exec);
+		if (s->hl >= 0)
+			close(s->hl);
+	}
 	/* the hold is wardend's: a supervisor (and its keeper) must not keep the set pinned */
 	wd_progs_forsake(d.progs);
 	d.progs = NULL;
@@ -243,7 +257,7 @@ static void adopt(const char *name, unsigned int wait_ms)
 	}
 	*s = (struct sup){ .pid = pid, .adopted = true, .ready = -1, .client = -1, .waiter = -1,
 			   .out = { -1, -1 }, .hl = -1, .resumer = -1, .exec = -1,
-			   .exec_client = -1, .destroyer = -1, .inspector = -1 };
+			   .exec_client = -1, .destroyer = -1, .inspector = -1, .in_w = -1 };
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	log_info("taking %s over (supervisor %d)", name, (int)pid);
 }
@@ -532,7 +546,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	static const char *const keys[] = { "op", "v", "id", "policy", "argv", "audit", "report",
 					    "stdout", "stderr", "cwd", "backend", "wait", "stream",
 					    "holds", "env", "timeout_ms", "stdin", "on_disconnect",
-					    NULL };
+					    "stdin_stream", NULL };
 	static const char *const create_keys[] = { "op", "v", "id", "policy", "audit", "report",
 						   "stderr", "cwd", "backend", "env",
 						   "timeout_ms", "name", "labels",
@@ -551,6 +565,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(req, "stdin");
 	struct wd_policy_derive derive = { 0 };
 	int ipipe[2] = { -1, -1 };
+	bool streamed_in = false;
 	int opipe[2][2] = { { -1, -1 }, { -1, -1 } };
 	bool waits, holds_return;
 	const char *backend = str_field(req, "backend") ?: d.backend, *policy = NULL, *report;
@@ -601,6 +616,12 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	if (in && !cJSON_IsString(in))
 		return error_reply("run: \"stdin\" must be a string (what the command reads, then "
 				   "end of file)%s", "");
+	if (cJSON_GetObjectItemCaseSensitive(req, "stdin_stream") &&
+	    (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(req, "stdin_stream")) ||
+	     (in && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "stdin_stream")))))
+		return error_reply("run: \"stdin_stream\" must be true or false, and not with "
+				   "\"stdin\"%s", "");
+	streamed_in = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "stdin_stream"));
 	/* a streamed run ends with its exit event, as one that waits; so does one whose holds return */
 	waits = cJSON_IsTrue(wait) || cJSON_IsTrue(stream) || holds;
 	if (!create && (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) < 1))
@@ -657,7 +678,11 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 			   write(ipipe[1], in->valuestring, strlen(in->valuestring)) !=
 				   (ssize_t)strlen(in->valuestring)))
 		bad = coded_error("internal", "run: stdin: %s", strerror(errno));
-	if (ipipe[1] >= 0) {
+	/* streamed: the write end stays ours, for the stdin requests that follow */
+	if (!bad && streamed_in &&
+	    (pipe2(ipipe, O_CLOEXEC) || fcntl(ipipe[1], F_SETFL, O_NONBLOCK)))
+		bad = coded_error("internal", "run: stdin: %s", strerror(errno));
+	if (ipipe[1] >= 0 && (bad || !streamed_in)) {
 		close(ipipe[1]);
 		ipipe[1] = -1;
 	}
@@ -688,6 +713,8 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 		close(pfd[1]);
 		if (ipipe[0] >= 0)
 			close(ipipe[0]);
+		if (ipipe[1] >= 0)
+			close(ipipe[1]);
 		wd_policy_derive_free(&derive);
 		for (int i = 0; i < 4; i++)
 			if (opipe[i / 2][i % 2] >= 0)
@@ -723,6 +750,8 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 		if (ring)
 			wd_progs_ring_give(ring->fd, ring->key);
 		prctl(PR_SET_NAME, "wardend-sup");
+		if (ipipe[1] >= 0)
+			close(ipipe[1]); /* wardend's alone: its close is the command's end of file */
 		close(pfd[0]);
 		if (create) {
 			close(xs[0]);
@@ -768,7 +797,9 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 			   .labels = labels, .idle_s = idle_s, .exec_client = -1, .destroyer = -1,
 			   .inspector = -1,
 			   .kill_on_drop = str_field(req, "on_disconnect") &&
-					   !strcmp(str_field(req, "on_disconnect"), "kill") };
+					   !strcmp(str_field(req, "on_disconnect"), "kill"),
+			   .in_w = ipipe[1] };
+	wd_outq_init(&s->in_q, STDIN_MAX);
 	s->argv0 = create ? NULL : strdup(cJSON_GetArrayItem(argv, 0)->valuestring);
 	s->id = id ? cJSON_Duplicate(id, true) : NULL;
 	if (waits) {
@@ -863,7 +894,7 @@ static bool root_op(const char *op)
 {
 	return !strcmp(op, "run") || !strcmp(op, "kill") || !strcmp(op, "create") ||
 	       !strcmp(op, "exec") || !strcmp(op, "destroy") || !strcmp(op, "attach") ||
-	       !strcmp(op, "put") || !strcmp(op, "get");
+	       !strcmp(op, "put") || !strcmp(op, "get") || !strcmp(op, "stdin");
 }
 
 static bool relay_op(const char *op)
@@ -923,9 +954,9 @@ static bool handle(struct client *c, const char *line)
 	else if (cJSON_GetObjectItemCaseSensitive(req, "id") && !id)
 		r = error_reply("\"id\" must be a number or a string of at most 128 bytes%s", "");
 	else if (!op)
-		r = error_reply("\"op\" is required: run, resume, attach, create, exec, put, get, "
-				"inspect, destroy, list, kill, status, holds, subscribe, approve or "
-				"deny%s", "");
+		r = error_reply("\"op\" is required: run, resume, attach, stdin, create, exec, put, "
+				"get, inspect, destroy, list, kill, status, holds, subscribe, approve "
+				"or deny%s", "");
 	else if (strcmp(op, "run") == 0)
 		r = op_run(req, c->fd, id, &deferred, false);
 	else if (strcmp(op, "create") == 0)
@@ -940,6 +971,8 @@ static bool handle(struct client *c, const char *line)
 		r = op_attach(req, c->fd, id);
 	else if (strcmp(op, "put") == 0)
 		r = op_put(req, c->fd, id);
+	else if (strcmp(op, "stdin") == 0)
+		r = op_stdin(req);
 	else if (strcmp(op, "get") == 0)
 		r = op_get(req, c->fd, id);
 	else if (strcmp(op, "resume") == 0)
@@ -953,8 +986,9 @@ static bool handle(struct client *c, const char *line)
 	else if (relay_op(op))
 		r = op_relay(c, req, op, id);
 	else
-		r = error_reply("unknown op %s (run, resume, attach, create, exec, put, get, inspect, "
-				"destroy, list, kill, status, holds, subscribe, approve, deny)", op);
+		r = error_reply("unknown op %s (run, resume, attach, stdin, create, exec, put, get, "
+				"inspect, destroy, list, kill, status, holds, subscribe, approve, deny)",
+				op);
 	if (r)
 		send_reply_id(c->fd, r, id);
 	cJSON_Delete(req);
@@ -1464,6 +1498,75 @@ static void stream_emit(struct sup *s, int i, char *b, size_t n)
 		s->out_bytes[i] += n;
 }
 
+void stdin_flush(struct sup *s)
+{
+	int r = s->in_w >= 0 ? wd_outq_flush(&s->in_q, s->in_w) : 0;
+
+	/* gone (the command closed its end: EPIPE), or all sent and its end of file asked for */
+	if (s->in_w >= 0 && ((r && r != -EAGAIN) || (!r && s->in_eof))) {
+		close(s->in_w);
+		s->in_w = -1;
+		wd_outq_free(&s->in_q);
+	}
+}
+
+cJSON *op_stdin(const cJSON *req)
+{
+	static const char *const keys[] = { "op", "v", "id", "sandbox", "data", "data_b64", "eof",
+					    NULL };
+	const char *name = str_field(req, "sandbox");
+	const cJSON *data = cJSON_GetObjectItemCaseSensitive(req, "data");
+	const cJSON *b64 = cJSON_GetObjectItemCaseSensitive(req, "data_b64");
+	const cJSON *eof = cJSON_GetObjectItemCaseSensitive(req, "eof");
+	cJSON *r = check_keys(req, "stdin", keys);
+	struct sup *s = !r && name ? sup_find(name) : NULL;
+	unsigned char *bytes = NULL;
+	long n = 0;
+	int err = 0;
+
+	if (r)
+		return r;
+	if (!name)
+		return error_reply("stdin: \"sandbox\" (its id or name) is required%s", "");
+	if (!s || !s->name[0])
+		return coded_error("not_found", "stdin: no sandbox %s here", name);
+	if ((data && !cJSON_IsString(data)) || (b64 && !cJSON_IsString(b64)) || (data && b64) ||
+	    (eof && !cJSON_IsBool(eof)))
+		return error_reply("stdin: \"data\" (UTF-8) or \"data_b64\", and \"eof\" (true "
+				   "or false)%s", "");
+	if (s->in_w < 0)
+		return coded_error("not_found", "stdin: %s reads no streamed stdin (not asked, or "
+				   "ended)", s->name);
+	if (data) {
+		n = (long)strlen(data->valuestring);
+		bytes = (unsigned char *)data->valuestring;
+	} else if (b64) {
+		bytes = malloc(strlen(b64->valuestring) + 1);
+		n = bytes ? wd_audit_unbase64(b64->valuestring, bytes) : -1;
+		if (n < 0) {
+			free(bytes);
+			return error_reply("stdin: \"data_b64\" is no base64%s", "");
+		}
+	}
+	if (n > 0)
+		err = wd_outq_push(&s->in_q, (const char *)bytes, (size_t)n);
+	if (b64)
+		free(bytes);
+	if (err == -ENOBUFS)
+		return coded_error("busy", "stdin: %s has 1 MiB waiting to be read already: send "
+				   "again when it has read some", s->name);
+	if (err)
+		return coded_error("internal", "stdin: %s", strerror(-err));
+	if (cJSON_IsTrue(eof))
+		s->in_eof = true;
+	r = cJSON_CreateObject();
+	cJSON_AddBoolToObject(r, "ok", true);
+	cJSON_AddStringToObject(r, "sandbox", s->name);
+	stdin_flush(s);
+	cJSON_AddNumberToObject(r, "waiting_bytes", (double)wd_outq_pending(&s->in_q));
+	return r;
+}
+
 cJSON *op_attach(const cJSON *req, int client, const cJSON *id)
 {
 	static const char *const keys[] = { "op", "v", "id", "sandbox", NULL };
@@ -1606,8 +1709,11 @@ static void sup_release(struct sup *s)
 	cJSON_Delete(s->labels);
 	cJSON_Delete(s->destroy_id);
 	cJSON_Delete(s->inspect_id);
+	if (s->in_w >= 0)
+		close(s->in_w);
+	wd_outq_free(&s->in_q);
 	*s = (struct sup){ .out = { -1, -1 }, .hl = -1, .resumer = -1, .exec = -1,
-			   .exec_client = -1, .destroyer = -1, .inspector = -1 };
+			   .exec_client = -1, .destroyer = -1, .inspector = -1, .in_w = -1 };
 }
 
 static void on_exit_status(struct sup *s, int status)
@@ -1979,13 +2085,13 @@ int main(int argc, char **argv)
 	/* the set is held and the socket listens: what connects now is served */
 	wd_notifyf("READY=1\nSTATUS=serving %s\nMAINPID=%d", d.path, (int)getpid());
 	for (;;) {
-		struct pollfd pfd[2 + MAX_CLIENTS + 5 * MAX_SANDBOXES + MAX_RELAYS];
+		struct pollfd pfd[2 + MAX_CLIENTS + 6 * MAX_SANDBOXES + MAX_RELAYS];
 		/* what each entry is: and which client, supervisor (or stream of one) or relay */
 		struct {
 			enum { W_LISTEN, W_SIG, W_CLIENT, W_READY, W_OUT, W_HOLDS, W_EXEC,
-			       W_RELAY } kind;
+			       W_STDIN, W_RELAY } kind;
 			int i, j;
-		} who[2 + MAX_CLIENTS + 5 * MAX_SANDBOXES + MAX_RELAYS];
+		} who[2 + MAX_CLIENTS + 6 * MAX_SANDBOXES + MAX_RELAYS];
 		int n = 0;
 
 		for (int i = 0; i < MAX_CLIENTS; i++)
@@ -2023,6 +2129,12 @@ int main(int argc, char **argv)
 			if (sp->exec >= 0) {
 				pfd[n] = (struct pollfd){ .fd = sp->exec, .events = POLLIN };
 				who[n].kind = W_EXEC;
+				who[n++].i = i;
+			}
+			/* a streamed stdin with bytes waiting: when the command's pipe has room */
+			if (sp->in_w >= 0 && wd_outq_pending(&sp->in_q)) {
+				pfd[n] = (struct pollfd){ .fd = sp->in_w, .events = POLLOUT };
+				who[n].kind = W_STDIN;
 				who[n++].i = i;
 			}
 			/*
@@ -2066,7 +2178,7 @@ int main(int argc, char **argv)
 			struct signalfd_siginfo si;
 			/* (each only where its kind says that is what .i indexes) */
 			struct client *cl = &d.clients[who[k].kind == W_CLIENT ? who[k].i : 0];
-			struct sup *sp = &d.sups[who[k].kind >= W_READY && who[k].kind <= W_EXEC ?
+			struct sup *sp = &d.sups[who[k].kind >= W_READY && who[k].kind <= W_STDIN ?
 						 who[k].i : 0];
 
 			if (!pfd[k].revents)
@@ -2112,6 +2224,10 @@ int main(int argc, char **argv)
 			case W_EXEC:
 				if (sp->pid > 0 && sp->exec == pfd[k].fd)
 					exec_read(sp);
+				break;
+			case W_STDIN:
+				if (sp->pid > 0 && sp->in_w == pfd[k].fd)
+					stdin_flush(sp);
 				break;
 			case W_RELAY:
 				if (relays[who[k].i].up == pfd[k].fd)

@@ -105,7 +105,15 @@ struct sup {
 	char *got;
 	size_t got_len;
 	bool got_over;
+	/*
+	 * "stdin_stream": the write end of the command's stdin (non-blocking), what waits to go
+	 * into it (at most STDIN_MAX), and whether an eof closes it once that is gone.
+	 */
+	int in_w;
+	struct wd_outq in_q;
+	bool in_eof;
 };
+#define STDIN_MAX (1u << 20)
 /* What a get brings back at most. */
 #define GET_MAX (8u << 20)
 #define MISSED_MAX (1u << 20)
@@ -174,6 +182,9 @@ cJSON *op_exec(const cJSON *req, int client, const cJSON *id);
 cJSON *op_inspect(const cJSON *req, int client, const cJSON *id);
 cJSON *op_destroy(const cJSON *req, int client, const cJSON *id);
 cJSON *op_put(const cJSON *req, int client, const cJSON *id);
+/* stdin: bytes for a command's streamed stdin (wardend.c); stdin_flush on its POLLOUT. */
+cJSON *op_stdin(const cJSON *req);
+void stdin_flush(struct sup *s);
 cJSON *op_get(const cJSON *req, int client, const cJSON *id);
 /* A get's bytes from its pipe, kept for its reply (stream_emit's, while s->transfer). */
 void transfer_take(struct sup *s, const char *b, size_t n);

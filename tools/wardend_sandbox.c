@@ -46,7 +46,8 @@ static void close_pair(int p[2])
 cJSON *op_exec(const cJSON *req, int client, const cJSON *id)
 {
 	static const char *const keys[] = { "op", "v", "id", "sandbox", "argv", "cwd", "env",
-					    "stdin", "timeout_ms", NULL };
+					    "stdin", "timeout_ms", "stdin_stream", NULL };
+	const cJSON *sin = cJSON_GetObjectItemCaseSensitive(req, "stdin_stream");
 	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(req, "argv"), *a;
 	const cJSON *cwd = cJSON_GetObjectItemCaseSensitive(req, "cwd");
 	const cJSON *env = cJSON_GetObjectItemCaseSensitive(req, "env");
@@ -76,6 +77,9 @@ cJSON *op_exec(const cJSON *req, int client, const cJSON *id)
 	if (in && !cJSON_IsString(in))
 		return error_reply("exec: \"stdin\" must be a string (what the command reads, "
 				   "then end of file)%s", "");
+	if (sin && (!cJSON_IsBool(sin) || (in && cJSON_IsTrue(sin))))
+		return error_reply("exec: \"stdin_stream\" must be true or false, and not with "
+				   "\"stdin\"%s", "");
 	if (tmo && (!cJSON_IsNumber(tmo) || tmo->valuedouble < 1 ||
 		    tmo->valuedouble > 864e5 * 365 ||
 		    tmo->valuedouble != (double)(long long)tmo->valuedouble))
@@ -92,12 +96,11 @@ cJSON *op_exec(const cJSON *req, int client, const cJSON *id)
 			goto fail;
 	if (pipe2(ip, O_CLOEXEC))
 		goto fail;
-	if (in && (fcntl(ip[1], F_SETFL, O_NONBLOCK) ||
-		   write(ip[1], in->valuestring, strlen(in->valuestring)) !=
-			   (ssize_t)strlen(in->valuestring)))
+	if ((in || cJSON_IsTrue(sin)) && fcntl(ip[1], F_SETFL, O_NONBLOCK))
 		goto fail;
-	close(ip[1]);
-	ip[1] = -1;
+	if (in && write(ip[1], in->valuestring, strlen(in->valuestring)) !=
+			  (ssize_t)strlen(in->valuestring))
+		goto fail;
 	m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "op", "exec");
 	cJSON_AddItemToObject(m, "argv", cJSON_Duplicate(argv, true));
@@ -120,6 +123,17 @@ cJSON *op_exec(const cJSON *req, int client, const cJSON *id)
 	close(ip[0]);
 	close(op[0][1]);
 	close(op[1][1]);
+	/* streamed: the write end stays ours, for the stdin requests; else its end of file now */
+	if (cJSON_IsTrue(sin)) {
+		if (s->in_w >= 0)
+			close(s->in_w);
+		wd_outq_free(&s->in_q);
+		wd_outq_init(&s->in_q, STDIN_MAX);
+		s->in_w = ip[1];
+		s->in_eof = false;
+	} else {
+		close(ip[1]);
+	}
 	/* until "started": the reply waits, and the output with it */
 	for (int i = 0; i < 2; i++) {
 		if (s->out[i] >= 0)
@@ -380,6 +394,12 @@ static void exec_exit(struct sup *s, cJSON *m)
 
 	stream_drain(s);
 	s->exec_running = false;
+	/* the command is gone: what it did not read of its streamed stdin goes too */
+	if (s->in_w >= 0) {
+		close(s->in_w);
+		s->in_w = -1;
+		wd_outq_free(&s->in_q);
+	}
 	cJSON_AddStringToObject(e, "event", "exit");
 	cJSON_AddStringToObject(e, "sandbox", s->name);
 	for (size_t i = 0; i < sizeof(copy) / sizeof(copy[0]); i++) {

@@ -201,6 +201,9 @@ int wd_outq_flush(struct wd_outq *q, int fd)
 		ssize_t n = send(fd, q->b.buf + q->b.off, q->b.len - q->b.off,
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
+		/* a pipe (a command's streamed stdin): non-blocking already, SIGPIPE ignored */
+		if (n < 0 && errno == ENOTSOCK)
+			n = write(fd, q->b.buf + q->b.off, q->b.len - q->b.off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)

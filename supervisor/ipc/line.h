@@ -67,7 +67,10 @@ void wd_outq_init(struct wd_outq *q, size_t max);
 void wd_outq_free(struct wd_outq *q);
 /* Queue @n bytes of @s: 0, -ENOBUFS when that would leave more than the bound unsent, -ENOMEM. */
 int wd_outq_push(struct wd_outq *q, const char *s, size_t n);
-/* Send what the socket takes now: 0 when all is sent, -EAGAIN when some waits, else -errno. */
+/*
+ * Send what the socket (or a non-blocking pipe's write end, its writer ignoring SIGPIPE) takes
+ * now: 0 when all is sent, -EAGAIN when some waits, else -errno.
+ */
 int wd_outq_flush(struct wd_outq *q, int fd);
 /* Bytes queued and not yet sent. */
 size_t wd_outq_pending(const struct wd_outq *q);

@@ -92,7 +92,7 @@ test_a_crashed_supervisor_of_wardend_is_taken_over_by_wardend() {
 test_wardend_refuses_bad_requests_and_a_second_daemon() {
 	start_daemon "$T/d.log"
 	expect_eq "unknown op" "$(ctl '{"op":"explode"}')" \
-		'{"ok":false,"error":"unknown op explode (run, resume, attach, create, exec, put, get, inspect, destroy, list, kill, status, holds, subscribe, approve, deny)","code":"bad_request","v":1}'
+		'{"ok":false,"error":"unknown op explode (run, resume, attach, stdin, create, exec, put, get, inspect, destroy, list, kill, status, holds, subscribe, approve, deny)","code":"bad_request","v":1}'
 	expect_eq "no argv" "$(ctl '{"op":"run","policy":"/x.json"}')" \
 		'{"ok":false,"error":"run: \"argv\" must be a non-empty array of strings","code":"bad_request","v":1}'
 	expect_eq "relative audit" "$(ctl '{"op":"run","policy":"/x.json","audit":"a.log","argv":["true"]}')" \
@@ -497,5 +497,29 @@ test_fifty_concurrent_sandboxes_with_their_own_policies_all_report_right() {
 		[ ! -e "$T/t$i/stolen" ] || fail "a run wrote into run $i's tree"
 	done
 	expect_eq "distinct sandboxes" "$(grep '"ok":true' "$T/all" | grep -o '"sandbox":"sb-[0-9a-f]*"' | sort -u | wc -l)" 50
+	stop_daemon
+}
+
+# A run's streamed stdin: sent by stdin requests from another connection, read in order, its
+# end of file at "eof"; the supervisor holds no copy of its write end (the end of file comes).
+test_a_run_reads_a_streamed_stdin() {
+	local pol req
+	start_daemon "$T/d.log"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc"],"exec":["/usr/bin","/bin","%s"]}}' "$LOADER")
+	req="{\"op\":\"run\",\"id\":\"r\",\"stream\":true,\"stdin_stream\":true,\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"read a; echo got-\$a; wc -c\"]}"
+	"$BIN/wd-try" ctl "$WARDEN_RUN_DIR/control.sock" "$req" 'until="event":"exit"' > "$T/c" &
+	client=$!
+	timeout 60 "$BIN/wd-try" wait-line "$T/c" '"ok":true' "$client" > /dev/null ||
+		fail "the run did not start: $(cat "$T/c")"
+	sb=$(record_field "$(head -1 "$T/c")" sandbox)
+	case $(ctl "{\"op\":\"stdin\",\"sandbox\":\"$sb\",\"data\":\"one\\n\"}") in
+	*'"ok":true'*) ;; *) fail "stdin refused" ;; esac
+	timeout 60 "$BIN/wd-try" wait-line "$T/c" 'got-one' "$client" > /dev/null ||
+		fail "the command did not read it: $(cat "$T/c")"
+	case $(ctl "{\"op\":\"stdin\",\"sandbox\":\"$sb\",\"data\":\"12345\",\"eof\":true}") in
+	*'"ok":true'*) ;; *) fail "stdin eof refused" ;; esac
+	wait "$client" || fail "the run's client: $(cat "$T/c")"
+	expect_eq "what it read after the line" \
+		"$(grep '"event":"stdout"' "$T/c" | sed 's/.*"data":"\([^"]*\)".*/\1/' | tr -d '\n' | tr -d ' ')" 'got-one\n5\n'
 	stop_daemon
 }

@@ -40,7 +40,7 @@ test_wardend_answers_a_line_with_a_nul_byte_as_garbage_and_goes_on() {
 	expect_eq "control, first" "$(printf '%s\n' "$out" | sed -n 1p | cut -c1-22)" \
 		'{"ok":true,"version":"'
 	expect_eq "control, second" "$(printf '%s\n' "$out" | sed -n 2p)" \
-		'{"ok":false,"error":"unknown op explode (run, resume, attach, create, exec, put, get, inspect, destroy, list, kill, status, holds, subscribe, approve, deny)","code":"bad_request","v":1}'
+		'{"ok":false,"error":"unknown op explode (run, resume, attach, stdin, create, exec, put, get, inspect, destroy, list, kill, status, holds, subscribe, approve, deny)","code":"bad_request","v":1}'
 	# a NUL byte: the line is no request (not the status request before the NUL), the next is
 	out=$(raw "$WARDEN_RUN_DIR/control.sock" \
 		'b"{\"op\":\"status\"}\x00{\"op\":\"explode\"}\n{\"op\":\"status\"}\n"' 2) ||

@@ -231,3 +231,32 @@ test_sandbox_put_and_get_are_held_to_the_policy() {
 	ctl '{"op":"destroy","sandbox":"box4"}' > /dev/null
 	stop_daemon
 }
+
+# Streamed stdin: an exec asks "stdin_stream", and what stdin requests send (on any connection)
+# reaches the command in order, as it comes; "eof" is its end of file.
+test_sandbox_exec_reads_a_streamed_stdin() {
+	sandbox_policy
+	touch "$WD_OUT/audit"
+	start_daemon "$T/d.log"
+	create '"name":"box5"'
+	ctl '{"op":"exec","id":"x","sandbox":"box5","stdin_stream":true,"argv":["sh","-c","read a; echo got-$a; cat; echo end"]}' \
+		'until="event":"exit"' > "$T/x.out" &
+	client=$!
+	timeout 60 "$BIN/wd-try" wait-line "$T/x.out" '"ok":true' "$client" > /dev/null ||
+		fail "the exec did not start: $(cat "$T/x.out")"
+	answers '{"op":"stdin","sandbox":"box5","data":"one\n"}' '"ok":true' "stdin"
+	# the command answers what it read before anything more is sent
+	timeout 60 "$BIN/wd-try" wait-line "$T/x.out" 'got-one' "$client" > /dev/null ||
+		fail "the command did not read it: $(cat "$T/x.out")"
+	answers '{"op":"stdin","sandbox":"box5","data_b64":"dHdvCg=="}' '"ok":true' "stdin b64"
+	answers '{"op":"stdin","sandbox":"box5","data":"three\n","eof":true}' '"ok":true' "stdin eof"
+	wait "$client" || fail "the exec's client: $(cat "$T/x.out")"
+	expect_eq "what it read" "$(x_stdout)" 'got-one\ntwo\nthree\nend\n'
+	expect_eq "its exit" "$(x_code)" 0
+	# its end took its stdin with it; one that asked none takes none
+	answers '{"op":"stdin","sandbox":"box5","data":"x"}' '"code":"not_found"' "stdin after the end"
+	answers '{"op":"exec","sandbox":"box5","stdin":"a","stdin_stream":true,"argv":["true"]}' \
+		'"code":"bad_request"' "stdin and stdin_stream"
+	ctl '{"op":"destroy","sandbox":"box5"}' > /dev/null
+	stop_daemon
+}
