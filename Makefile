@@ -223,8 +223,8 @@ DEB_PKGS := make gcc clang llvm bc libbpf-dev bpftool libelf-dev zlib1g-dev libc
 	cpio gzip iproute2 file btrfs-progs xz-utils debian-archive-keyring strace
 # ldns parses DNS for the sandbox's forwarder (supervisor/dns/)
 DEB_PKGS += libldns-dev
-# examples/harness.py, run by t_examples_host.sh
-DEB_PKGS += python3
+# examples/harness.py and docs/control.md's socat flow, run by t_examples_host.sh
+DEB_PKGS += python3 socat
 
 # the peers make bench measures warden against, and what it measures with (bench only: nothing
 # else uses them); perf from linux-perf unless a perf is there already
