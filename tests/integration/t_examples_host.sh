@@ -16,26 +16,31 @@ test_harness_py_denies_a_hold() {
 	harness_denies python3 "$SRC/examples/harness.py"
 }
 
-# docs/control.md's socat flow, as written there: run with holds returned, the held result's
-# token, resume with it, the rest of the run. Each socat's input stays open until what it waits
-# for has come (wd-try wait-line), so nothing here waits on time.
+# docs/control.md's socat flow, as written there (its paths the test's): run with holds
+# returned, the held result's token, resume with it on a second connection, the rest of the run.
 test_the_socat_flow_of_control_md_works() {
-	local S out run
+	local S line token= got=
 	command -v socat > /dev/null || fail "no socat (make deps installs it)"
 	start_daemon "$T/d.log"
 	harness_policy
 	S=$WARDEN_RUN_DIR/control.sock
-	run="{\"op\":\"run\",\"id\":1,\"stream\":true,\"holds\":\"return\",\"policy\":\"$T/p.json\",\"argv\":[\"sh\",\"-c\",\"rm -rf $T/app; echo rm=\$?\"]}"
-	touch "$T/run.out" "$T/resume.out"
-	{ echo "$run"; "$BIN/wd-try" wait-line "$T/run.out" '"status":"held"' > /dev/null; } |
-		socat -t 1 - "UNIX-CONNECT:$S" > "$T/run.out"
-	token=$(sed -n 's/.*"status":"held".*"token":"\([^"]*\)".*/\1/p' "$T/run.out")
-	[ -n "$token" ] || fail "no held result: $(cat "$T/run.out")"
-	{ echo "{\"op\":\"resume\",\"id\":\"r\",\"token\":\"$token\",\"resolution\":\"approve\",\"scope\":\"sandbox\",\"subtree\":\"$T/app\"}"
-	  "$BIN/wd-try" wait-line "$T/resume.out" '"event":"exit"' > /dev/null; } |
-		socat -t 1 - "UNIX-CONNECT:$S" > "$T/resume.out"
-	grep -q '"event":"stdout".*"data":"rm=0\\n"' "$T/resume.out" || fail "resume: $(cat "$T/resume.out")"
-	grep -q '"event":"exit".*"code":0' "$T/resume.out" || fail "no exit: $(cat "$T/resume.out")"
+	coproc RUN { socat - UNIX-CONNECT:$S; }
+	echo "{\"op\":\"run\",\"id\":1,\"stream\":true,\"holds\":\"return\",\"policy\":\"$T/p.json\",\"argv\":[\"sh\",\"-c\",\"rm -rf $T/app; echo rm=\$?\"]}" >&"${RUN[1]}"
+	while read -r line <&"${RUN[0]}"; do
+		case $line in *'"status":"held"'*) token=$(sed 's/.*"token":"\([^"]*\)".*/\1/' <<< "$line"); break ;; esac
+	done
+	kill "$RUN_PID"
+	[ -n "$token" ] || fail "no held result with a token"
+	coproc RESUME { socat - UNIX-CONNECT:$S; }
+	echo "{\"op\":\"resume\",\"token\":\"$token\",\"resolution\":\"approve\",\"scope\":\"sandbox\",\"subtree\":\"$T/app\"}" >&"${RESUME[1]}"
+	while read -r line <&"${RESUME[0]}"; do
+		got="$got$line
+"
+		case $line in *'"event":"exit"'*) break ;; esac
+	done
+	kill "$RESUME_PID"
+	printf '%s' "$got" | grep -q '"event":"stdout".*"data":"rm=0\\n"' || fail "resume: $got"
+	printf '%s' "$got" | grep -q '"event":"exit".*"code":0' || fail "no exit: $got"
 	[ ! -e "$T/app" ] || fail "the approved rm -rf left $T/app"
 	stop_daemon
 }
