@@ -18,6 +18,9 @@
 #include "supervisor/util/log.h"
 #include "tools/wardend.h"
 
+/* How long a put or get may take before its copy is killed (a full disk, a slow one). */
+#define TRANSFER_MS 60000
+
 /* The persistent sandbox @req names, or NULL with *err the reply. */
 static struct sup *persistent_of(const cJSON *req, const char *op, cJSON **err)
 {
@@ -269,6 +272,7 @@ cJSON *op_put(const cJSON *req, int client, const cJSON *id)
 	m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "op", "exec");
 	cJSON_AddStringToObject(m, "transfer", "put");
+	cJSON_AddNumberToObject(m, "timeout_ms", TRANSFER_MS);
 	cJSON_AddStringToObject(m, "path", str_field(req, "path"));
 	cJSON_AddNumberToObject(m, "mode", mode ? mode->valuedouble : 0644);
 	err = transfer_start(s, m, ip[0], 1, str_field(req, "path"), client, id);
@@ -289,6 +293,7 @@ cJSON *op_get(const cJSON *req, int client, const cJSON *id)
 	m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "op", "exec");
 	cJSON_AddStringToObject(m, "transfer", "get");
+	cJSON_AddNumberToObject(m, "timeout_ms", TRANSFER_MS);
 	cJSON_AddStringToObject(m, "path", str_field(req, "path"));
 	return transfer_start(s, m, -1, 2, str_field(req, "path"), client, id);
 }

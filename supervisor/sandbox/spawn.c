@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -270,18 +271,26 @@ fail:
 
 /*
  * In the confined child of a transfer: the copy (never following a symlink at the path's end;
- * one before it is the sandbox's rules' to refuse, as for any of its commands). 0 or an errno.
+ * one before it is the sandbox's rules' to refuse, as for any of its commands), of a regular
+ * file only: a FIFO or a device the sandbox put at the path would hold the copy (and the
+ * request) up for as long as it liked. 0 or an errno.
  */
 static int copy_file(const struct wd_spawn_opts *o)
 {
 	bool put = o->transfer == WD_TRANSFER_PUT;
-	int fd = put ? open(o->transfer_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-			    o->transfer_mode) :
-		       open(o->transfer_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int flags = O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+	int fd = put ? open(o->transfer_path, O_WRONLY | O_CREAT | flags, o->transfer_mode) :
+		       open(o->transfer_path, O_RDONLY | flags);
 	int from = put ? 0 : fd, to = put ? fd : 1;
 	char buf[16384];
+	struct stat st;
 
 	if (fd < 0)
+		return errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return fstat(fd, &st) ? errno : EINVAL;
+	/* regular: truncated only now (O_TRUNC would have cut a file it then refused), blocking */
+	if (fcntl(fd, F_SETFL, 0) || (put && ftruncate(fd, 0)))
 		return errno;
 	for (;;) {
 		ssize_t n = read(from, buf, sizeof(buf)), w;

@@ -228,6 +228,15 @@ test_sandbox_put_and_get_are_held_to_the_policy() {
 	answers "{\"op\":\"put\",\"sandbox\":\"box4\",\"path\":\"$T/w/sec\",\"data\":\"x\"}" '"code":"transfer_failed"' "put onto a planted link"
 	expect_eq "the denied file" "$(cat "$T/secret")" s3cret
 	answers "{\"op\":\"put\",\"sandbox\":\"box4\",\"path\":\"w/rel\",\"data\":\"x\"}" '"code":"bad_request"' "a relative path"
+	# a FIFO the sandbox made where a get or put will look: refused at once, not waited on
+	exec_in box4 "[\"mkfifo\",\"$T/w/fifo\"]"
+	answers "{\"op\":\"get\",\"sandbox\":\"box4\",\"path\":\"$T/w/fifo\"}" '"code":"transfer_failed".*"errno":22' "get of a FIFO"
+	answers "{\"op\":\"put\",\"sandbox\":\"box4\",\"path\":\"$T/w/fifo\",\"data\":\"x\"}" '"code":"transfer_failed"' "put into a FIFO"
+	# a file it refused to write over is left as it was: not truncated first
+	echo keep > "$T/w/kept"
+	exec_in box4 "[\"sh\",\"-c\",\"chmod 444 $T/w/kept\"]"
+	answers "{\"op\":\"put\",\"sandbox\":\"box4\",\"path\":\"$T/w/kept\",\"data\":\"x\"}" '"code":"transfer_failed"' "put over a read-only file (no capabilities)"
+	expect_eq "the read-only file" "$(cat "$T/w/kept")" keep
 	ctl '{"op":"destroy","sandbox":"box4"}' > /dev/null
 	stop_daemon
 }
