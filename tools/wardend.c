@@ -913,7 +913,7 @@ static cJSON *forbidden(const struct client *c, const char *op)
 	snprintf(msg, sizeof(msg), "%s may not %s (root may do everything%s%s%s, from outside "
 		 "every sandbox)", c->who, op,
 		 d.cfg.approver_group[0] ? "; group " : "", d.cfg.approver_group,
-		 d.cfg.approver_group[0] ? " may list, status, holds, subscribe, approve and deny" :
+		 d.cfg.approver_group[0] ? " may list, status, inspect, holds, subscribe, approve and deny" :
 		 "");
 	r = coded_error("forbidden", "%s", msg);
 	return r;

@@ -127,6 +127,16 @@ test_an_approver_may_list_but_not_run_and_an_outsider_is_forbidden() {
 	case $(ctl_as 65533 65533 4242 '{"op":"kill","sandbox":"sb-1"}') in
 	*'"code":"forbidden"'*) ;; *) fail "a member was not refused kill" ;;
 	esac
+	# nor any op that makes, feeds or reads a sandbox: each refused before it is looked at
+	for req in "{\"op\":\"create\",\"policy\":\"$T/p.json\"}" \
+		'{"op":"exec","sandbox":"b","argv":["true"]}' \
+		'{"op":"put","sandbox":"b","path":"/x","data":"x"}' \
+		'{"op":"get","sandbox":"b","path":"/etc/shadow"}' '{"op":"destroy","sandbox":"b"}' \
+		'{"op":"attach","sandbox":"b"}' '{"op":"stdin","sandbox":"b","data":"x"}'; do
+		case $(ctl_as 65533 65533 4242 "$req") in
+		*'"code":"forbidden"'*) ;; *) fail "a member was not refused $req" ;;
+		esac
+	done
 	expect_line "$T/d.log" "control: refused run to uid 65533 (?): forbidden"
 	expect_eq "supervisors" "$(ctl '{"op":"status"}' | grep -o '"supervisors":[0-9]*')" '"supervisors":0'
 	# the primary group counts as a supplementary one does
