@@ -295,7 +295,8 @@ static int ll_child_setup(struct wd_backend *b)
 {
 	int err;
 
-	for (size_t i = 0; i < b->n_noexec; i++) {
+	/* set once in the sandbox's mount namespace: never again through paths it has changed */
+	for (size_t i = 0; !wd_landlock_paths_are_strict() && i < b->n_noexec; i++) {
 		/*
 		 * Not nodev: a writable /dev/null must still open, and Landlock never lets the
 		 * sandbox make a device node (MAKE_CHAR and MAKE_BLOCK are in no allow set).
@@ -304,13 +305,13 @@ static int ll_child_setup(struct wd_backend *b)
 		if (err)
 			return err;
 	}
-	for (size_t i = 0; i < b->n_exec; i++) {
+	for (size_t i = 0; !wd_landlock_paths_are_strict() && i < b->n_exec; i++) {
 		err = wd_mount_attr(b->exec[i], 0, MOUNT_ATTR_NOEXEC);
 		if (err)
 			return err;
 	}
 	/* after the exec trees: a denied program inside one stays noexec */
-	for (size_t i = 0; i < b->n_exec_deny; i++) {
+	for (size_t i = 0; !wd_landlock_paths_are_strict() && i < b->n_exec_deny; i++) {
 		err = wd_mount_attr(b->exec_deny[i], MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID, 0);
 		if (err)
 			return err;

@@ -4,6 +4,7 @@
  * ABI knows, rules added in the child, then the ruleset enforced on it.
  */
 #include <errno.h>
+#include <linux/openat2.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <string.h>
@@ -65,6 +66,18 @@ static uint64_t handled_for_abi(int abi)
 	return fs;
 }
 
+static bool paths_strict;
+
+void wd_landlock_paths_strict(void)
+{
+	paths_strict = true;
+}
+
+bool wd_landlock_paths_are_strict(void)
+{
+	return paths_strict;
+}
+
 static int add_rule(struct wd_landlock_plan *plan, const char *path, uint64_t access)
 {
 	struct landlock_path_beneath_attr pb = { 0 };
@@ -75,7 +88,19 @@ static int add_rule(struct wd_landlock_plan *plan, const char *path, uint64_t ac
 	 * Never follow a symlink: policy paths are resolved already, and a carved-out sibling that
 	 * is a symlink must not allow wherever it points.
 	 */
-	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (paths_strict) {
+		/* no symlink anywhere: policy paths are resolved, so one there was put there */
+		struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+					.resolve = RESOLVE_NO_SYMLINKS };
+
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+		if (fd < 0 && errno == ELOOP) {
+			plan->failed_path = path;
+			return -ELOOP;
+		}
+	} else {
+		fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	}
 	if (fd < 0) {
 		err = -errno;
 		if (err == -ENOENT) {

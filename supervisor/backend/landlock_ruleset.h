@@ -9,6 +9,7 @@
 #ifndef WD_LANDLOCK_H
 #define WD_LANDLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "supervisor/backend/carve.h"
@@ -22,6 +23,16 @@ struct wd_landlock_plan {
 	unsigned int n_missing; /* policy paths that did not exist (nothing to allow) */
 	const char *failed_path; /* on error: the path whose rule failed */
 };
+
+/*
+ * From now on, every ruleset this process (and its children) builds opens the policy's paths
+ * with no symlink in any component, and a mount attribute is not set again: a persistent
+ * sandbox's execs after its first build in a tree that earlier execs could change, where a
+ * directory swapped for a symlink would move a rule (supervisor/run/execs.h). A swapped path
+ * fails the build: the exec does not start.
+ */
+void wd_landlock_paths_strict(void);
+bool wd_landlock_paths_are_strict(void);
 
 /*
  * Build the ruleset from @n rules (WD_ACC_* access on paths, as wd_carve leaves them). 0 or

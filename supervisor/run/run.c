@@ -27,6 +27,7 @@
 #include "policy/effective.h"
 #include "policy/explain.h"
 #include "supervisor/backend/backend.h"
+#include "supervisor/backend/landlock_ruleset.h"
 #include "supervisor/hold/from_policy.h"
 #include "supervisor/run/exe_cache.h"
 #include "supervisor/run/execs.h"
@@ -608,6 +609,11 @@ static int exec_spawn(void *ctx, char *const argv[], char *const env[], const ch
 		return -ENOMEM;
 	err = wd_spawn_enter(&so, argv, out);
 	free(plan.envp);
+	/*
+	 * That child built its rules in a tree nothing of the sandbox's had touched; from now on
+	 * its commands may have changed it (landlock_ruleset.h).
+	 */
+	wd_landlock_paths_strict();
 	return err;
 }
 

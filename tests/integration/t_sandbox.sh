@@ -269,3 +269,32 @@ test_sandbox_exec_reads_a_streamed_stdin() {
 	ctl '{"op":"destroy","sandbox":"box5"}' > /dev/null
 	stop_daemon
 }
+
+# The attack on the rules of later execs: a rule (exec of $T/w/d/bin) lies below a tree the
+# sandbox may write. One exec swaps $T/w/d for a symlink to a tree of the test's, whose bin
+# holds a tool no rule lets it run; the next exec's rules must not follow the swap (landlock
+# builds each exec's ruleset anew: a swapped path fails it, the exec does not start; bpf-lsm's
+# rules are inodes, made once). Either way the tool never runs.
+test_sandbox_a_swapped_directory_does_not_move_a_later_execs_rules() {
+	local libs= d
+	for d in $LIBDIRS; do libs="$libs,\"$d\""; done
+	mkdir -p "$T/w/d/bin" "$T/out/bin"
+	printf '#!/bin/sh\ntouch %s/ran\n' "$T/w" > "$T/out/bin/tool"
+	chmod 755 "$T/out/bin/tool"
+	printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","/proc","%s","%s"%s],"write":["%s/w"],"exec":["/usr/bin","/bin","%s","%s","%s/w/d/bin"%s]}}\n' \
+		"$BIN" "$T" "$libs" "$T" "$BIN" "$LOADER" "$T" "$libs" > "$T/p.json"
+	touch "$WD_OUT/audit"
+	start_daemon "$T/d.log"
+	create
+	# before the swap: the tool is not the sandbox's to run
+	exec_in "$sb" "[\"$T/out/bin/tool\"]" 2> /dev/null || true
+	[ ! -e "$T/w/ran" ] || fail "the tool ran before any swap"
+	exec_in "$sb" "[\"sh\",\"-c\",\"mv $T/w/d $T/w/d.old && ln -s $T/out $T/w/d\"]"
+	expect_eq "the swap" "$(x_code)" 0
+	exec_in "$sb" "[\"$T/w/d/bin/tool\"]" 2> /dev/null || true
+	[ ! -e "$T/w/ran" ] || fail "a later exec's rules followed the swapped directory: the tool ran"
+	grep -q '"code":"start_failed"\|"code":126\|"code":127\|"code":13[0-9]' "$T/x.out" ||
+		fail "the exec after the swap: $(cat "$T/x.out")"
+	ctl "{\"op\":\"destroy\",\"sandbox\":\"$sb\"}" > /dev/null
+	stop_daemon
+}
