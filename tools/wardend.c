@@ -44,6 +44,7 @@
 #include "supervisor/ipc/sock.h"
 #include "supervisor/sandbox/cgroup.h"
 #include "supervisor/sandbox/exit_status.h"
+#include "supervisor/run/execs.h"
 #include "supervisor/run/run.h"
 #include "supervisor/sandbox/spawn.h"
 #include "supervisor/util/log.h"
@@ -55,6 +56,10 @@ struct wardend d;
 
 static void holds_unlink(struct sup *s);
 static cJSON *op_resume(const cJSON *req, int client, const cJSON *id, bool *deferred);
+static char *kept_state(const cJSON *req, const char *report, bool own_report, const char *holds);
+static int holds_link(struct sup *s);
+static void send_missed(struct sup *s);
+static void resumes_drop(int fd);
 
 static struct client *client_by_fd(int fd)
 {
@@ -223,6 +228,8 @@ static void child_common(int keep_ring)
 			close(s->exec);
 		if (s->hl >= 0)
 			close(s->hl);
+		if (s->hand >= 0)
+			close(s->hand);
 	}
 	/* the hold is wardend's: a supervisor (and its keeper) must not keep the set pinned */
 	wd_progs_forsake(d.progs);
@@ -233,6 +240,7 @@ static void child_common(int keep_ring)
 static void adopt(const char *name, unsigned int wait_ms)
 {
 	struct sup *s = sup_by_name(name);
+	int hs[2];
 	pid_t pid;
 
 	if (s)
@@ -243,23 +251,82 @@ static void adopt(const char *name, unsigned int wait_ms)
 		return;
 	}
 	fflush(NULL);
+	/* where the successor hands over what the run's wardend left with its keeper */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, hs)) {
+		log_warn("socketpair");
+		hs[0] = hs[1] = -1;
+	}
 	pid = fork();
 	if (pid < 0) {
 		log_warn("fork");
+		for (int i = 0; i < 2; i++)
+			if (hs[i] >= 0)
+				close(hs[i]);
 		return;
 	}
 	if (pid == 0) {
-		struct wd_adopt_opts o = { .sandbox = name, .wait_ms = wait_ms };
+		struct wd_adopt_opts o = { .sandbox = name, .wait_ms = wait_ms, .hand_fd = hs[1] };
 
 		child_common(-1);
+		if (hs[0] >= 0)
+			close(hs[0]);
 		prctl(PR_SET_NAME, "wardend-sup");
 		_exit(wd_adopt(&o));
 	}
+	if (hs[1] >= 0)
+		close(hs[1]);
 	*s = (struct sup){ .pid = pid, .adopted = true, .ready = -1, .client = -1, .waiter = -1,
-			   .out = { -1, -1 }, .hl = -1, .resumer = -1, .exec = -1,
+			   .out = { -1, -1 }, .hl = -1, .hand = hs[0], .resumer = -1, .exec = -1,
 			   .exec_client = -1, .destroyer = -1, .inspector = -1, .in_w = -1 };
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	log_info("taking %s over (supervisor %d)", name, (int)pid);
+}
+
+/*
+ * @s's successor handed over what the run's wardend (one before us, or ours that crashed) gave
+ * the keeper: how its request asked to be answered, its report file, the read ends of the
+ * command's output. What we have already (our own crashed run's) stays; the rest is taken on,
+ * and its holds linked, so a resume finds the held calls by the tokens the run gave out.
+ */
+static void on_hand(struct sup *s)
+{
+	char buf[8192];
+	int fds[3], nf = 0;
+	ssize_t n = wd_execs_recv(s->hand, buf, sizeof(buf), fds, 3, &nf);
+	cJSON *m = n > 0 ? cJSON_Parse(buf) : NULL;
+	const cJSON *dst = cJSON_GetObjectItemCaseSensitive(m, "daemon");
+	const cJSON *names = cJSON_GetObjectItemCaseSensitive(m, "fds"), *v;
+	const char *holds = str_field(dst, "holds"), *report = str_field(dst, "report");
+
+	if (n < 0 && errno == EAGAIN)
+		return;
+	close(s->hand);
+	s->hand = -1;
+	for (int i = 0; i < nf; i++) {
+		const char *what = cJSON_IsString(cJSON_GetArrayItem(names, i)) ?
+			cJSON_GetArrayItem(names, i)->valuestring : "";
+		int j = !strcmp(what, "stdout") ? 0 : !strcmp(what, "stderr") ? 1 : -1;
+
+		if (j >= 0 && s->out[j] < 0 && !fcntl(fds[i], F_SETFL, O_NONBLOCK)) {
+			s->out[j] = fds[i];
+			continue;
+		}
+		close(fds[i]);
+	}
+	if (cJSON_IsObject(dst) && !s->streamed && !s->holds_events) {
+		s->streamed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dst, "streamed"));
+		s->holds_events = holds != NULL;
+		s->holds_return = holds && !strcmp(holds, "return");
+	}
+	/* the run's report file (its request's, or one of ours): its exit event reads it */
+	if (report && !s->report && report[0] == '/') {
+		s->report = strdup(report);
+		s->own_report = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dst, "own_report"));
+	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(dst, "argv0")) && cJSON_IsString(v) && !s->argv0)
+		s->argv0 = strdup(v->valuestring);
+	cJSON_Delete(m);
+	holds_link(s);
 }
 
 /* Every sandbox whose supervisor died: its keeper's socket is in the run directory. */
@@ -757,9 +824,17 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 			close(xs[0]);
 			o.survive_s = 0;
 		}
-		for (int i = 0; i < 2; i++)
-			if (opipe[i][0] >= 0)
-				close(opipe[i][0]);
+		if (create) {
+			for (int i = 0; i < 2; i++)
+				if (opipe[i][0] >= 0)
+					close(opipe[i][0]);
+		} else {
+			/* the keeper keeps the read ends and this for the next wardend */
+			o.keep_out[0] = opipe[0][0];
+			o.keep_out[1] = opipe[1][0];
+			o.daemon_state = kept_state(req, waits ? report : NULL, own_report[0] != 0,
+						    holds);
+		}
 		if (cg.fd >= 0)
 			wd_cgroup_use_next(&cg);
 		/* the command's output and the supervisor's messages: where the request says */
@@ -791,7 +866,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 		close(xs[1]);
 	*s = (struct sup){ .pid = pid, .ready = pfd[0], .client = client, .waiter = -1,
 			   .policy_file = policy_file, .out = { opipe[0][0], opipe[1][0] },
-			   .streamed = cJSON_IsTrue(stream), .hl = -1, .resumer = -1,
+			   .streamed = cJSON_IsTrue(stream), .hl = -1, .hand = -1, .resumer = -1,
 			   .holds_events = holds != NULL, .holds_return = holds_return,
 			   .persistent = create, .exec = xs[0], .label_name = label_name,
 			   .labels = labels, .idle_s = idle_s, .exec_client = -1, .destroyer = -1,
@@ -815,6 +890,34 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	}
 	*deferred = true;
 	return NULL;
+}
+
+/*
+ * What a successor hands the next wardend if this one dies while the run goes on (its keeper
+ * keeps it, wd_run_opts.daemon_state): how the request asked to be answered, and the report
+ * file its exit event reads. The text (a child's, never freed) or NULL.
+ */
+static char *kept_state(const cJSON *req, const char *report, bool own_report, const char *holds)
+{
+	cJSON *o = cJSON_CreateObject();
+	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(req, "argv");
+	char *text;
+
+	if (!o)
+		return NULL;
+	cJSON_AddBoolToObject(o, "streamed",
+			      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "stream")));
+	if (holds)
+		cJSON_AddStringToObject(o, "holds", holds);
+	if (report) {
+		cJSON_AddStringToObject(o, "report", report);
+		cJSON_AddBoolToObject(o, "own_report", own_report);
+	}
+	if (cJSON_IsString(cJSON_GetArrayItem(argv, 0)))
+		cJSON_AddStringToObject(o, "argv0", cJSON_GetArrayItem(argv, 0)->valuestring);
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return text;
 }
 
 static cJSON *op_list(void)
@@ -1019,6 +1122,7 @@ static void drop(struct client *c)
 			d.sups[i].inspector = -1;
 	}
 	relay_drop_client(c->fd);
+	resumes_drop(c->fd);
 	if (c->fd >= 0)
 		close(c->fd);
 	wd_lines_free(&c->in);
@@ -1195,6 +1299,7 @@ static void holds_line(struct sup *s, const char *line)
 		cJSON_ArrayForEach(h, arr)
 			if (cJSON_IsObject(h))
 				on_hold(s, h);
+		s->hl_listed = true;
 	} else if (s->resumer >= 0 && cJSON_GetObjectItemCaseSensitive(m, "ok")) {
 		const cJSON *err = cJSON_GetObjectItemCaseSensitive(m, "error");
 
@@ -1220,7 +1325,8 @@ static void holds_line(struct sup *s, const char *line)
 			s->waiter = s->resumer;
 			cJSON_Delete(s->id);
 			s->id = s->resume_id ? cJSON_Duplicate(s->resume_id, true) : NULL;
-			/* what was held meanwhile, as it would have been told */
+			/* what it wrote since the held result, then what was held meanwhile */
+			send_missed(s);
 			cJSON_ArrayForEach(hh, s->held)
 				if (s->waiter >= 0)
 					tell_hold(s, hh);
@@ -1294,6 +1400,7 @@ static int holds_link(struct sup *s)
 		return -EIO;
 	}
 	s->hl = fd;
+	s->hl_listed = false;
 	wd_lines_init(&s->hl_in, 1u << 26);
 	if (!s->held)
 		s->held = cJSON_CreateArray();
@@ -1317,6 +1424,62 @@ static void holds_unlink(struct sup *s)
 	s->resume_token = NULL;
 	cJSON_Delete(s->held);
 	s->held = NULL;
+}
+
+/*
+ * A sandbox being taken over has not yet told what it holds: its successor has not handed it
+ * over, or its holds link has not listed what was held before it came.
+ */
+static bool taking_over(void)
+{
+	for (int i = 0; i < MAX_SANDBOXES; i++) {
+		const struct sup *s = &d.sups[i];
+
+		if (s->pid > 0 && s->adopted && (s->hand >= 0 || (s->hl >= 0 && !s->hl_listed)))
+			return true;
+	}
+	return false;
+}
+
+/* Keep resume @req of @client for when the take-overs have told: false if there is no room. */
+static bool resume_later(const cJSON *req, int client)
+{
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (!d.later[i].req) {
+			d.later[i].req = cJSON_Duplicate(req, true);
+			d.later[i].client = client;
+			return d.later[i].req != NULL;
+		}
+	return false;
+}
+
+/* The resumes kept for the take-overs, asked again now that one has told (or ended). */
+static void resumes_again(void)
+{
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		cJSON *req = d.later[i].req, *r;
+		const cJSON *id;
+		bool deferred = false;
+
+		if (!req || taking_over())
+			continue;
+		d.later[i].req = NULL;
+		id = cJSON_GetObjectItemCaseSensitive(req, "id");
+		r = op_resume(req, d.later[i].client, id, &deferred);
+		if (r)
+			send_reply_id(d.later[i].client, r, id);
+		cJSON_Delete(req);
+	}
+}
+
+/* @fd's client went: its kept resumes go too. */
+static void resumes_drop(int fd)
+{
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (d.later[i].req && d.later[i].client == fd) {
+			cJSON_Delete(d.later[i].req);
+			d.later[i].req = NULL;
+		}
 }
 
 /*
@@ -1351,10 +1514,13 @@ static cJSON *op_resume(const cJSON *req, int client, const cJSON *id, bool *def
 			if (d.sups[i].held && (hold = held_by_token(&d.sups[i], token)))
 				s = &d.sups[i];
 		}
+	if (!hold && taking_over() && resume_later(req, client)) {
+		*deferred = true;
+		return NULL;
+	}
 	if (!hold)
 		return coded_error("not_found", "resume: no held operation has this token (decided "
-				   "already, its sandbox gone, or a sandbox just taken over not "
-				   "serving yet: ask again)%s", "");
+				   "already, or its sandbox gone)%s", "");
 	if (s->resumer >= 0)
 		return coded_error("busy", "resume: another resume of %s waits for its answer",
 				   s->name);
@@ -1596,7 +1762,13 @@ cJSON *op_attach(const cJSON *req, int client, const cJSON *id)
 	cJSON_AddNumberToObject(r, "missed_bytes", (double)missed);
 	cJSON_AddNumberToObject(r, "lost_bytes", (double)(s->out_lost[0] + s->out_lost[1]));
 	send_reply_id(client, r, s->id);
-	/* what it missed, each stream in order, before anything newer */
+	send_missed(s);
+	return NULL;
+}
+
+/* What @s's output kept while no client waited, to the one that waits now, before anything newer. */
+static void send_missed(struct sup *s)
+{
 	for (int i = 0; i < 2; i++) {
 		char *m = s->missed[i];
 		size_t n = s->missed_len[i];
@@ -1613,7 +1785,6 @@ cJSON *op_attach(const cJSON *req, int client, const cJSON *id)
 		}
 		free(m);
 	}
-	return NULL;
 }
 
 /* Stream @i of @s is readable: a chunk of it on (a cut character waits); at EOF it closes. */
@@ -1698,6 +1869,8 @@ static void sup_release(struct sup *s)
 	for (int i = 0; i < 2; i++)
 		if (s->out[i] >= 0)
 			close(s->out[i]);
+	if (s->hand >= 0)
+		close(s->hand);
 	holds_unlink(s);
 	if (s->exec >= 0)
 		close(s->exec);
@@ -1712,7 +1885,7 @@ static void sup_release(struct sup *s)
 	if (s->in_w >= 0)
 		close(s->in_w);
 	wd_outq_free(&s->in_q);
-	*s = (struct sup){ .out = { -1, -1 }, .hl = -1, .resumer = -1, .exec = -1,
+	*s = (struct sup){ .out = { -1, -1 }, .hl = -1, .hand = -1, .resumer = -1, .exec = -1,
 			   .exec_client = -1, .destroyer = -1, .inspector = -1, .in_w = -1 };
 }
 
@@ -1722,6 +1895,9 @@ static void on_exit_status(struct sup *s, int status)
 
 	if (s->ready >= 0)
 		on_ready(s);
+	/* a successor that handed over and ended at once: its output and report are read on */
+	if (s->hand >= 0)
+		on_hand(s);
 	/* what it answered before it went (a resume's answer may wait unread there) */
 	holds_drain(s);
 	if (s->client >= 0) {
@@ -2088,7 +2264,7 @@ int main(int argc, char **argv)
 		struct pollfd pfd[2 + MAX_CLIENTS + 6 * MAX_SANDBOXES + MAX_RELAYS];
 		/* what each entry is: and which client, supervisor (or stream of one) or relay */
 		struct {
-			enum { W_LISTEN, W_SIG, W_CLIENT, W_READY, W_OUT, W_HOLDS, W_EXEC,
+			enum { W_LISTEN, W_SIG, W_CLIENT, W_READY, W_OUT, W_HOLDS, W_EXEC, W_HAND,
 			       W_STDIN, W_RELAY } kind;
 			int i, j;
 		} who[2 + MAX_CLIENTS + 6 * MAX_SANDBOXES + MAX_RELAYS];
@@ -2097,6 +2273,8 @@ int main(int argc, char **argv)
 		for (int i = 0; i < MAX_CLIENTS; i++)
 			if (d.clients[i].fd >= 0 && d.clients[i].dead)
 				drop(&d.clients[i]);
+		/* resumes that waited for take-overs which have told what they hold (or ended) */
+		resumes_again();
 		pfd[n] = (struct pollfd){ .fd = d.listen_fd, .events = POLLIN };
 		who[n].kind = W_LISTEN;
 		who[n++].i = 0;
@@ -2129,6 +2307,11 @@ int main(int argc, char **argv)
 			if (sp->exec >= 0) {
 				pfd[n] = (struct pollfd){ .fd = sp->exec, .events = POLLIN };
 				who[n].kind = W_EXEC;
+				who[n++].i = i;
+			}
+			if (sp->hand >= 0) {
+				pfd[n] = (struct pollfd){ .fd = sp->hand, .events = POLLIN };
+				who[n].kind = W_HAND;
 				who[n++].i = i;
 			}
 			/* a streamed stdin with bytes waiting: when the command's pipe has room */
@@ -2224,6 +2407,10 @@ int main(int argc, char **argv)
 			case W_EXEC:
 				if (sp->pid > 0 && sp->exec == pfd[k].fd)
 					exec_read(sp);
+				break;
+			case W_HAND:
+				if (sp->pid > 0 && sp->hand == pfd[k].fd)
+					on_hand(sp);
 				break;
 			case W_STDIN:
 				if (sp->pid > 0 && sp->in_w == pfd[k].fd)

@@ -67,6 +67,12 @@ struct sup {
 	int hl;
 	struct wd_lines hl_in;
 	cJSON *held;
+	/*
+	 * A take-over's: where its supervisor hands over what the run's wardend left with the
+	 * keeper (wd_adopt_opts.hand_fd), until it has (-1 then).
+	 */
+	int hand;
+	bool hl_listed; /* the link's listing of what was held before it came */
 	bool holds_events; /* asked "holds": its waiter gets hold and decision events */
 	bool holds_return; /* asked "holds":"return": the first hold ends the request */
 	int resumer; /* the client whose resume waits for the decide's answer, or -1 */
@@ -152,6 +158,15 @@ struct wardend {
 	const char *auto_choice; /* what auto is on this host (the probe's choice), or NULL */
 	bool rings_failed; /* said once: runs make their own */
 	struct ring rings[MAX_SANDBOXES];
+	/*
+	 * Resumes that came while a take-over was still handing its sandbox over (after a
+	 * restart): asked again once it has, then answered not_found if still nothing holds the
+	 * token. The request (a copy) and its client.
+	 */
+	struct {
+		int client;
+		cJSON *req;
+	} later[MAX_CLIENTS];
 };
 
 extern struct wardend d;

@@ -85,6 +85,15 @@ int wd_hold_take_over(struct wd_hold_engine *e, int listener, const struct wd_ho
 		      size_t n);
 void wd_hold_engine_free(struct wd_hold_engine *e);
 
+/*
+ * The key that signs @e's hold tokens, in a sealed memfd of its own (for the keeper: a successor
+ * that loads it signs each call it asks again with the token its predecessor gave, so a token
+ * handed out before a crash or a restart still decides that call): the fd, or -errno.
+ */
+int wd_hold_key_fd(const struct wd_hold_engine *e);
+/* Sign with the key in @fd (wd_hold_key_fd's) from now on. 0, or -errno (@e's own key kept). */
+int wd_hold_key_load(struct wd_hold_engine *e, int fd);
+
 /* The listener: poll it readable, then call wd_hold_on_notify. */
 int wd_hold_listener_fd(const struct wd_hold_engine *e);
 int wd_hold_on_notify(struct wd_hold_engine *e);

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Hold tokens (supervisor/hold/): an HMAC-SHA256 of what a hold asks, under a key fresh for each
- * supervisor and never written anywhere, so that a decision names the very hold it was shown
- * (an id reused by a later hold does not take an old answer).
+ * sandbox and never written to a file, so that a decision names the very hold it was shown
+ * (a hold id reused by a later hold does not take an old answer). The message is the kernel's
+ * id of the notified call (unique for the listener's life, the same for whichever supervisor
+ * receives it), the task, the operation and its targets: a successor holding the same key (from
+ * the keeper, wd_hold_key_fd) signs a call it asks again exactly as its predecessor did, unless
+ * what the call names has changed meanwhile.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -29,7 +36,7 @@ void hold_token_sign(const struct wd_hold_engine *e, struct hold *h)
 	char msg[PATH_MAX * 2 + 64];
 	int n;
 
-	n = snprintf(msg, sizeof(msg), "%llu|%u|%s|%s|%s", (unsigned long long)h->id, h->pid,
+	n = snprintf(msg, sizeof(msg), "%llu|%u|%s|%s|%s", (unsigned long long)h->notif_id, h->pid,
 		     h->opname, h->target, h->target2 ? h->target2 : "");
 	HMAC(EVP_sha256(), e->key, sizeof(e->key), (unsigned char *)msg, (size_t)n, mac, &len);
 	for (unsigned int i = 0; i < 16 && i < len; i++)
@@ -42,4 +49,34 @@ bool hold_token_matches(const struct hold *h, const char *token)
 
 	/* constant time: a wrong token says nothing of how much of it was right */
 	return token && strlen(token) == len && CRYPTO_memcmp(token, h->token, len) == 0;
+}
+
+int wd_hold_key_fd(const struct wd_hold_engine *e)
+{
+	int fd = memfd_create("warden-hold-key", MFD_CLOEXEC | MFD_ALLOW_SEALING), err;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, e->key, sizeof(e->key)) != (ssize_t)sizeof(e->key) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)) {
+		err = errno ? -errno : -EIO;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int wd_hold_key_load(struct wd_hold_engine *e, int fd)
+{
+	unsigned char key[sizeof(e->key)];
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	/* only a key nobody could have changed since it was written */
+	if (seals < 0 || !(seals & F_SEAL_WRITE))
+		return seals < 0 ? -errno : -EPERM;
+	if (pread(fd, key, sizeof(key), 0) != (ssize_t)sizeof(key))
+		return -EINVAL;
+	memcpy(e->key, key, sizeof(key));
+	OPENSSL_cleanse(key, sizeof(key));
+	return 0;
 }

@@ -28,6 +28,7 @@
 #include "supervisor/bpf/events.h"
 #include "supervisor/hold/from_policy.h"
 #include "supervisor/run/exe_cache.h"
+#include "supervisor/run/execs.h"
 #include "supervisor/run/holds.h"
 #include "supervisor/run/keeper.h"
 #include "supervisor/run/pty.h"
@@ -338,6 +339,11 @@ static void resume(struct adopt *d)
 	}
 	wd_run_audit_write(&d->st, wd_audit_adopt_line(&d->st.actx, wd_clock_ns(CLOCK_REALTIME),
 						       d->a.n_calls, d->ev != NULL));
+	/* the tokens handed out before stay good: each call asked again is signed as it was */
+	if (d->holds.engine && d->a.fds[WD_KEEP_HOLD_KEY] >= 0 &&
+	    (err = wd_hold_key_load(d->holds.engine, d->a.fds[WD_KEEP_HOLD_KEY])))
+		log_warnx("adopt: the keeper's key for the hold tokens is unusable (%s): the calls "
+			  "asked again get new tokens", strerror(-err));
 	if (d->holds.engine && listener >= 0) {
 		/* the engine answers on it now; the keeper keeps its own copy */
 		held = wd_hold_take_over(d->holds.engine, listener, d->a.calls, d->a.n_calls);
@@ -460,6 +466,37 @@ static int supervise_to_end(struct adopt *d)
 	return err;
 }
 
+/*
+ * To the wardend that started us (wd_adopt_opts.hand_fd): what the run's wardend gave the keeper
+ * to carry it on (its request's state, the read ends of the command's output), once the held
+ * calls are held again and the holds socket serves. Sent whatever it holds, then closed: its
+ * end says the take-over is done.
+ */
+static void hand_over(struct adopt *d)
+{
+	static const char *const names[2] = { "stdout", "stderr" };
+	const cJSON *dst = cJSON_GetObjectItemCaseSensitive(d->state, "daemon");
+	cJSON *m = cJSON_CreateObject(), *arr = m ? cJSON_AddArrayToObject(m, "fds") : NULL;
+	int fds[2], n = 0;
+	char *text;
+
+	if (d->o->hand_fd <= 2)
+		return;
+	for (int i = 0; arr && i < 2; i++)
+		if (d->a.fds[WD_KEEP_STDOUT + i] >= 0) {
+			fds[n++] = d->a.fds[WD_KEEP_STDOUT + i];
+			cJSON_AddItemToArray(arr, cJSON_CreateString(names[i]));
+		}
+	if (m && cJSON_IsObject(dst))
+		cJSON_AddItemToObject(m, "daemon", cJSON_Duplicate(dst, true));
+	text = m ? cJSON_PrintUnformatted(m) : NULL;
+	if (!text || wd_execs_send(d->o->hand_fd, text, fds, n) < 0)
+		log_warn("adopt: cannot hand the run's output over to wardend");
+	free(text);
+	cJSON_Delete(m);
+	close(d->o->hand_fd);
+}
+
 static void adopt_init(struct adopt *d, const struct wd_adopt_opts *o)
 {
 	memset(d, 0, sizeof(*d));
@@ -528,6 +565,7 @@ int wd_adopt(const struct wd_adopt_opts *o)
 	    wd_run_holds_start(&d.holds, d.cg.name, d.pol.hold_io_uring))
 		goto out_sigs;
 	resume(&d);
+	hand_over(&d);
 	rc = supervise_to_end(&d) ? 1 : 0;
 	ended = true;
 out_sigs:

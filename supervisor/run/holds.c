@@ -213,6 +213,18 @@ void wd_run_holds_close(struct run_holds *h)
 	}
 }
 
+/* The tokens' key: a successor (after a crash, or a wardend restarted) signs as we do. */
+static void give_key(struct run_holds *h)
+{
+	int fd = wd_hold_key_fd(h->engine);
+
+	if (fd < 0 || wd_keeper_give(h->keeper, WD_KEEP_HOLD_KEY, fd))
+		log_warnx("holds: the keeper has no key for the hold tokens: a successor gives new "
+			  "ones");
+	if (fd >= 0)
+		close(fd);
+}
+
 static void holds_attach(void *ctx, int listener)
 {
 	struct run_holds *h = ctx;
@@ -222,6 +234,7 @@ static void holds_attach(void *ctx, int listener)
 	    wd_keeper_give(h->keeper, WD_KEEP_RECEIVED, h->recv_fd))
 		log_warn("holds: cannot give the keeper the received-call page");
 	wd_hold_attach(h->engine, listener);
+	give_key(h);
 	/* Without it a crash of warden would fail held calls with ENOSYS instead of ending them. */
 	if (wd_keeper_give(h->keeper, WD_KEEP_LISTENER, listener))
 		log_warn("holds: cannot give the keeper the waiting room");

@@ -57,6 +57,14 @@ enum wd_keep_fd {
 	 */
 	WD_KEEP_REPORT,
 	WD_KEEP_REPORT_DIR,
+	/* the key of the waiting room's hold tokens (wd_hold_key_fd): a successor signs with it */
+	WD_KEEP_HOLD_KEY,
+	/*
+	 * wardend's streamed run: the read ends of the command's stdout and stderr pipes, so
+	 * output outlives a wardend that dies (the next one reads on from them, wd_adopt_opts).
+	 */
+	WD_KEEP_STDOUT,
+	WD_KEEP_STDERR,
 	WD_KEEP_NFDS,
 };
 

@@ -402,6 +402,9 @@ static void tell_keeper(struct run *r)
 		for (int k = 0; ls && k < WD_LIMIT_NR; k++)
 			if (r->rs.limits_set & (1u << k))
 				cJSON_AddItemToArray(ls, kept_limit(r, k));
+		/* wardend's, for the next one if it dies: handed over by a successor as it was */
+		if (r->o->daemon_state && (rep = cJSON_Parse(r->o->daemon_state)))
+			cJSON_AddItemToObject(o, "daemon", rep);
 		/* the file goes as fds (WD_KEEP_REPORT*); its name in the pinned directory */
 		if (r->report.fd >= 0 && (rep = cJSON_AddObjectToObject(o, "report"))) {
 			cJSON_AddStringToObject(rep, "name", r->report.name);
@@ -438,6 +441,11 @@ static void equip_keeper(struct run *r)
 	    /* if warden dies, the pty lives on (no hang-up) for `warden adopt` to relay */
 	    (r->o->survive_s && r->pty.master >= 0 &&
 	     wd_keeper_give(&r->keeper, WD_KEEP_TERMINAL, r->pty.master)) ||
+	    /* a streamed run's output outlives wardend: the next one reads on */
+	    (r->o->survive_s && r->o->keep_out[0] > 2 &&
+	     wd_keeper_give(&r->keeper, WD_KEEP_STDOUT, r->o->keep_out[0])) ||
+	    (r->o->survive_s && r->o->keep_out[1] > 2 &&
+	     wd_keeper_give(&r->keeper, WD_KEEP_STDERR, r->o->keep_out[1])) ||
 	    (r->report.fd >= 0 &&
 	     (wd_keeper_give(&r->keeper, WD_KEEP_REPORT, r->report.fd) ||
 	      wd_keeper_give(&r->keeper, WD_KEEP_REPORT_DIR, r->report.dirfd))))

@@ -38,6 +38,13 @@ struct wd_run_opts {
 	 * run), that fd instead of warden's own fd N. limits.output then passes on into it.
 	 */
 	int out_fd[3];
+	/*
+	 * wardend's read ends of those pipes (above 2, else none), and what it needs to carry the
+	 * run on (a JSON object's text, NULL: nothing): with @survive_s the keeper keeps both, and
+	 * a successor hands them to the next wardend (wd_adopt_opts.hand_fd).
+	 */
+	int keep_out[2];
+	const char *daemon_state;
 	char *const *argv;
 	/*
 	 * A persistent sandbox (wardend's create, docs/control.md#persistent-sandboxes): no
@@ -58,6 +65,12 @@ struct wd_adopt_opts {
 	const char *audit_path; /* NULL: where the run wrote its audit, else stderr */
 	bool prompt;
 	unsigned int wait_ms; /* for a supervisor still ending (its keeper not yet listening) */
+	/*
+	 * wardend's (above 2, else none): a SOCK_SEQPACKET socket where, once it supervises, the
+	 * successor sends {"daemon":OBJ,"fds":["stdout","stderr"]} with the fds those name: what
+	 * the run's wd_run_opts.daemon_state and keep_out gave the keeper. Then it is closed.
+	 */
+	int hand_fd;
 };
 
 /*

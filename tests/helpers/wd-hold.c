@@ -13,11 +13,17 @@
  *   wd-hold copy-into SRC DST          copy_file_range all of SRC to DST's start; then "size N"
  *   wd-hold splice-into SRC DST        splice all of SRC through a pipe to DST's start; then
  *                                      "size N"
+ *   wd-hold unlink-swap A B GO ACK     a thread unlinks A, from a buffer; once a line comes on
+ *                                      the FIFO GO, the buffer is made to say B (same length),
+ *                                      "swapped" goes to the FIFO ACK; then the unlink's result
+ *                                      (what a supervisor reading the call again would see)
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,8 +102,46 @@ static int into(const char *src, const char *dst, bool use_splice)
 	return 0;
 }
 
+static char swap_buf[4096];
+
+static void *unlink_thread(void *arg)
+{
+	(void)arg;
+	return (void *)(intptr_t)(unlink(swap_buf) ? errno : 0);
+}
+
+/* The held unlink's path rewritten under it: what a successor asks about is what it reads. */
+static int unlink_swap(const char *a, const char *b, const char *go, const char *ack)
+{
+	pthread_t t;
+	char line[16];
+	void *res;
+	FILE *g, *k;
+
+	if (strlen(a) != strlen(b) || strlen(a) >= sizeof(swap_buf))
+		return 2;
+	strcpy(swap_buf, a);
+	if (pthread_create(&t, NULL, unlink_thread, NULL))
+		return fail();
+	g = fopen(go, "r");
+	if (!g || !fgets(line, sizeof(line), g))
+		return fail();
+	memcpy(swap_buf, b, strlen(b));
+	k = fopen(ack, "w");
+	if (!k || fputs("swapped\n", k) < 0 || fclose(k))
+		return fail();
+	pthread_join(t, &res);
+	errno = (int)(intptr_t)res;
+	if (errno)
+		return fail();
+	puts("ok");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 6 && strcmp(argv[1], "unlink-swap") == 0)
+		return unlink_swap(argv[2], argv[3], argv[4], argv[5]);
 	if (argc == 4 && strcmp(argv[1], "ftruncate") == 0)
 		return try_ftruncate(argv[2], argv[3]);
 	if (argc == 4 && strcmp(argv[1], "fallocate") == 0)
@@ -115,7 +159,7 @@ int main(int argc, char **argv)
 	if (argc == 4 && strcmp(argv[1], "splice-into") == 0)
 		return into(argv[2], argv[3], true);
 	fputs("usage: wd-hold ftruncate ro|path|rw FILE | fallocate[-ro] MODE FILE | rename SRC DST |\n"
-	      "               copy-into SRC DST | splice-into SRC DST\n",
+	      "               copy-into SRC DST | splice-into SRC DST | unlink-swap A B GO ACK\n",
 	      stderr);
 	return 2;
 }

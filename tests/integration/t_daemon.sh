@@ -363,6 +363,94 @@ test_a_run_whose_holds_return_is_resumed_on_another_connection() {
 	stop_daemon
 }
 
+# Held as a result, then wardend dies (SIGKILL: its supervisors die with it, the keeper keeps
+# the sandbox and the read ends of the command's output). The token it gave out resumes the
+# run on the next wardend: the successor signs the call it asks again with the run's own key,
+# and hands over the output pipes and the report file. A resume sent at once waits for the
+# take-over. The rest of the output and the exit come on the resume's connection; the delete
+# happened once; the token is used up.
+test_a_run_held_as_a_result_is_resumed_after_a_wardend_restart() {
+	local pol req token res supervisor sb
+	start_daemon "$T/d1.log"
+	mkdir -p "$T/app/src" "$T/s1" "$T/s2"
+	echo a > "$T/app/src/a"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s"],"protect":[{"path":"%s/app","ops":["delete"],"action":"hold"}]}}' "$T" "$T" "$LOADER" "$T")
+	req="{\"op\":\"run\",\"id\":1,\"stream\":true,\"holds\":\"return\",\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"echo start; rm -rf $T/app; echo rm=\$?; echo done >&2; exit 6\"]}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s1" ||
+		fail "the run: $(cat "$T/s1/reply" 2>/dev/null)"
+	token=$(sed -n 's/.*"status":"held","sandbox":"[^"]*","token":"\([^"]*\)".*/\1/p' "$T/s1/held")
+	sb=$(sed -n 's/.*"status":"held","sandbox":"\([^"]*\)".*/\1/p' "$T/s1/held")
+	[ -n "$token" ] && [ -n "$sb" ] || fail "not held: $(cat "$T/s1/held")"
+	supervisor=$(ctl '{"op":"list"}' | grep -o "\"sandbox\":\"$sb\",\"supervisor\":[0-9]*" |
+		sed 's/.*://')
+	[ -n "$supervisor" ] || fail "wardend does not list $sb"
+	kill -KILL "$daemon"
+	wait "$daemon" 2>/dev/null || true
+	timeout 60 "$BIN/wd-try" wait-exit "$supervisor" > /dev/null ||
+		fail "the run's supervisor outlived wardend"
+	[ -e "$T/app/src/a" ] || fail "the held delete ran after wardend died"
+	start_daemon "$T/d2.log"
+	res="{\"op\":\"resume\",\"id\":\"r\",\"token\":\"$token\",\"resolution\":\"approve\",\"scope\":\"sandbox\",\"subtree\":\"$T/app\"}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$res" "$T/s2" ||
+		fail "the resume after the restart: $(cat "$T/s2/reply" 2>/dev/null)"
+	case $(cat "$T/s2/reply") in '{"ok":true,"sandbox":"'"$sb"'","id":"r","v":1}') ;; *) fail "resume reply: $(cat "$T/s2/reply")" ;; esac
+	expect_line "$T/d2.log" "taking $sb over"
+	expect_eq "stdout after the resume" "$(cat "$T/s2/stdout")" "rm=0"
+	expect_eq "stderr after the resume" "$(cat "$T/s2/stderr")" "done"
+	case $(cat "$T/s2/exit") in
+	*'"taken_over":true'*'"report":{'*'"writer":"adopt"'*'"sandbox":"'"$sb"'"'*) ;;
+	*) fail "exit event after the restart: $(cat "$T/s2/exit")" ;;
+	esac
+	[ ! -e "$T/app" ] || fail "the approved delete did not happen"
+	case $(ctl "{\"op\":\"resume\",\"token\":\"$token\",\"resolution\":\"approve\"}") in
+	*'"ok":false'*'"code":"not_found"'*) ;; *) fail "a used token was accepted again" ;;
+	esac
+	stop_daemon
+}
+
+# Attack: the sandbox rewrites the held call's path in its own memory (another thread) before
+# wardend dies. The successor reads the call again and sees the new path: the token the old
+# wardend gave out for the old path does not approve it; the new path is asked about anew.
+test_a_token_given_before_a_restart_does_not_approve_a_call_rewritten_meanwhile() {
+	local pol req token res sb supervisor holds tok2
+	start_daemon "$T/d1.log"
+	mkdir -p "$T/app" "$T/s1" "$T/s2"
+	echo 1 > "$T/app/x1"
+	echo 2 > "$T/app/x2"
+	mkfifo "$T/go" "$T/ack"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s","%s"],"protect":[{"path":"%s/app","ops":["delete"],"action":"hold"}]}}' "$T" "$BIN" "$T" "$BIN" "$LOADER" "$T")
+	req="{\"op\":\"run\",\"id\":2,\"stream\":true,\"holds\":\"return\",\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"$BIN/wd-hold\",\"unlink-swap\",\"$T/app/x1\",\"$T/app/x2\",\"$T/go\",\"$T/ack\"]}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s1" ||
+		fail "the run: $(cat "$T/s1/reply" 2>/dev/null)"
+	case $(cat "$T/s1/held") in *'"target":"'"$T/app/x1"'"'*) ;; *) fail "not held on x1: $(cat "$T/s1/held")" ;; esac
+	token=$(sed -n 's/.*"status":"held","sandbox":"[^"]*","token":"\([^"]*\)".*/\1/p' "$T/s1/held")
+	sb=$(sed -n 's/.*"status":"held","sandbox":"\([^"]*\)".*/\1/p' "$T/s1/held")
+	supervisor=$(ctl '{"op":"list"}' | grep -o "\"sandbox\":\"$sb\",\"supervisor\":[0-9]*" |
+		sed 's/.*://')
+	echo go > "$T/go"
+	expect_eq "the sandbox rewrote the path" "$(cat "$T/ack")" "swapped"
+	kill -KILL "$daemon"
+	wait "$daemon" 2>/dev/null || true
+	timeout 60 "$BIN/wd-try" wait-exit "$supervisor" > /dev/null ||
+		fail "the run's supervisor outlived wardend"
+	start_daemon "$T/d2.log"
+	case $(ctl "{\"op\":\"resume\",\"token\":\"$token\",\"resolution\":\"approve\"}") in
+	*'"ok":false'*'"code":"not_found"'*) ;; *) fail "the old token approved the rewritten call" ;;
+	esac
+	[ -e "$T/app/x1" ] && [ -e "$T/app/x2" ] || fail "a delete ran on the old token"
+	holds=$(ctl "{\"op\":\"holds\",\"sandbox\":\"$sb\"}")
+	case $holds in *'"target":"'"$T/app/x2"'"'*) ;; *) fail "the rewritten call is not held anew: $holds" ;; esac
+	tok2=$(printf '%s' "$holds" | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')
+	[ -n "$tok2" ] && [ "$tok2" != "$token" ] || fail "no new token: $holds"
+	res="{\"op\":\"resume\",\"id\":3,\"token\":\"$tok2\",\"resolution\":\"approve\"}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$res" "$T/s2" ||
+		fail "the resume of the new hold: $(cat "$T/s2/reply" 2>/dev/null)"
+	expect_eq "the unlink" "$(cat "$T/s2/stdout")" "ok"
+	[ -e "$T/app/x1" ] || fail "x1 was deleted: the call asked about was x2"
+	[ ! -e "$T/app/x2" ] || fail "the approved delete of x2 did not happen"
+	stop_daemon
+}
+
 # "holds":"events": the run's connection gets each hold as an event and goes on waiting; a
 # resume from another connection decides it, and the first connection gets the decision, the
 # rest of the output and the exit (the resuming one only its answer).
