@@ -64,6 +64,8 @@ UNIT_TESTS += test_status
 UNIT_TESTS += test_resolved
 # wardend's configuration file (supervisor/daemon/config.c)
 UNIT_TESTS += test_daemon_config
+# control-socket requests: envelope, ops and their keys (supervisor/daemon/request.c)
+UNIT_TESTS += test_request
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
@@ -362,6 +364,23 @@ fuzz-dns: $(FUZZ_OUT)/fuzz_dns
 	$(Q)mkdir -p $(FUZZ_OUT)/corpus-dns $(FUZZ_OUT)/findings-dns
 	$(Q)cd $(FUZZ_OUT)/findings-dns && ../fuzz_dns -max_total_time=$(FUZZ_SECONDS) \
 		-max_len=4200 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 ../corpus-dns
+
+# Control-socket requests (fuzz/fuzz_request.c): a line as any client sends it to wardend.
+FUZZ_REQUEST_SRCS := fuzz/fuzz_request.c supervisor/daemon/request.c
+
+$(FUZZ_OUT)/fuzz_request: $(FUZZ_REQUEST_SRCS) supervisor/daemon/request.h
+	$(call msg,FUZZ-LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -std=gnu11 $(CPPFLAGS) $(WARN) $(FUZZ_FLAGS) -o $@ $(FUZZ_REQUEST_SRCS) $(PKG_LIBS)
+
+.PHONY: fuzz-request
+fuzz-build: $(FUZZ_OUT)/fuzz_request
+
+fuzz-request: $(FUZZ_OUT)/fuzz_request
+	$(Q)mkdir -p $(FUZZ_OUT)/corpus-request $(FUZZ_OUT)/findings-request
+	$(Q)cd $(FUZZ_OUT)/findings-request && ../fuzz_request -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		../corpus-request $(CURDIR)/fuzz/request
 
 .PHONY: fuzz fuzz-build fuzz-audit
 fuzz-build: $(FUZZ_OUT)/fuzz_policy $(FUZZ_OUT)/fuzz_audit

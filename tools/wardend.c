@@ -39,6 +39,7 @@
 #include "supervisor/bpf/progs.h"
 #include "supervisor/daemon/config.h"
 #include "supervisor/daemon/notify.h"
+#include "supervisor/daemon/request.h"
 #include "supervisor/ipc/line.h"
 #include "supervisor/ipc/rundir.h"
 #include "supervisor/ipc/sock.h"
@@ -145,23 +146,6 @@ static void send_reply(int fd, cJSON *r)
  * a field of the wrong type or value), unknown_key (with "key"), bad_policy (with "pointer"
  * when the policy names one), not_found, busy, start_failed, internal.
  */
-cJSON *coded_error(const char *code, const char *fmt, const char *arg)
-{
-	cJSON *r = cJSON_CreateObject();
-	char msg[1200];
-
-	snprintf(msg, sizeof(msg), fmt, arg);
-	cJSON_AddBoolToObject(r, "ok", false);
-	cJSON_AddStringToObject(r, "error", msg);
-	cJSON_AddStringToObject(r, "code", code);
-	return r;
-}
-
-cJSON *error_reply(const char *fmt, const char *arg)
-{
-	return coded_error("bad_request", fmt, arg);
-}
-
 static struct sup *sup_free_slot(void)
 {
 	for (int i = 0; i < MAX_SANDBOXES; i++)
@@ -360,29 +344,6 @@ const char *str_field(const cJSON *req, const char *key)
 static int output_fd(const char *path)
 {
 	return open(path ? path : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-}
-
-/* Every key of @req is one of @keys (NULL-ended): else an unknown_key error naming it. */
-cJSON *check_keys(const cJSON *req, const char *op, const char *const *keys)
-{
-	const cJSON *k;
-
-	cJSON_ArrayForEach(k, req) {
-		bool known = false;
-
-		for (int i = 0; keys[i] && !known; i++)
-			known = strcmp(k->string, keys[i]) == 0;
-		if (!known) {
-			char what[300];
-			cJSON *r;
-
-			snprintf(what, sizeof(what), "%s: unknown key \"%.200s\"", op, k->string);
-			r = coded_error("unknown_key", "%s", what);
-			cJSON_AddStringToObject(r, "key", k->string);
-			return r;
-		}
-	}
-	return NULL;
 }
 
 static unsigned int file_seq;
@@ -610,14 +571,6 @@ static cJSON *create_fields(const cJSON *req, char **name, cJSON **labels, unsig
 
 static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferred, bool create)
 {
-	static const char *const keys[] = { "op", "v", "id", "policy", "argv", "audit", "report",
-					    "stdout", "stderr", "cwd", "backend", "wait", "stream",
-					    "holds", "env", "timeout_ms", "stdin", "on_disconnect",
-					    "stdin_stream", NULL };
-	static const char *const create_keys[] = { "op", "v", "id", "policy", "audit", "report",
-						   "stderr", "cwd", "backend", "env",
-						   "timeout_ms", "name", "labels",
-						   "idle_timeout_s", NULL };
 	static char *const no_argv[] = { NULL };
 	char *label_name = NULL;
 	cJSON *labels = NULL;
@@ -645,9 +598,6 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	char **args;
 	pid_t pid;
 
-	bad = create ? check_keys(req, "create", create_keys) : check_keys(req, "run", keys);
-	if (bad)
-		return bad;
 	if (cJSON_IsString(pol) &&
 	    (pol->valuestring[0] == '/' || wd_is_template_name(pol->valuestring))) {
 		policy = pol->valuestring;
@@ -691,6 +641,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	streamed_in = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "stdin_stream"));
 	/* a streamed run ends with its exit event, as one that waits; so does one whose holds return */
 	waits = cJSON_IsTrue(wait) || cJSON_IsTrue(stream) || holds;
+	bad = NULL;
 	if (!create && (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) < 1))
 		bad = error_reply("run: \"argv\" must be a non-empty array of strings%s", "");
 	if (create)
@@ -1000,12 +951,6 @@ static bool root_op(const char *op)
 	       !strcmp(op, "put") || !strcmp(op, "get") || !strcmp(op, "stdin");
 }
 
-static bool relay_op(const char *op)
-{
-	return !strcmp(op, "holds") || !strcmp(op, "subscribe") || !strcmp(op, "approve") ||
-	       !strcmp(op, "deny");
-}
-
 /* The refusal of @op to the peer @c: a reply (code forbidden) and a record in wardend's log. */
 static cJSON *forbidden(const struct client *c, const char *op)
 {
@@ -1032,35 +977,23 @@ static cJSON *sandboxed(const struct client *c)
 /* One request line: true when the client is to be dropped (it may do nothing here). */
 static bool handle(struct client *c, const char *line)
 {
-	static const char *const plain[] = { "op", "v", "id", NULL };
-	static const char *const kill_keys[] = { "op", "v", "id", "sandbox", NULL };
-	cJSON *req = cJSON_Parse(line), *r = NULL;
-	const char *op = req ? str_field(req, "op") : NULL;
-	const cJSON *v = req ? cJSON_GetObjectItemCaseSensitive(req, "v") : NULL;
-	const cJSON *id = req ? cJSON_GetObjectItemCaseSensitive(req, "id") : NULL;
+	struct wd_request q;
+	cJSON *bad = wd_request_parse(line, strlen(line), &q), *r = NULL, *req = q.req;
+	const char *op = q.op;
+	const cJSON *id = q.id;
 	enum role role = peer_role(c->fd);
 	bool deferred = false;
 
-	/* an id is the client's to match replies and events with: a short string or a number */
-	if (id && !(cJSON_IsNumber(id) || (cJSON_IsString(id) && strlen(id->valuestring) <= 128)))
-		id = NULL;
 	if (role == ROLE_SANDBOXED)
 		r = sandboxed(c);
 	else if (role == ROLE_NONE)
 		r = forbidden(c, "use wardend");
 	else if (role == ROLE_APPROVER && op && root_op(op))
 		r = forbidden(c, op);
-	else if (!req || !cJSON_IsObject(req))
-		r = error_reply("a request is one JSON object a line%s", "");
-	else if (v && (!cJSON_IsNumber(v) || v->valueint != WD_DAEMON_PROTO))
-		r = error_reply("unsupported protocol version (this wardend speaks 1)%s", "");
-	else if (cJSON_GetObjectItemCaseSensitive(req, "id") && !id)
-		r = error_reply("\"id\" must be a number or a string of at most 128 bytes%s", "");
-	else if (!op)
-		r = error_reply("\"op\" is required: run, resume, attach, stdin, create, exec, put, "
-				"get, inspect, destroy, list, kill, status, holds, subscribe, approve "
-				"or deny%s", "");
-	else if (strcmp(op, "run") == 0)
+	else if (bad) {
+		r = bad;
+		bad = NULL;
+	} else if (strcmp(op, "run") == 0)
 		r = op_run(req, c->fd, id, &deferred, false);
 	else if (strcmp(op, "create") == 0)
 		r = op_run(req, c->fd, id, &deferred, true);
@@ -1081,20 +1014,17 @@ static bool handle(struct client *c, const char *line)
 	else if (strcmp(op, "resume") == 0)
 		r = op_resume(req, c->fd, id, &deferred);
 	else if (strcmp(op, "list") == 0)
-		r = check_keys(req, op, plain) ?: op_list();
+		r = op_list();
 	else if (strcmp(op, "kill") == 0)
-		r = check_keys(req, op, kill_keys) ?: op_kill(req);
+		r = op_kill(req);
 	else if (strcmp(op, "status") == 0)
-		r = check_keys(req, op, plain) ?: op_status();
-	else if (relay_op(op))
-		r = op_relay(c, req, op, id);
+		r = op_status();
 	else
-		r = error_reply("unknown op %s (run, resume, attach, stdin, create, exec, put, get, "
-				"inspect, destroy, list, kill, status, holds, subscribe, approve, deny)",
-				op);
+		r = op_relay(c, req, op, id); /* holds, subscribe, approve, deny */
 	if (r)
 		send_reply_id(c->fd, r, id);
-	cJSON_Delete(req);
+	cJSON_Delete(bad);
+	wd_request_free(&q);
 	(void)deferred;
 	return role <= ROLE_NONE;
 }
@@ -1489,17 +1419,15 @@ static void resumes_drop(int fd)
  */
 static cJSON *op_resume(const cJSON *req, int client, const cJSON *id, bool *deferred)
 {
-	static const char *const keys[] = { "op", "v", "id", "token", "resolution", "scope",
-					    "subtree", "count", "ttl_ms", NULL };
+	/* what a decide takes besides the token */
+	static const char *const passed[] = { "scope", "subtree", "count", "ttl_ms", NULL };
 	const char *token = str_field(req, "token"), *res = str_field(req, "resolution");
-	cJSON *bad = check_keys(req, "resume", keys), *hold = NULL, *dec;
+	cJSON *hold = NULL, *dec;
 	struct sup *s = NULL;
 	char *text;
 	size_t len;
 	int err;
 
-	if (bad)
-		return bad;
 	if (!token)
 		return error_reply("resume: \"token\" is required%s", "");
 	if (!res || (strcmp(res, "approve") && strcmp(res, "deny")))
@@ -1531,7 +1459,7 @@ static cJSON *op_resume(const cJSON *req, int client, const cJSON *id, bool *def
 			      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(hold, "id"), true));
 	cJSON_AddStringToObject(dec, "token", token);
 	cJSON_AddBoolToObject(dec, "allow", !strcmp(res, "approve"));
-	for (const char *const *k = keys + 5; *k; k++) {
+	for (const char *const *k = passed; *k; k++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, *k);
 
 		if (v)
@@ -1678,20 +1606,16 @@ void stdin_flush(struct sup *s)
 
 cJSON *op_stdin(const cJSON *req)
 {
-	static const char *const keys[] = { "op", "v", "id", "sandbox", "data", "data_b64", "eof",
-					    NULL };
 	const char *name = str_field(req, "sandbox");
 	const cJSON *data = cJSON_GetObjectItemCaseSensitive(req, "data");
 	const cJSON *b64 = cJSON_GetObjectItemCaseSensitive(req, "data_b64");
 	const cJSON *eof = cJSON_GetObjectItemCaseSensitive(req, "eof");
-	cJSON *r = check_keys(req, "stdin", keys);
-	struct sup *s = !r && name ? sup_find(name) : NULL;
+	struct sup *s = name ? sup_find(name) : NULL;
 	unsigned char *bytes = NULL;
+	cJSON *r;
 	long n = 0;
 	int err = 0;
 
-	if (r)
-		return r;
 	if (!name)
 		return error_reply("stdin: \"sandbox\" (its id or name) is required%s", "");
 	if (!s || !s->name[0])
@@ -1735,14 +1659,11 @@ cJSON *op_stdin(const cJSON *req)
 
 cJSON *op_attach(const cJSON *req, int client, const cJSON *id)
 {
-	static const char *const keys[] = { "op", "v", "id", "sandbox", NULL };
 	const char *name = str_field(req, "sandbox");
-	cJSON *r = check_keys(req, "attach", keys);
-	struct sup *s = !r && name ? sup_find(name) : NULL;
+	struct sup *s = name ? sup_find(name) : NULL;
 	size_t missed;
+	cJSON *r;
 
-	if (r)
-		return r;
 	if (!name)
 		return error_reply("attach: \"sandbox\" (its id or name) is required%s", "");
 	if (!s || !s->name[0])

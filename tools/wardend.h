@@ -16,10 +16,10 @@
 #include <cJSON.h>
 
 #include "supervisor/daemon/config.h"
+#include "supervisor/daemon/request.h"
 #include "supervisor/ipc/line.h"
 #include "supervisor/sandbox/cgroup.h"
 
-#define WD_DAEMON_PROTO 1
 #define MAX_CLIENTS 16
 #define MAX_SANDBOXES 256
 #define REQ_MAX 65536
@@ -176,12 +176,6 @@ enum role { ROLE_SANDBOXED, ROLE_NONE, ROLE_APPROVER, ROLE_ROOT };
 
 /* Reply @r (taken) on @fd, with the request's @id and "v". */
 void send_reply_id(int fd, cJSON *r, const cJSON *id);
-/* {"ok":false,"error":@fmt with @arg,"code":@code} */
-cJSON *coded_error(const char *code, const char *fmt, const char *arg);
-/* coded_error("bad_request", ...) */
-cJSON *error_reply(const char *fmt, const char *arg);
-/* An unknown_key error for the first key of @req not in @keys (NULL-ended), or NULL. */
-cJSON *check_keys(const cJSON *req, const char *op, const char *const *keys);
 const char *str_field(const cJSON *req, const char *key);
 /* The supervisor of the sandbox named @name (its id, or a persistent sandbox's name), or NULL. */
 struct sup *sup_find(const char *name);

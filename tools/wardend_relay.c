@@ -153,9 +153,6 @@ void on_relay(struct relay *r)
 	}
 }
 
-static const char *const relay_keys[] = { "op", "v", "id", "sandbox", NULL };
-static const char *const decide_keys[] = { "op", "v", "id", "sandbox", "hold", "token", "scope",
-					   "subtree", "count", "ttl_ms", NULL };
 
 /* holds, subscribe, approve or deny of @req, for the client @c. */
 cJSON *op_relay(const struct client *c, const cJSON *req, const char *op, const cJSON *id)
@@ -164,10 +161,8 @@ cJSON *op_relay(const struct client *c, const cJSON *req, const char *op, const 
 	const char *name = str_field(req, "sandbox");
 	bool decide = !strcmp(op, "approve") || !strcmp(op, "deny");
 	const cJSON *hold = cJSON_GetObjectItemCaseSensitive(req, "hold");
-	cJSON *bad = check_keys(req, op, decide ? decide_keys : relay_keys), *up;
+	cJSON *up;
 
-	if (bad)
-		return bad;
 	if (!name)
 		return error_reply("%s: \"sandbox\" is required", op);
 	if (decide && (!cJSON_IsNumber(hold) || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(
