@@ -4,6 +4,7 @@
  * run directory (docs/control.md#persistent-sandboxes), through its control.sock.
  */
 #include <errno.h>
+#include <poll.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@ static const char sandbox_usage[] =
 	"usage: warden sandbox create --policy POLICY [--name NAME] [--label KEY=VALUE]...\n"
 	"                             [--idle SECONDS] [--cwd DIR] [--backend NAME] [--audit FILE]\n"
 	"       warden sandbox exec SANDBOX [--cwd DIR] [--env NAME=VALUE]... [--timeout MS]\n"
-	"                             -- COMMAND [ARG...]\n"
+	"                             [--stdin] -- COMMAND [ARG...]\n"
 	"       warden sandbox put SANDBOX PATH [--mode OCTAL] < FILE\n"
 	"       warden sandbox get SANDBOX PATH > FILE\n"
 	"       warden sandbox list | inspect SANDBOX | destroy SANDBOX\n"
@@ -36,7 +37,8 @@ static const char sandbox_usage[] =
 	"  create   make one (POLICY: a policy file's absolute path or a template name); prints its\n"
 	"           id. --idle: end it after SECONDS with no command running (default 600, 0 never)\n"
 	"  exec     run COMMAND in SANDBOX (its id or name): its output on this process's, its\n"
-	"           exit status this command's (128+N for signal N)\n"
+	"           exit status this command's (128+N for signal N). --stdin: this process's\n"
+	"           standard input is COMMAND's, to its end (else COMMAND reads none)\n"
 	"  put      write standard input (at most 48 KiB) to PATH in SANDBOX, as the sandbox may\n"
 	"  get      PATH in SANDBOX (at most 8 MiB) onto standard output, as the sandbox may\n"
 	"  list     the daemon's sandboxes, one JSON object a line\n"
@@ -248,21 +250,106 @@ static void write_event(const cJSON *e, int fd)
 	free(buf);
 }
 
+/*
+ * exec --stdin: this process's standard input goes on the exec's own connection as stdin
+ * requests (id "in"), one chunk in flight at a time, so at most a chunk and wardend's bounded
+ * queue wait; a "busy" answer (the queue is full: the command reads slower) sends the chunk
+ * again a moment later. Then its end, as "eof".
+ */
+#define STDIN_CHUNK (32u << 10)
+
+struct feed {
+	const char *sandbox;
+	bool open; /* fd 0 not at its end yet */
+	bool in_flight; /* a stdin request waits for its answer */
+	char *again; /* the line wardend was too busy for, sent again after a moment */
+	size_t again_len;
+};
+
+static int feed_send(struct ctl *c, struct feed *f, const char *buf, ssize_t n)
+{
+	cJSON *req = cJSON_CreateObject();
+	char *b64 = n > 0 ? wd_audit_base64(buf, (size_t)n) : NULL;
+	size_t len;
+	char *line;
+	int err;
+
+	cJSON_AddStringToObject(req, "op", "stdin");
+	cJSON_AddStringToObject(req, "id", "in");
+	cJSON_AddStringToObject(req, "sandbox", f->sandbox);
+	if (n > 0)
+		cJSON_AddStringToObject(req, "data_b64", b64 ? b64 : "");
+	else
+		cJSON_AddBoolToObject(req, "eof", true);
+	free(b64);
+	line = wd_json_line(req, &len);
+	cJSON_Delete(req);
+	err = line ? wd_line_write(c->fd, line, len, -1) : -ENOMEM;
+	free(f->again);
+	f->again = line;
+	f->again_len = len;
+	f->in_flight = !err;
+	return err;
+}
+
+/* fd 0 is readable: a chunk of it, or its end, to the command. */
+static void feed_read(struct ctl *c, struct feed *f)
+{
+	char buf[STDIN_CHUNK];
+	ssize_t n = read(0, buf, sizeof(buf));
+
+	if (n < 0 && errno == EINTR)
+		return;
+	if (n <= 0)
+		f->open = false;
+	if (feed_send(c, f, buf, n > 0 ? n : 0))
+		f->open = false;
+}
+
+/* The answer to a stdin request: true when it was one (taken), false for anything else. */
+static bool feed_answer(struct feed *f, const cJSON *r)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(r, "id");
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(r, "code");
+
+	if (!cJSON_IsString(id) || strcmp(id->valuestring, "in") ||
+	    cJSON_GetObjectItemCaseSensitive(r, "event"))
+		return false;
+	f->in_flight = false;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "ok"))) {
+		free(f->again);
+		f->again = NULL;
+	} else if (!cJSON_IsString(code) || strcmp(code->valuestring, "busy")) {
+		/* the command went, or closed its stdin: the rest is not read (said if not that) */
+		if (!cJSON_IsString(code) || strcmp(code->valuestring, "not_found"))
+			said_error(r, "exec --stdin");
+		free(f->again);
+		f->again = NULL;
+		f->open = false;
+	}
+	return true;
+}
+
 static int sandbox_exec(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "cwd", required_argument, NULL, 'c' },     { "env", required_argument, NULL, 'e' },
 		{ "timeout", required_argument, NULL, 't' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		{ "stdin", no_argument, NULL, 'i' },	     { NULL, 0, NULL, 0 }
 	};
 	cJSON *req = cJSON_CreateObject(), *env = cJSON_CreateObject(), *a, *r;
+	struct feed feed = { 0 };
 	struct ctl ctl;
 	char *end;
 	int c, rc = WD_EXIT_INTERNAL;
 
 	cJSON_AddStringToObject(req, "op", "exec");
-	while ((c = getopt_long(argc, argv, "+c:e:t:h", opts, NULL)) != -1) {
+	cJSON_AddStringToObject(req, "id", "exec");
+	while ((c = getopt_long(argc, argv, "+c:e:t:hi", opts, NULL)) != -1) {
 		switch (c) {
+		case 'i':
+			feed.open = true;
+			break;
 		case 'c':
 			cJSON_AddStringToObject(req, "cwd", optarg);
 			break;
@@ -286,7 +373,10 @@ static int sandbox_exec(int argc, char **argv)
 	/* SANDBOX, then the command (after --, which getopt took, or as it comes) */
 	if (optind + 2 > argc)
 		goto usage;
+	feed.sandbox = argv[optind];
 	cJSON_AddStringToObject(req, "sandbox", argv[optind++]);
+	if (feed.open)
+		cJSON_AddBoolToObject(req, "stdin_stream", true);
 	if (!strcmp(argv[optind], "--"))
 		optind++;
 	if (optind >= argc)
@@ -322,7 +412,9 @@ static int sandbox_exec(int argc, char **argv)
 		const char *ev = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "event")) ?
 			cJSON_GetObjectItemCaseSensitive(r, "event")->valuestring : "";
 
-		if (!strcmp(ev, "stdout") || !strcmp(ev, "stderr")) {
+		if (feed_answer(&feed, r)) {
+			;
+		} else if (!strcmp(ev, "stdout") || !strcmp(ev, "stderr")) {
 			write_event(r, ev[3] == 'o' ? 1 : 2);
 		} else if (!strcmp(ev, "exit")) {
 			const cJSON *code = cJSON_GetObjectItemCaseSensitive(r, "code");
@@ -332,8 +424,28 @@ static int sandbox_exec(int argc, char **argv)
 			break;
 		}
 		cJSON_Delete(r);
+		r = NULL;
+		/* what comes next: wardend's line, or (fed) our stdin, or a busy chunk's retry */
+		while (!r && !wd_lines_ready(&ctl.in)) {
+			struct pollfd p[2] = { { .fd = ctl.fd, .events = POLLIN },
+					       { .fd = 0, .events = POLLIN } };
+			bool retry = feed.again && !feed.in_flight;
+			int n = poll(p, feed.open && !feed.in_flight && !retry ? 2 : 1,
+				     retry ? 50 : -1);
+
+			if (n < 0 && errno != EINTR)
+				break;
+			if (n == 0 && retry &&
+			    !(feed.in_flight = !wd_line_write(ctl.fd, feed.again, feed.again_len, -1)))
+				feed.open = false;
+			if (n > 0 && p[1].revents)
+				feed_read(&ctl, &feed);
+			if (n > 0 && p[0].revents)
+				break;
+		}
 		r = ctl_recv(&ctl);
 	}
+	free(feed.again);
 	ctl_close(&ctl);
 	return rc;
 usage:
