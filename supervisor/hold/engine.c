@@ -376,6 +376,16 @@ void wd_hold_list(struct wd_hold_engine *e, void (*fn)(void *arg, const struct w
 	}
 }
 
+int wd_hold_by_token(struct wd_hold_engine *e, const char *token, uint64_t *id)
+{
+	for (struct hold *h = e->pending; h; h = h->next)
+		if (hold_token_matches(h, token)) {
+			*id = h->id;
+			return 0;
+		}
+	return -ENOENT;
+}
+
 int wd_hold_decide(struct wd_hold_engine *e, uint64_t id, const char *token,
 		   const struct wd_hold_decision *d)
 {

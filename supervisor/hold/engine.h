@@ -114,6 +114,8 @@ struct wd_hold_decision {
 	const char *who;
 };
 
+/* The id of the pending hold whose token is @token: 0 and *@id, or -ENOENT. */
+int wd_hold_by_token(struct wd_hold_engine *e, const char *token, uint64_t *id);
 /* Decide hold @id (whose @token must match). 0, -ENOENT (no such hold), -EACCES (bad token). */
 int wd_hold_decide(struct wd_hold_engine *e, uint64_t id, const char *token,
 		   const struct wd_hold_decision *d);

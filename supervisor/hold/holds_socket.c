@@ -17,6 +17,7 @@
 #include <cJSON.h>
 
 #include "audit/jsonl.h"
+#include "supervisor/daemon/request.h"
 #include "supervisor/hold/holds_socket.h"
 #include "supervisor/ipc/line.h"
 #include "supervisor/ipc/sock.h"
@@ -281,6 +282,86 @@ out:
 	return ok;
 }
 
+/* @r (taken) to @cl, with the request's id (control.sock's envelope: "id" is the client's). */
+static void send_id(struct wd_ctl *c, struct client *cl, cJSON *r, const cJSON *id)
+{
+	if (!cJSON_GetObjectItemCaseSensitive(r, "v"))
+		cJSON_AddNumberToObject(r, "v", WD_CTL_PROTO);
+	if (id && (cJSON_IsNumber(id) || (cJSON_IsString(id) && strlen(id->valuestring) <= 128)))
+		cJSON_AddItemToObject(r, "id", cJSON_Duplicate(id, true));
+	send_json(c, cl, r);
+}
+
+/*
+ * approve, deny ({"hold":N,"token":T}) and resume ({"token":T,"resolution":R}) as control.sock
+ * takes them (docs/control.md), so a harness says the same to an embedded run as to wardend:
+ * "id" is the request's, echoed; keys checked; errors coded. The decision is the engine's.
+ */
+static void decide_as_control(struct wd_ctl *c, struct client *cl, const cJSON *req,
+			      const char *op)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
+	const cJSON *hold = cJSON_GetObjectItemCaseSensitive(req, "hold");
+	const cJSON *tok = cJSON_GetObjectItemCaseSensitive(req, "token");
+	const cJSON *res = cJSON_GetObjectItemCaseSensitive(req, "resolution");
+	const cJSON *sb = cJSON_GetObjectItemCaseSensitive(req, "sandbox");
+	const cJSON *sub = cJSON_GetObjectItemCaseSensitive(req, "subtree");
+	const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(req, "count");
+	const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(req, "ttl_ms");
+	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(req, "scope");
+	struct wd_hold_decision d = { .who = cl->who };
+	bool resume = !strcmp(op, "resume");
+	cJSON *bad = check_keys(req, op, wd_request_keys(op)), *r;
+	const char *why;
+	uint64_t hid = 0;
+	int err;
+
+	if (bad) {
+		send_id(c, cl, bad, id);
+		return;
+	}
+	if (sb && (!cJSON_IsString(sb) || strcmp(sb->valuestring, c->sandbox))) {
+		send_id(c, cl, coded_error("not_found", "this socket is the sandbox %s's alone",
+					   c->sandbox), id);
+		return;
+	}
+	if (!cJSON_IsString(tok) || (!resume && !cJSON_IsNumber(hold)) ||
+	    (resume && !(cJSON_IsString(res) && (!strcmp(res->valuestring, "approve") ||
+						  !strcmp(res->valuestring, "deny"))))) {
+		send_id(c, cl, error_reply(resume ? "resume: \"token\" and \"resolution\" "
+					   "(\"approve\" or \"deny\") are required%s" :
+					   "%s: \"hold\" (its id) and \"token\" are required",
+					   resume ? "" : op), id);
+		return;
+	}
+	why = scope_error(cJSON_IsString(sc) ? sc->valuestring : NULL, &d.scope);
+	if (why) {
+		send_id(c, cl, error_reply("%s", why), id);
+		return;
+	}
+	d.allow = resume ? !strcmp(res->valuestring, "approve") : !strcmp(op, "approve");
+	d.subtree = cJSON_IsString(sub) ? sub->valuestring : NULL;
+	d.budget = cJSON_IsNumber(cnt) && cnt->valuedouble > 0 ? (uint64_t)cnt->valuedouble : 0;
+	d.ttl_ms = cJSON_IsNumber(ttl) && ttl->valuedouble > 0 ? (uint64_t)ttl->valuedouble : 0;
+	if (resume)
+		err = wd_hold_by_token(c->holds, tok->valuestring, &hid);
+	else
+		err = 0, hid = (uint64_t)hold->valuedouble;
+	if (!err)
+		err = wd_hold_decide(c->holds, hid, tok->valuestring, &d);
+	if (err == -ENOENT || err == -EACCES)
+		r = coded_error("not_found", "%s: no held operation has this token (decided "
+				"already, or gone)", op);
+	else if (err)
+		r = coded_error("internal", "%s", strerror(-err));
+	else {
+		r = cJSON_CreateObject();
+		cJSON_AddBoolToObject(r, "ok", true);
+		cJSON_AddStringToObject(r, "sandbox", c->sandbox);
+	}
+	send_id(c, cl, r, id);
+}
+
 /* One request line (NULL: a line that is no request at all). */
 static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 {
@@ -375,9 +456,12 @@ static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 		else if (err)
 			snprintf(msg, sizeof(msg), "%s", strerror(-err));
 		send_json(c, cl, reply(!err, err ? msg : NULL));
+	} else if (!strcmp(op->valuestring, "approve") || !strcmp(op->valuestring, "deny") ||
+		   !strcmp(op->valuestring, "resume")) {
+		decide_as_control(c, cl, req, op->valuestring);
 	} else {
-		snprintf(msg, sizeof(msg), "unknown op \"%.64s\" (known: holds, decide, subscribe)",
-			 op->valuestring);
+		snprintf(msg, sizeof(msg), "unknown op \"%.64s\" (known: holds, decide, subscribe, "
+			 "approve, deny, resume)", op->valuestring);
 		send_json(c, cl, reply(false, msg));
 	}
 out:

@@ -146,6 +146,49 @@ test_approvers_decide_others_are_refused() {
 	expect_line "$WD_OUT/audit" '"type":"decision"' '"verdict":"allow"' '"by":"uid 65534 (nobody)"'
 }
 
+# An embedded run's holds socket takes control.sock's words for its one sandbox: resume by
+# token, approve and deny by hold and token, each with the request's id echoed, unknown keys
+# refused by name, errors coded. A forged or spent token, or another sandbox's name, decides
+# nothing.
+test_an_embedded_run_takes_resume_approve_and_deny_as_control_sock_does() {
+	local sock line line2 tok tok2 id2 sb
+	edge_tree
+	edge_policy "$T/p.json" "[{\"path\":\"$T/app\",\"ops\":[\"delete\"],\"action\":\"hold\"}]"
+	wrun --policy "$T/p.json" --audit "$WD_OUT/audit" -- sh -c \
+		"rm -f $T/app/src/a; echo \$? > $T/a.rc; rm -f $T/app/src/b; echo \$? > $T/b.rc" \
+		2> "$T/err" &
+	run=$!
+	trap 'kill $run 2>/dev/null || true' EXIT
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $run)
+	sb=$(record_field "$line" sandbox)
+	tok=$(record_field "$line" token)
+	sock="$WARDEN_RUN_DIR/run-$sb.sock"
+	expect_eq "a forged token" "$("$BIN/wd-try" ctl "$sock" '{"op":"resume","id":"r0","token":"forged","resolution":"approve"}')" \
+		'{"ok":false,"error":"resume: no held operation has this token (decided already, or gone)","code":"not_found","v":1,"id":"r0"}'
+	expect_eq "an unknown key" "$("$BIN/wd-try" ctl "$sock" "{\"op\":\"resume\",\"id\":\"r1\",\"token\":\"$tok\",\"resolution\":\"approve\",\"wiat\":1}")" \
+		'{"ok":false,"error":"resume: unknown key \"wiat\"","code":"unknown_key","key":"wiat","v":1,"id":"r1"}'
+	line=$("$BIN/wd-try" ctl "$sock" "{\"op\":\"approve\",\"sandbox\":\"sb-00000000\",\"hold\":$(record_field "$line" hold),\"token\":\"$tok\"}")
+	case $line in
+	*'"ok":false'*'"code":"not_found"'*) ;; *) fail "another sandbox's name was taken: $line" ;;
+	esac
+	[ -e "$T/app/src/a" ] || fail "a refused request decided the hold"
+	expect_eq "resume" "$("$BIN/wd-try" ctl "$sock" "{\"op\":\"resume\",\"id\":\"r2\",\"token\":\"$tok\",\"resolution\":\"approve\"}")" \
+		"{\"ok\":true,\"sandbox\":\"$sb\",\"v\":1,\"id\":\"r2\"}"
+	line2=$(wait_record "$WD_OUT/audit" "\"target\":\"$T/app/src/b\",\"rule\"" $run)
+	tok2=$(record_field "$line2" token)
+	id2=$(record_field "$line2" hold)
+	case $("$BIN/wd-try" ctl "$sock" "{\"op\":\"resume\",\"token\":\"$tok\",\"resolution\":\"approve\"}") in
+	*'"ok":false'*'"code":"not_found"'*) ;; *) fail "a spent token was taken again" ;;
+	esac
+	expect_eq "deny" "$("$BIN/wd-try" ctl "$sock" "{\"op\":\"deny\",\"id\":7,\"hold\":$id2,\"token\":\"$tok2\"}")" \
+		"{\"ok\":true,\"sandbox\":\"$sb\",\"v\":1,\"id\":7}"
+	wait $run || true
+	expect_eq "the resumed delete" "$(cat "$T/a.rc")" 0
+	[ ! -e "$T/app/src/a" ] || fail "the resumed delete did not happen"
+	[ -e "$T/app/src/b" ] || fail "the denied delete happened"
+	[ "$(cat "$T/b.rc")" != 0 ] || fail "the denied rm succeeded"
+}
+
 test_unknown_approver_is_refused_at_start() {
 	edge_tree
 	edge_policy "$T/p.json" \
