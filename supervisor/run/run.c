@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <cJSON.h>
+#include <openssl/evp.h>
 
 #include "audit/jsonl.h"
 #include "policy/compile.h"
@@ -626,6 +627,27 @@ static int exec_spawn(void *ctx, char *const argv[], char *const env[], const ch
 }
 
 /* execs.h: the sandbox's processes (as the host numbers them) and what it uses now. */
+/*
+ * "policy_sha256": the SHA-256 of the policy the sandbox runs, as the keeper gets it (the
+ * effective warden.policy/1 document, variables expanded, printed compactly): two sandboxes
+ * with the same hash are confined alike, whatever files their policies came from.
+ */
+static void policy_hash(struct run *r, cJSON *into)
+{
+	cJSON *p = wd_policy_to_json(&r->pol);
+	char *text = p ? cJSON_PrintUnformatted(p) : NULL, hex[2 * 32 + 1];
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+
+	if (text && EVP_Digest(text, strlen(text), md, &n, EVP_sha256(), NULL) == 1 && n == 32) {
+		for (unsigned int i = 0; i < n; i++)
+			snprintf(hex + 2 * i, 3, "%02x", md[i]);
+		cJSON_AddStringToObject(into, "policy_sha256", hex);
+	}
+	free(text);
+	cJSON_Delete(p);
+}
+
 static void exec_inspect(void *ctx, cJSON *into)
 {
 	struct run *r = ctx;
@@ -650,6 +672,7 @@ static void exec_inspect(void *ctx, cJSON *into)
 	if (u.have_pids)
 		cJSON_AddNumberToObject(o, "pids", (double)u.pids_current);
 	cJSON_AddStringToObject(into, "backend", r->ops->name);
+	policy_hash(r, into);
 	cJSON_AddStringToObject(into, "cwd", r->cwd);
 	cJSON_AddNumberToObject(into, "uptime_ms",
 				(double)((wd_clock_ns(CLOCK_MONOTONIC) - r->t0) / 1000000));

@@ -154,6 +154,31 @@ test_sandbox_a_command_inside_cannot_exec_through_wardend() {
 	stop_daemon
 }
 
+# inspect names the policy a sandbox runs by its SHA-256 (of the effective policy): the same for
+# two sandboxes of one policy, another for a policy that allows one more path.
+test_sandbox_inspect_names_its_policy_by_hash() {
+	local h1 h2 h3 s1 s2
+	sandbox_policy
+	touch "$WD_OUT/audit"
+	start_daemon "$T/d.log"
+	create; s1=$sb
+	create; s2=$sb
+	answers "{\"op\":\"inspect\",\"sandbox\":\"$s1\"}" '"policy_sha256":"[0-9a-f]\{64\}"' "inspect"
+	h1=$(record_field "$r" policy_sha256)
+	answers "{\"op\":\"inspect\",\"sandbox\":\"$s2\"}" '"policy_sha256"' "inspect"
+	h2=$(record_field "$r" policy_sha256)
+	expect_eq "one policy, one hash" "$h2" "$h1"
+	sed -i 's|"read":\[|"read":["/srv",|' "$T/p.json"
+	create
+	answers "{\"op\":\"inspect\",\"sandbox\":\"$sb\"}" '"policy_sha256"' "inspect"
+	h3=$(record_field "$r" policy_sha256)
+	[ -n "$h3" ] && [ "$h3" != "$h1" ] || fail "a policy allowing one more path has the same hash: $h3"
+	for x in "$s1" "$s2" "$sb"; do
+		answers "{\"op\":\"destroy\",\"sandbox\":\"$x\"}" '"ok":true' "destroy $x"
+	done
+	stop_daemon
+}
+
 # The command line: warden sandbox create, exec (its output and exit status as the command's),
 # list, inspect and destroy.
 test_sandbox_command_line() {
