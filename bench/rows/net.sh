@@ -11,6 +11,10 @@
 #     takes the rate's whole path: lookup, lock, schedule) against nothing attached.
 #   net/connect: connect()+close() a second to a listener on loopback (BENCH_NET_CONNECTS of
 #     them) from that cgroup, program attached against not.
+#   net/connect-rules-1: connect()+close() from a sandbox whose net.allow lists the listener alone
+#     (127.0.0.1:PORT; the connect4 program decides each), against the same loop outside.
+#   net/connect-rules-100: the same from a sandbox with 100 net.allow rules (99 other hosts and
+#     ports, then the listener) against the one with 1: what the rule count costs a connect.
 #   net/throughput-sandbox: the transfer from a `warden run --policy cli` sandbox against the
 #     same sender outside: the whole sandbox (seccomp, the recorders, the programs).
 #   net/egress-accuracy: the receiver's measured rate over the configured 2 MiB/s of a 5 s
@@ -109,6 +113,18 @@ bare() { no_entry; transfer_cg; }
 prog() { no_entry; attached transfer_cg; }
 prog_rate() { with_entry && attached transfer_cg; }
 c_bare() { in_cg "$wr" connect "$cport" "$connects"; }
+# net_policy FILE N: N net.allow rules, the listener's last (the others 10.N.0.1:PORTS)
+net_policy() {
+	local rules= i
+	for i in $(seq 1 $(($2 - 1))); do rules="$rules\"tcp:10.$((i % 250)).$((i / 250)).1:$((1000 + i))\","; done
+	printf '{"schema":"warden.policy/1","extends":"cli","fs":{"read":["%s"],"exec":["%s"]},"net":{"default":"deny","allow":[%s"tcp:127.0.0.1:%s"]}}\n' \
+		"$BENCH_BIN" "$BENCH_BIN" "$rules" "$cport" >"$1"
+}
+net_policy "$BENCH_TMP/net1.json" 1
+net_policy "$BENCH_TMP/net100.json" 100
+c_outside() { "$wr" connect "$cport" "$connects"; }
+c_rules1() { sandboxed "$BENCH_TMP/net1.json" "$wr" connect "$cport" "$connects"; }
+c_rules100() { sandboxed "$BENCH_TMP/net100.json" "$wr" connect "$cport" "$connects"; }
 c_prog() { no_entry; attached c_bare; }
 outside() { transfer 1 100; }
 inside() { transfer 1 100 "$BENCH_TMP/cli.json"; }
@@ -121,6 +137,12 @@ bench_compare net/throughput-rate bare rate bytes_per_s \
 bench_compare net/connect bare rate per_s \
 	"$connects connect()+close() to a loopback listener per round, program attached against none" \
 	c_prog c_bare
+bench_compare net/connect-rules-1 outside rate per_s \
+	"$connects connect()+close() to a loopback listener per round, from a sandbox allowing it alone against outside" \
+	c_rules1 c_outside
+bench_compare net/connect-rules-100 rules-1 rate per_s \
+	"$connects connect()+close() to a loopback listener per round, a sandbox with 100 net.allow rules against one with 1" \
+	c_rules100 c_rules1
 bench_compare net/throughput-sandbox outside rate bytes_per_s "$note, warden --policy cli" \
 	inside outside
 # the rate's accuracy: 5 s at 2 MiB/s, a few rounds (each drains its send buffer at the rate)
