@@ -282,6 +282,23 @@ out:
 	return ok;
 }
 
+/*
+ * What a decision's request says of its reach (scope, subtree, count, ttl_ms) into @d: NULL, or
+ * the error to answer (a bad scope).
+ */
+static const char *decision_reach(const cJSON *req, struct wd_hold_decision *d)
+{
+	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(req, "scope");
+	const cJSON *sub = cJSON_GetObjectItemCaseSensitive(req, "subtree");
+	const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(req, "count");
+	const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(req, "ttl_ms");
+
+	d->subtree = cJSON_IsString(sub) ? sub->valuestring : NULL;
+	d->budget = cJSON_IsNumber(cnt) && cnt->valuedouble > 0 ? (uint64_t)cnt->valuedouble : 0;
+	d->ttl_ms = cJSON_IsNumber(ttl) && ttl->valuedouble > 0 ? (uint64_t)ttl->valuedouble : 0;
+	return scope_error(cJSON_IsString(sc) ? sc->valuestring : NULL, &d->scope);
+}
+
 /* @r (taken) to @cl, with the request's id (control.sock's envelope: "id" is the client's). */
 static void send_id(struct wd_ctl *c, struct client *cl, cJSON *r, const cJSON *id)
 {
@@ -305,10 +322,6 @@ static void decide_as_control(struct wd_ctl *c, struct client *cl, const cJSON *
 	const cJSON *tok = cJSON_GetObjectItemCaseSensitive(req, "token");
 	const cJSON *res = cJSON_GetObjectItemCaseSensitive(req, "resolution");
 	const cJSON *sb = cJSON_GetObjectItemCaseSensitive(req, "sandbox");
-	const cJSON *sub = cJSON_GetObjectItemCaseSensitive(req, "subtree");
-	const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(req, "count");
-	const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(req, "ttl_ms");
-	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(req, "scope");
 	struct wd_hold_decision d = { .who = cl->who };
 	bool resume = !strcmp(op, "resume");
 	cJSON *bad = check_keys(req, op, wd_request_keys(op)), *r;
@@ -334,15 +347,12 @@ static void decide_as_control(struct wd_ctl *c, struct client *cl, const cJSON *
 					   resume ? "" : op), id);
 		return;
 	}
-	why = scope_error(cJSON_IsString(sc) ? sc->valuestring : NULL, &d.scope);
+	why = decision_reach(req, &d);
 	if (why) {
 		send_id(c, cl, error_reply("%s", why), id);
 		return;
 	}
 	d.allow = resume ? !strcmp(res->valuestring, "approve") : !strcmp(op, "approve");
-	d.subtree = cJSON_IsString(sub) ? sub->valuestring : NULL;
-	d.budget = cJSON_IsNumber(cnt) && cnt->valuedouble > 0 ? (uint64_t)cnt->valuedouble : 0;
-	d.ttl_ms = cJSON_IsNumber(ttl) && ttl->valuedouble > 0 ? (uint64_t)ttl->valuedouble : 0;
 	if (resume)
 		err = wd_hold_by_token(c->holds, tok->valuestring, &hid);
 	else
@@ -409,10 +419,6 @@ static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
 		const cJSON *tok = cJSON_GetObjectItemCaseSensitive(req, "token");
 		const cJSON *allow = cJSON_GetObjectItemCaseSensitive(req, "allow");
-		const cJSON *sc = cJSON_GetObjectItemCaseSensitive(req, "scope");
-		const cJSON *sub = cJSON_GetObjectItemCaseSensitive(req, "subtree");
-		const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(req, "count");
-		const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(req, "ttl_ms");
 		const cJSON *on_behalf = cJSON_GetObjectItemCaseSensitive(req, "for");
 		struct wd_hold_decision d = { .who = cl->who };
 		char who[176];
@@ -423,7 +429,7 @@ static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 			send_json(c, cl, reply(false, "\"decide\" needs \"id\", \"token\" and \"allow\""));
 			goto out;
 		}
-		bad = scope_error(cJSON_IsString(sc) ? sc->valuestring : NULL, &d.scope);
+		bad = decision_reach(req, &d);
 		if (bad) {
 			send_json(c, cl, reply(false, bad));
 			goto out;
@@ -443,9 +449,6 @@ static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 			d.who = who;
 		}
 		d.allow = cJSON_IsTrue(allow);
-		d.subtree = cJSON_IsString(sub) ? sub->valuestring : NULL;
-		d.budget = cJSON_IsNumber(cnt) && cnt->valuedouble > 0 ? (uint64_t)cnt->valuedouble : 0;
-		d.ttl_ms = cJSON_IsNumber(ttl) && ttl->valuedouble > 0 ? (uint64_t)ttl->valuedouble : 0;
 		err = wd_hold_decide(c->holds, (uint64_t)id->valuedouble, tok->valuestring, &d);
 		if (err == -ENOENT)
 			snprintf(msg, sizeof(msg), "no hold %.0f in %s (decided already, or gone)",
