@@ -33,11 +33,20 @@ void hold_token_sign(const struct wd_hold_engine *e, struct hold *h)
 {
 	unsigned char mac[EVP_MAX_MD_SIZE];
 	unsigned int len = 0;
+	const char *t1 = h->target ? h->target : "", *t2 = h->target2 ? h->target2 : "";
 	char msg[PATH_MAX * 2 + 64];
 	int n;
 
-	n = snprintf(msg, sizeof(msg), "%llu|%u|%s|%s|%s", (unsigned long long)h->notif_id, h->pid,
-		     h->opname, h->target, h->target2 ? h->target2 : "");
+	/*
+	 * Each path with its length: the sandbox names them, and a rewrite of a held call's
+	 * memory before a take-over must not turn rename("a|b", "c") into rename("a", "b|c")
+	 * under the same token.
+	 */
+	n = snprintf(msg, sizeof(msg), "%llu|%u|%s|%zu:%s|%zu:%s", (unsigned long long)h->notif_id,
+		     h->pid, h->opname, strlen(t1), t1, strlen(t2), t2);
+	/* (decoded paths are at most PATH_MAX: never more than the buffer, and never read past) */
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		n = n < 0 ? 0 : (int)sizeof(msg) - 1;
 	HMAC(EVP_sha256(), e->key, sizeof(e->key), (unsigned char *)msg, (size_t)n, mac, &len);
 	for (unsigned int i = 0; i < 16 && i < len; i++)
 		snprintf(h->token + 2 * i, 3, "%02x", mac[i]);
