@@ -20,12 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,6 +61,8 @@ static void holds_unlink(struct sup *s);
 static cJSON *op_resume(const cJSON *req, int client, const cJSON *id, bool *deferred);
 static char *kept_state(const cJSON *req, const char *report, bool own_report, const char *holds);
 static int holds_link(struct sup *s);
+static cJSON *pty_fields(const cJSON *req, struct winsize *ws);
+static int open_pty(int pt[2], const struct winsize *ws);
 static void send_missed(struct sup *s);
 static void resumes_drop(int fd);
 
@@ -214,6 +218,8 @@ static void child_common(int keep_ring)
 			close(s->hl);
 		if (s->hand >= 0)
 			close(s->hand);
+		if (s->term >= 0)
+			close(s->term);
 	}
 	/* the hold is wardend's: a supervisor (and its keeper) must not keep the set pinned */
 	wd_progs_forsake(d.progs);
@@ -224,7 +230,7 @@ static void child_common(int keep_ring)
 static void adopt(const char *name, unsigned int wait_ms)
 {
 	struct sup *s = sup_by_name(name);
-	int hs[2];
+	int hs[2], term[2] = { -1, -1 };
 	pid_t pid;
 
 	if (s)
@@ -240,28 +246,48 @@ static void adopt(const char *name, unsigned int wait_ms)
 		log_warn("socketpair");
 		hs[0] = hs[1] = -1;
 	}
+	/*
+	 * Its stdin and stdout are not ours (our terminal, our log): nothing, and a pipe that a
+	 * "pty" run's terminal is relayed into, read as that run's stdout once it is handed over
+	 */
+	if (pipe2(term, O_CLOEXEC) || fcntl(term[0], F_SETFL, O_NONBLOCK)) {
+		log_warn("pipe");
+		for (int i = 0; i < 2; i++)
+			if (term[i] >= 0)
+				close(term[i]);
+		term[0] = term[1] = -1;
+	}
 	pid = fork();
 	if (pid < 0) {
 		log_warn("fork");
-		for (int i = 0; i < 2; i++)
+		for (int i = 0; i < 2; i++) {
 			if (hs[i] >= 0)
 				close(hs[i]);
+			if (term[i] >= 0)
+				close(term[i]);
+		}
 		return;
 	}
 	if (pid == 0) {
 		struct wd_adopt_opts o = { .sandbox = name, .wait_ms = wait_ms, .hand_fd = hs[1] };
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 		child_common(-1);
 		if (hs[0] >= 0)
 			close(hs[0]);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(term[1] >= 0 ? term[1] : null, 1) < 0)
+			_exit(125);
 		prctl(PR_SET_NAME, "wardend-sup");
 		_exit(wd_adopt(&o));
 	}
 	if (hs[1] >= 0)
 		close(hs[1]);
+	if (term[1] >= 0)
+		close(term[1]);
 	*s = (struct sup){ .pid = pid, .adopted = true, .ready = -1, .client = -1, .waiter = -1,
 			   .out = { -1, -1 }, .hl = -1, .hand = hs[0], .resumer = -1, .exec = -1,
-			   .exec_client = -1, .destroyer = -1, .inspector = -1, .in_w = -1 };
+			   .exec_client = -1, .destroyer = -1, .inspector = -1, .in_w = -1,
+			   .term = term[0] };
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	log_info("taking %s over (supervisor %d)", name, (int)pid);
 }
@@ -296,6 +322,13 @@ static void on_hand(struct sup *s)
 			continue;
 		}
 		close(fds[i]);
+	}
+	/* a terminal's output comes through the successor now (the old master went with wardend) */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dst, "pty")) && s->out[0] < 0 &&
+	    s->term >= 0) {
+		s->out[0] = s->term;
+		s->term = -1;
+		s->pty = true;
 	}
 	if (cJSON_IsObject(dst) && !s->streamed && !s->holds_events) {
 		s->streamed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dst, "streamed"));
@@ -587,6 +620,8 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	int ipipe[2] = { -1, -1 };
 	bool streamed_in = false;
 	int opipe[2][2] = { { -1, -1 }, { -1, -1 } };
+	bool ptyreq = cJSON_GetObjectItemCaseSensitive(req, "pty") != NULL, streams;
+	struct winsize ws = { 0 };
 	bool waits, holds_return;
 	const char *backend = str_field(req, "backend") ?: d.backend, *policy = NULL, *report;
 	char *policy_file = NULL, own_report[PATH_MAX];
@@ -639,8 +674,14 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 		return error_reply("run: \"stdin_stream\" must be true or false, and not with "
 				   "\"stdin\"%s", "");
 	streamed_in = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "stdin_stream"));
+	if (ptyreq && (bad = pty_fields(req, &ws)))
+		return bad;
+	/* a terminal is the command's stdin, stdout and stderr: all of it streamed */
+	if (ptyreq)
+		streamed_in = true;
 	/* a streamed run ends with its exit event, as one that waits; so does one whose holds return */
-	waits = cJSON_IsTrue(wait) || cJSON_IsTrue(stream) || holds;
+	streams = cJSON_IsTrue(stream) || ptyreq;
+	waits = cJSON_IsTrue(wait) || streams || holds;
 	bad = NULL;
 	if (!create && (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) < 1))
 		bad = error_reply("run: \"argv\" must be a non-empty array of strings%s", "");
@@ -688,16 +729,20 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	}
 	if (!bad && pipe2(pfd, O_CLOEXEC))
 		bad = coded_error("internal", "run: pipe: %s", strerror(errno));
-	for (int i = 0; !bad && cJSON_IsTrue(stream) && i < 2; i++)
+	for (int i = 0; !bad && streams && !ptyreq && i < 2; i++)
 		if (pipe2(opipe[i], O_CLOEXEC) || fcntl(opipe[i][0], F_SETFL, O_NONBLOCK))
 			bad = coded_error("internal", "run: pipe: %s", strerror(errno));
+	/* a terminal: its master is read as stdout and written as stdin; the slave the command's */
+	if (!bad && ptyreq && (open_pty(opipe[0], &ws) ||
+			       (ipipe[1] = fcntl(opipe[0][0], F_DUPFD_CLOEXEC, 3)) < 0))
+		bad = coded_error("internal", "run: pty: %s", strerror(errno));
 	/* a request is at most 64 KiB: its stdin fits a fresh pipe, written now, never waited on */
 	if (!bad && in && (pipe2(ipipe, O_CLOEXEC) || fcntl(ipipe[1], F_SETFL, O_NONBLOCK) ||
 			   write(ipipe[1], in->valuestring, strlen(in->valuestring)) !=
 				   (ssize_t)strlen(in->valuestring)))
 		bad = coded_error("internal", "run: stdin: %s", strerror(errno));
 	/* streamed: the write end stays ours, for the stdin requests that follow */
-	if (!bad && streamed_in &&
+	if (!bad && streamed_in && !ptyreq &&
 	    (pipe2(ipipe, O_CLOEXEC) || fcntl(ipipe[1], F_SETFL, O_NONBLOCK)))
 		bad = coded_error("internal", "run: stdin: %s", strerror(errno));
 	if (ipipe[1] >= 0 && (bad || !streamed_in)) {
@@ -779,6 +824,14 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 			for (int i = 0; i < 2; i++)
 				if (opipe[i][0] >= 0)
 					close(opipe[i][0]);
+		} else if (ptyreq) {
+			/* the terminal's master is wardend's alone; the slave is fds 0-2 below */
+			close(opipe[0][0]);
+			o.out_fd[1] = -1;
+			o.quiet = true;
+			/* a successor's relay of the command's terminal is this run's stdout then */
+			o.daemon_state = kept_state(req, waits ? report : NULL, own_report[0] != 0,
+						    holds);
 		} else {
 			/* the keeper keeps the read ends and this for the next wardend */
 			o.keep_out[0] = opipe[0][0];
@@ -790,13 +843,25 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 			wd_cgroup_use_next(&cg);
 		/* the command's output and the supervisor's messages: where the request says */
 		args = calloc((size_t)(argv ? cJSON_GetArraySize(argv) : 0) + 1, sizeof(*args));
-		out = output_fd(str_field(req, "stdout"));
-		err = output_fd(str_field(req, "stderr"));
+		/*
+		 * a terminal's: a session of its own with it as the controlling terminal, so the
+		 * supervisor relays it into the command's own pty as `warden run` on a terminal does
+		 */
+		if (ptyreq && (setsid() < 0 || ioctl(opipe[0][1], TIOCSCTTY, 0) ||
+			       dup2(opipe[0][1], 0) < 0 || dup2(opipe[0][1], 1) < 0 ||
+			       dup2(opipe[0][1], 2) < 0))
+			_exit(125);
+		out = ptyreq ? 1 : output_fd(str_field(req, "stdout"));
+		err = ptyreq ? 2 : output_fd(str_field(req, "stderr"));
+		/* the supervisor's own messages stay off the terminal: the request's stderr file */
+		if (ptyreq)
+			log_to(fdopen(output_fd(str_field(req, "stderr")), "a"));
 		if (!args || out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 			_exit(125);
 		/* its stderr is the request's file now, not the journal */
 		log_journal_set(false);
-		dup2(ipipe[0] >= 0 ? ipipe[0] : open("/dev/null", O_RDONLY | O_CLOEXEC), 0);
+		if (!ptyreq)
+			dup2(ipipe[0] >= 0 ? ipipe[0] : open("/dev/null", O_RDONLY | O_CLOEXEC), 0);
 		if (str_field(req, "cwd") && chdir(str_field(req, "cwd")))
 			_exit(125);
 		cJSON_ArrayForEach(a, argv)
@@ -817,14 +882,14 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 		close(xs[1]);
 	*s = (struct sup){ .pid = pid, .ready = pfd[0], .client = client, .waiter = -1,
 			   .policy_file = policy_file, .out = { opipe[0][0], opipe[1][0] },
-			   .streamed = cJSON_IsTrue(stream), .hl = -1, .hand = -1, .resumer = -1,
+			   .streamed = streams, .pty = ptyreq, .hl = -1, .hand = -1, .resumer = -1,
 			   .holds_events = holds != NULL, .holds_return = holds_return,
 			   .persistent = create, .exec = xs[0], .label_name = label_name,
 			   .labels = labels, .idle_s = idle_s, .exec_client = -1, .destroyer = -1,
 			   .inspector = -1,
 			   .kill_on_drop = str_field(req, "on_disconnect") &&
 					   !strcmp(str_field(req, "on_disconnect"), "kill"),
-			   .in_w = ipipe[1] };
+			   .in_w = ipipe[1], .term = -1 };
 	wd_outq_init(&s->in_q, STDIN_MAX);
 	s->argv0 = create ? NULL : strdup(cJSON_GetArrayItem(argv, 0)->valuestring);
 	s->id = id ? cJSON_Duplicate(id, true) : NULL;
@@ -843,6 +908,57 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	return NULL;
 }
 
+/* "pty": true, or {"rows":N,"cols":N}; alone for the command's stdin and output. */
+static cJSON *pty_fields(const cJSON *req, struct winsize *ws)
+{
+	/* ("stderr" is then the supervisor's messages alone) */
+	static const char *const not_with[] = { "stdout", "stdin", "stdin_stream" };
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(req, "pty"), *k;
+
+	for (size_t i = 0; i < sizeof(not_with) / sizeof(not_with[0]); i++)
+		if (cJSON_GetObjectItemCaseSensitive(req, not_with[i]))
+			return error_reply("run: with \"pty\" the terminal is the command's stdin and "
+					   "output (streamed, and written by stdin requests): no \"%s\"",
+					   not_with[i]);
+	if (cJSON_IsTrue(p))
+		return NULL;
+	if (!cJSON_IsObject(p))
+		return error_reply("run: \"pty\" must be true or {\"rows\":N,\"cols\":N}%s", "");
+	cJSON_ArrayForEach(k, p) {
+		bool rows = !strcmp(k->string, "rows"), cols = !strcmp(k->string, "cols");
+
+		if ((!rows && !cols) || !cJSON_IsNumber(k) || k->valuedouble < 1 ||
+		    k->valuedouble > 10000 || k->valuedouble != (int)k->valuedouble)
+			return error_reply("run: \"pty\" takes \"rows\" and \"cols\", each 1 to "
+					   "10000, not \"%.64s\"", k->string);
+		if (rows)
+			ws->ws_row = (unsigned short)k->valueint;
+		else
+			ws->ws_col = (unsigned short)k->valueint;
+	}
+	return NULL;
+}
+
+/* A terminal for a run: @pt[0] its master (non-blocking), @pt[1] its slave. 0 or -1 (errno). */
+static int open_pty(int pt[2], const struct winsize *ws)
+{
+	int e;
+
+	pt[0] = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (pt[0] < 0)
+		return -1;
+	if (grantpt(pt[0]) || unlockpt(pt[0]) || fcntl(pt[0], F_SETFL, O_NONBLOCK) ||
+	    (pt[1] = ioctl(pt[0], TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 ||
+	    ((ws->ws_row || ws->ws_col) && ioctl(pt[0], TIOCSWINSZ, ws))) {
+		e = errno;
+		close(pt[0]);
+		pt[0] = -1;
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * What a successor hands the next wardend if this one dies while the run goes on (its keeper
  * keeps it, wd_run_opts.daemon_state): how the request asked to be answered, and the report
@@ -852,12 +968,15 @@ static char *kept_state(const cJSON *req, const char *report, bool own_report, c
 {
 	cJSON *o = cJSON_CreateObject();
 	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(req, "argv");
+	bool pty = cJSON_GetObjectItemCaseSensitive(req, "pty") != NULL;
 	char *text;
 
 	if (!o)
 		return NULL;
 	cJSON_AddBoolToObject(o, "streamed",
-			      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "stream")));
+			      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "stream")) || pty);
+	if (pty)
+		cJSON_AddBoolToObject(o, "pty", true);
 	if (holds)
 		cJSON_AddStringToObject(o, "holds", holds);
 	if (report) {
@@ -1647,6 +1766,11 @@ cJSON *op_stdin(const cJSON *req)
 				   "again when it has read some", s->name);
 	if (err)
 		return coded_error("internal", "stdin: %s", strerror(-err));
+	/* a terminal's end of file is its EOF character (the command reads a line's end) */
+	if (cJSON_IsTrue(eof) && s->pty && !s->in_eof)
+		err = wd_outq_push(&s->in_q, "\x04", 1);
+	if (err)
+		return coded_error("internal", "stdin: %s", strerror(-err));
 	if (cJSON_IsTrue(eof))
 		s->in_eof = true;
 	r = cJSON_CreateObject();
@@ -1757,11 +1881,14 @@ void stream_drain(struct sup *s)
 static void tell_exit(struct sup *s, int status)
 {
 	cJSON *e = cJSON_CreateObject(), *rep = read_report(s->report);
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(rep, "exit_code");
 
 	cJSON_AddStringToObject(e, "event", "exit");
 	if (s->name[0])
 		cJSON_AddStringToObject(e, "sandbox", s->name);
-	cJSON_AddNumberToObject(e, "code", wd_exit_code_of_wait(status));
+	/* a successor's own status says it supervised to the end: the run's is in its report */
+	cJSON_AddNumberToObject(e, "code", s->adopted && cJSON_IsNumber(code) ?
+				code->valuedouble : wd_exit_code_of_wait(status));
 	if (s->adopted)
 		cJSON_AddBoolToObject(e, "taken_over", true);
 	if (s->streamed) {
@@ -1805,9 +1932,11 @@ static void sup_release(struct sup *s)
 	cJSON_Delete(s->inspect_id);
 	if (s->in_w >= 0)
 		close(s->in_w);
+	if (s->term >= 0)
+		close(s->term);
 	wd_outq_free(&s->in_q);
 	*s = (struct sup){ .out = { -1, -1 }, .hl = -1, .hand = -1, .resumer = -1, .exec = -1,
-			   .exec_client = -1, .destroyer = -1, .inspector = -1, .in_w = -1 };
+			   .exec_client = -1, .destroyer = -1, .inspector = -1, .in_w = -1, .term = -1 };
 }
 
 static void on_exit_status(struct sup *s, int status)
@@ -1866,8 +1995,20 @@ static void on_exit_status(struct sup *s, int status)
 		cJSON *id = s->id;
 		char *report = s->report;
 		bool own_report = s->own_report;
-		struct sup *t, was = *s;
+		struct sup *t, was;
 
+		/*
+		 * A terminal's master: its other end was the dead supervisor's alone, so what that
+		 * relayed is read to its end now; the successor relays the command's own terminal
+		 * through its stdout pipe, taken as this run's stdout when it hands over
+		 */
+		for (int k = 0; s->pty && k < 4096 && s->out[0] >= 0; k++)
+			stream_read(s, 0);
+		if (s->pty && s->out[0] >= 0) {
+			close(s->out[0]);
+			s->out[0] = -1;
+		}
+		was = *s;
 		snprintf(name, sizeof(name), "%s", s->name);
 		s->id = NULL;
 		/* the sandbox lives on, writing into its pipes: they go with it to its successor */
@@ -1885,6 +2026,7 @@ static void on_exit_status(struct sup *s, int status)
 			memcpy(t->out_keep, was.out_keep, sizeof(t->out_keep));
 			memcpy(t->out_kept, was.out_kept, sizeof(t->out_kept));
 			t->streamed = was.streamed;
+			t->pty = was.pty;
 			t->holds_events = was.holds_events;
 			t->holds_return = was.holds_return;
 		} else {

@@ -58,6 +58,12 @@ struct sup {
 	char out_keep[2][4]; /* a UTF-8 sequence cut by the read, for the next chunk */
 	size_t out_kept[2];
 	bool streamed; /* asked "stream": its exit event says what went and what was lost */
+	bool pty; /* asked "pty": out[0] is the terminal's master, in_w a copy of it */
+	/*
+	 * A successor's stdout (read end; -1: none): where it relays the command's terminal once
+	 * it takes a "pty" run over, so out[0] after on_hand; never the daemon's own log.
+	 */
+	int term;
 	/*
 	 * Its holds, through its supervisor's holds socket (run-SANDBOX.sock), subscribed: the
 	 * link's fd (-1: none yet, or its policy holds nothing), what it has read, the holds now

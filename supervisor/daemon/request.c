@@ -15,7 +15,7 @@
 static const char *const run_keys[] = { ENVELOPE, "policy", "argv", "audit", "report", "stdout",
 					"stderr", "cwd", "backend", "wait", "stream", "holds", "env",
 					"timeout_ms", "stdin", "on_disconnect", "stdin_stream",
-					NULL };
+					"pty", NULL };
 static const char *const create_keys[] = { ENVELOPE, "policy", "audit", "report", "stderr", "cwd",
 					   "backend", "env", "timeout_ms", "name", "labels",
 					   "idle_timeout_s", NULL };

@@ -227,10 +227,13 @@ static int spawn_keeper(struct wd_keeper *k, const struct wd_cgroup *cg, unsigne
 		err = src ? -errno : -ENOMEM;
 		goto out;
 	}
-	/* stdin and stdout are not the keeper's; stderr stays, for the one message that matters */
+	/*
+	 * stdin and stdout are not the keeper's; our messages' stream stays its stderr, for the one
+	 * message that matters (not a terminal that is the command's, as a wardend "pty" run's)
+	 */
 	src[n++] = null;
 	src[n++] = null;
-	src[n++] = fcntl(2, F_GETFD) >= 0 ? 2 : null;
+	src[n++] = fcntl(fileno(log_stream()), F_GETFD) >= 0 ? fileno(log_stream()) : null;
 	src[n++] = sv[1];
 	src[n++] = cg->fd;
 	src[n++] = named >= 0 ? named : null;

@@ -118,7 +118,7 @@ int wd_run_open_default_sink(struct run_state *st, const struct wd_ruleset *rs,
 			err = -errno;
 	}
 	if (!err)
-		fprintf(stderr, "warden: audit records of sandbox %s go to %s\n", sandbox, path);
+		fprintf(log_stream(), "warden: audit records of sandbox %s go to %s\n", sandbox, path);
 	wd_out_close(&f);
 out:
 	if (err && err != -EPERM)

@@ -42,20 +42,36 @@ int log_level(void)
 	return verbosity;
 }
 
+static FILE *stream;
+
+void log_to(FILE *f)
+{
+	stream = f;
+}
+
+FILE *log_stream(void)
+{
+	return stream ? stream : stderr;
+}
+
 static void vlog(int level, int errnum, const char *fmt, va_list ap)
 {
+	FILE *out = log_stream();
+
 	/* syslog's err, warning, info, debug */
 	static const int prio[] = { 3, 4, 6, 7 };
 
 	if (level > verbosity)
 		return;
 	if (journal)
-		fprintf(stderr, "<%d>", prio[level < 0 ? 0 : level > 3 ? 3 : level]);
-	fprintf(stderr, "%s: ", prog);
-	vfprintf(stderr, fmt, ap);
+		fprintf(out, "<%d>", prio[level < 0 ? 0 : level > 3 ? 3 : level]);
+	fprintf(out, "%s: ", prog);
+	vfprintf(out, fmt, ap);
 	if (errnum)
-		fprintf(stderr, ": %s", strerror(errnum));
-	fputc('\n', stderr);
+		fprintf(out, ": %s", strerror(errnum));
+	fputc('\n', out);
+	if (out != stderr)
+		fflush(out);
 }
 
 void wd_log(int level, bool with_errno, const char *fmt, ...)

@@ -7,6 +7,7 @@
 #define WD_LOG_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 enum wd_log_level {
@@ -25,6 +26,12 @@ int log_level(void);
  */
 void log_journal_detect(void);
 void log_journal_set(bool on);
+/*
+ * Messages to @f instead of standard error (NULL: standard error again): for a supervisor whose
+ * fds 0-2 are its command's terminal (wardend's "pty"), whose messages are not the command's.
+ */
+void log_to(FILE *f);
+FILE *log_stream(void);
 /*
  * One function writes every message: log_warn and fatal append ": strerror(errno)" (errno as it
  * was when called, and left as it was); log_warnx, log_info, log_debug and fatalx do not. fatal

@@ -457,6 +457,89 @@ test_a_token_given_before_a_restart_does_not_approve_a_call_rewritten_meanwhile(
 	stop_daemon
 }
 
+# "pty": the command's stdin, stdout and stderr are a terminal of the size asked; what it writes
+# comes as stdout events (the terminal's echo of its input too), and stdin requests type into it.
+# TIOCSTI from inside is refused. A pty with an output file, or a bad size, is refused naming
+# the key.
+test_a_run_with_a_pty_gets_a_terminal_and_streams_it() {
+	local pol req sb stream
+	start_daemon "$T/d.log"
+	mkdir -p "$T/s"
+	touch "$T/s/reply"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s","%s"],"write":["%s"],"exec":["/usr/bin","/bin","%s","%s","%s"]}}' "$T" "$BIN" "$T" "$BIN" "$LOADER" "${LIBDIRS// /\",\"}")
+	case $(ctl "{\"op\":\"run\",\"pty\":true,\"stdout\":\"$T/o\",\"policy\":$pol,\"argv\":[\"true\"]}") in
+	*'"ok":false'*'with \"pty\"'*'no \"stdout\"'*) ;; *) fail "a pty with an output file was not refused" ;;
+	esac
+	case $(ctl "{\"op\":\"run\",\"pty\":{\"rows\":0},\"policy\":$pol,\"argv\":[\"true\"]}") in
+	*'"ok":false'*'"code":"bad_request"'*) ;; *) fail "a pty of 0 rows was not refused" ;;
+	esac
+	req="{\"op\":\"run\",\"id\":5,\"pty\":{\"rows\":30,\"cols\":100},\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"test -t 0 && test -t 1 && test -t 2 && echo tty-yes; stty size; echo sti=\$($BIN/wd-pty attack sti INJECTED); read l; echo got-\$l; exit 4\"]}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s" 2> "$T/s.err" &
+	stream=$!
+	timeout 60 "$BIN/wd-try" wait-line "$T/s/reply" '"ok":true' $stream > /dev/null ||
+		fail "the run: $(cat "$T/s/reply" "$T/s.err" 2>/dev/null)"
+	sb=$(record_field "$(cat "$T/s/reply")" sandbox)
+	case $(ctl "{\"op\":\"stdin\",\"sandbox\":\"$sb\",\"data\":\"hello\\n\"}") in
+	*'"ok":true'*) ;; *) fail "stdin into the terminal was refused" ;;
+	esac
+	wait $stream || fail "the stream: $(cat "$T/s/reply")"
+	grep -q 'tty-yes' "$T/s/stdout" || fail "stdin, stdout and stderr are not a terminal: $(cat "$T/s/stdout")"
+	grep -q '^30 100' "$T/s/stdout" || fail "the terminal's size: $(cat "$T/s/stdout")"
+	grep -q 'got-hello' "$T/s/stdout" || fail "the typed line: $(cat "$T/s/stdout")"
+	# the attack: typing into its terminal from inside (TIOCSTI) is refused, as on warden run's
+	grep -q 'sti=E' "$T/s/stdout" || fail "TIOCSTI from inside the sandbox: $(cat "$T/s/stdout")"
+	grep -q 'INJECTED' "$T/s/stdout" && fail "TIOCSTI typed into the terminal: $(cat "$T/s/stdout")"
+	case $(cat "$T/s/exit") in *'"code":4,'*) ;; *) fail "exit event: $(cat "$T/s/exit")" ;; esac
+	stop_daemon
+}
+
+# A "pty" run outlives its supervisor and its wardend: the successor relays the command's own
+# terminal (the keeper kept its master) into a pipe that wardend reads as the run's stdout, so
+# the output goes on streaming, on the run's connection after a supervisor's crash and to an
+# attach after wardend's restart; none of it reaches wardend's own log.
+test_a_pty_run_streams_on_after_its_supervisor_and_its_wardend_die() {
+	local pol req sup sb
+	start_daemon "$T/d1.log"
+	mkdir "$T/s1" "$T/s2" "$T/w"
+	mkfifo "$T/w/r1" "$T/w/g1" "$T/w/r2" "$T/w/g2"
+	touch "$T/s1/reply" "$T/s2/reply"
+	pol=$(printf '{"schema":"warden.policy/1","fs":{"read":["/usr","/lib","/lib64","/etc","%s"],"write":["%s/w"],"exec":["/usr/bin","/bin","%s","%s","%s"]}}' "$BIN" "$T" "$BIN" "$LOADER" "${LIBDIRS// /\",\"}")
+	req="{\"op\":\"run\",\"id\":7,\"pty\":true,\"backend\":\"$BACKEND\",\"policy\":$pol,\"argv\":[\"sh\",\"-c\",\"echo before-crash; $BIN/wd-try gate $T/w/r1 $T/w/g1; echo after-crash; $BIN/wd-try gate $T/w/r2 $T/w/g2; echo after-restart; exit 4\"]}"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "$req" "$T/s1" 2> "$T/s1.err" &
+	local sw=$!
+	trap 'kill -KILL $daemon $sw 2>/dev/null || true' EXIT
+	read -r -t 120 _ <> "$T/w/r1" || fail "the command never reached its first gate: $(cat "$T/s1.err")"
+	"$BIN/wd-try" wait-line "$T/s1/reply" '"ok":true' "$sw" > /dev/null || fail "no reply: $(cat "$T/s1.err")"
+	sup=$(record_field "$(cat "$T/s1/reply")" supervisor)
+	sb=$(record_field "$(cat "$T/s1/reply")" sandbox)
+	kill -KILL "$sup"
+	"$BIN/wd-try" wait-line "$T/d1.log" "taking $sb over" "$daemon" > /dev/null || fail "not taken over"
+	: > "$T/w/g1"
+	read -r -t 120 _ <> "$T/w/r2" || fail "the command never reached its second gate"
+	"$BIN/wd-try" wait-line "$T/s1/stdout" 'after-crash' "$sw" > /dev/null ||
+		fail "the terminal's output did not go on after the supervisor's crash: $(cat "$T/s1/stdout" "$T/s1.err")"
+	grep -q 'before-crash' "$T/s1/stdout" || fail "lost what came before the crash: $(cat "$T/s1/stdout")"
+	kill -KILL "$daemon"
+	wait "$daemon" 2>/dev/null || true
+	wait "$sw" 2>/dev/null && fail "the stream ended as if the run had"
+	start_daemon "$T/d2.log"
+	"$BIN/wd-try" wait-line "$T/d2.log" "taking $sb over" "$daemon" > /dev/null || fail "not taken over again"
+	timeout 120 "$BIN/wd-stream" "$WARDEN_RUN_DIR/control.sock" "{\"op\":\"attach\",\"id\":8,\"sandbox\":\"$sb\"}" "$T/s2" 2> "$T/s2.err" &
+	sw=$!
+	"$BIN/wd-try" wait-line "$T/s2/reply" '"ok":true' "$sw" > /dev/null || fail "attach: $(cat "$T/s2/reply" "$T/s2.err")"
+	: > "$T/w/g2"
+	wait "$sw" || fail "the attach did not end with the exit event: $(cat "$T/s2.err")"
+	grep -q 'after-restart' "$T/s2/stdout" || fail "the terminal's output did not go on after wardend's restart: $(cat "$T/s2/stdout")"
+	# the run's own code, as its report has it (4, or unknown where the sandbox had no init)
+	case $(cat "$T/s2/exit") in
+	*'"code":4,"taken_over":true'*'"exit_code":4,'*) ;;
+	*'"code":0,"taken_over":true'*'"exit_code":0,'*'"unknown":["status","exit_code"'*) ;;
+	*) fail "exit event: $(cat "$T/s2/exit")" ;;
+	esac
+	! grep -q 'after-\|before-crash' "$T/d1.log" "$T/d2.log" || fail "the command's terminal reached wardend's log"
+	stop_daemon
+}
+
 # "holds":"events": the run's connection gets each hold as an event and goes on waiting; a
 # resume from another connection decides it, and the first connection gets the decision, the
 # rest of the output and the exit (the resuming one only its answer).
