@@ -232,7 +232,7 @@ static void test_match_inode(void **state)
 /* One syscall the child makes, and whether the filter must send it. */
 struct probe_call {
 	long nr;
-	long a0, a1, a2;
+	long a0, a1, a2, a3;
 	bool sent;
 };
 
@@ -257,7 +257,9 @@ static void run_filter(const struct wd_notify_plan *p, const struct probe_call *
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || wd_waiting_room_install(p, sv[1]))
 			_exit(2);
 		for (size_t i = 0; i < n; i++)
-			if (syscall(calls[i].nr, calls[i].a0, calls[i].a1, calls[i].a2) != -1 ||
+			/* every argument given: what a register held before is no flag of linkat's */
+			if (syscall(calls[i].nr, calls[i].a0, calls[i].a1, calls[i].a2, calls[i].a3,
+				    0L, 0L) != -1 ||
 			    errno != ENOENT)
 				_exit(3);
 		_exit(0);
@@ -298,7 +300,9 @@ static void run_filter(const struct wd_notify_plan *p, const struct probe_call *
 }
 
 #define NOPE "/nonexistent-warden-test/x"
-#define CALL(nr, a0, a1, a2, sent) { nr, (long)(a0), (long)(a1), (long)(a2), sent }
+#define CALL(nr, a0, a1, a2, sent) { nr, (long)(a0), (long)(a1), (long)(a2), 0, sent }
+/* renameat and linkat: their new name is the fourth argument */
+#define CALL4(nr, a0, a1, a2, a3, sent) { nr, (long)(a0), (long)(a1), (long)(a2), (long)(a3), sent }
 
 /* The waiting room's filter, installed for real, sends exactly the held classes' syscalls. */
 static void test_notify_filter(void **state)
@@ -317,11 +321,11 @@ static void test_notify_filter(void **state)
 		CALL(SYS_unlinkat, AT_FDCWD, NOPE, AT_REMOVEDIR, true),
 		CALL(SYS_rmdir, NOPE, 0, 0, true),
 		CALL(SYS_rename, NOPE, NOPE "2", 0, true),
-		CALL(SYS_renameat, AT_FDCWD, NOPE, AT_FDCWD, true),
+		CALL4(SYS_renameat, AT_FDCWD, NOPE, AT_FDCWD, NOPE "2", true),
 		CALL(SYS_execve, NOPE, 0, 0, false),
 		/* a second name for a file: what truncating it through that name would need */
 		CALL(SYS_link, NOPE, NOPE "2", 0, true),
-		CALL(SYS_linkat, AT_FDCWD, NOPE, AT_FDCWD, true),
+		CALL4(SYS_linkat, AT_FDCWD, NOPE, AT_FDCWD, NOPE "2", true),
 		/* the accumulator reloaded after the unlinkat test: open's O_TRUNC still seen */
 		CALL(SYS_open, NOPE, O_WRONLY | O_TRUNC, 0, true),
 	};
