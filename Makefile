@@ -51,7 +51,7 @@ LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(TEMPLATES_OBJ)
 UNIT_TESTS := test_policy test_compile test_jsonl test_exe_cache test_capabilities test_carve \
 	test_hold_rules test_units test_net test_json_locate test_effective test_explain test_templates \
 	test_policy_schema test_policy_corpus test_setup test_devid test_spawn_status test_fsutil test_path \
-	test_ipc test_probe_cache test_records test_net_keys
+	test_ipc test_probe_cache test_records test_net_keys test_hold_rooms
 # the DNS forwarder (supervisor/dns/)
 UNIT_TESTS += test_dns
 # net.egress_rate's figures (supervisor/net/rate.c)

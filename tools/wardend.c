@@ -1023,7 +1023,7 @@ static cJSON *op_list(void)
 static cJSON *op_kill(const cJSON *req)
 {
 	const char *name = str_field(req, "sandbox");
-	struct sup *s = name ? sup_by_name(name) : NULL;
+	struct sup *s = name ? sup_find(name) : NULL;
 	cJSON *r;
 
 	if (!name)
@@ -1594,7 +1594,8 @@ static cJSON *op_resume(const cJSON *req, int client, const cJSON *id, bool *def
 	s->resumer = client;
 	s->resume_id = id ? cJSON_Duplicate(id, true) : NULL;
 	s->resume_token = strdup(token);
-	s->resume_attach = true;
+	/* a persistent sandbox's execs answer their own requests: nothing to carry on here */
+	s->resume_attach = !s->persistent;
 	*deferred = true;
 	return NULL;
 }

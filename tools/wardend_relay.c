@@ -57,10 +57,13 @@ static cJSON *relay_open(const char *op, const char *name, cJSON *up_req, int cl
 	int fd = -1, err;
 	cJSON *bad = NULL;
 
-	if (!sup_by_name(name)) {
+	const struct sup *s = sup_find(name);
+
+	if (!s) {
 		bad = coded_error("not_found", "this daemon supervises no sandbox %s", name);
 		goto out;
 	}
+	name = s->name; /* a persistent sandbox's name finds its id's socket */
 	for (int i = 0; i < MAX_RELAYS && !r; i++)
 		if (relays[i].up < 0)
 			r = &relays[i];

@@ -43,6 +43,7 @@ int wd_hold_engine_new(struct wd_hold_engine **out, const struct wd_hold_rules *
 	e->ev = *ev;
 	e->next_id = 1;
 	e->wake = -1;
+	e->rooms_changed = -1;
 	e->root = -1;
 	e->qtail = &e->qhead;
 	pthread_mutex_init(&e->qlock, NULL);
@@ -105,6 +106,11 @@ void wd_hold_engine_free(struct wd_hold_engine *e)
 	}
 	if (e->wake >= 0)
 		close(e->wake);
+	for (int i = 0; e->rooms_on && i < WD_HOLD_ROOMS_MAX; i++)
+		if (e->rooms[i] >= 0)
+			close(e->rooms[i]);
+	if (e->rooms_changed >= 0)
+		close(e->rooms_changed);
 	if (e->root >= 0)
 		close(e->root);
 	hold_dircache_free(&e->dirs);
@@ -127,13 +133,13 @@ int wd_hold_timer_fd(const struct wd_hold_engine *e)
 	return e->timer;
 }
 
-int hold_respond(struct wd_hold_engine *e, uint64_t notif_id, int error, int64_t val, bool cont)
+int hold_respond(const struct hold *h, int error, int64_t val, bool cont)
 {
-	struct seccomp_notif_resp r = { .id = notif_id, .error = error, .val = val };
+	struct seccomp_notif_resp r = { .id = h->notif_id, .error = error, .val = val };
 
 	if (cont)
 		r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_SEND, &r))
+	if (ioctl(h->listener, SECCOMP_IOCTL_NOTIF_SEND, &r))
 		return -errno; /* -ENOENT: the task is gone (killed while held) */
 	return 0;
 }
@@ -197,7 +203,7 @@ static void settle(struct wd_hold_engine *e, struct hold *h, bool allow, const c
 	if (allow)
 		result = hold_perform(e, h);
 	else
-		hold_respond(e, h->notif_id, -EPERM, 0, false);
+		hold_respond(h, -EPERM, 0, false);
 	view_of(h, &v, hold_now_ms(), e->rules);
 	if (e->ev.decided)
 		e->ev.decided(e->ev.ctx, &v, allow, who, result);
@@ -301,7 +307,7 @@ int wd_hold_on_notify(struct wd_hold_engine *e)
 
 		if (!n)
 			return -ENOMEM;
-		err = hold_receive_one(e, n, nsz, &h);
+		err = hold_receive_one(e, e->listener, n, nsz, &h);
 		if (n != e->recv_page)
 			free(n);
 		if (h)
@@ -321,7 +327,57 @@ int wd_hold_on_notify(struct wd_hold_engine *e)
 		q = q->next;
 		admit(e, h);
 	}
+	hold_rooms_reap(e);
 	return 0;
+}
+
+/* @h (off the pending list) was a call of a task that has gone: its deciders are told. */
+static void forget_gone(struct wd_hold_engine *e, struct hold *h, uint64_t now)
+{
+	struct wd_hold_view v;
+
+	if (!h->follower)
+		promote_follower(e, h);
+	view_of(h, &v, now, e->rules);
+	if (e->ev.decided)
+		e->ev.decided(e->ev.ctx, &v, false, "gone", -ESRCH);
+	hold_journal(e, h, false);
+	hold_free(h);
+}
+
+void hold_rooms_reap(struct wd_hold_engine *e)
+{
+	uint64_t now = hold_now_ms();
+	int gone[WD_HOLD_ROOMS_MAX], n = 0;
+
+	if (!e->rooms_on)
+		return;
+	pthread_mutex_lock(&e->qlock);
+	for (int i = 0; i < WD_HOLD_ROOMS_MAX; i++)
+		if (e->room_gone[i]) {
+			gone[n++] = e->rooms[i];
+			e->rooms[i] = -1;
+			e->room_gone[i] = false;
+		}
+	pthread_mutex_unlock(&e->qlock);
+	/* every task of the room has gone, and so have the calls it held */
+	for (int i = 0; i < n; i++) {
+		struct hold **pp = &e->pending;
+
+		while (*pp) {
+			struct hold *h = *pp;
+
+			if (h->listener != gone[i]) {
+				pp = &h->next;
+				continue;
+			}
+			*pp = h->next;
+			forget_gone(e, h, now);
+		}
+		close(gone[i]);
+	}
+	if (n)
+		arm_timer(e);
 }
 
 int wd_hold_on_timer(struct wd_hold_engine *e)
@@ -356,15 +412,9 @@ void wd_hold_list(struct wd_hold_engine *e, void (*fn)(void *arg, const struct w
 		struct wd_hold_view v;
 
 		/* a held task that was killed has no call left to answer */
-		if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->notif_id)) {
+		if (ioctl(h->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->notif_id)) {
 			*pp = h->next;
-			if (!h->follower)
-				promote_follower(e, h);
-			view_of(h, &v, now, e->rules);
-			if (e->ev.decided)
-				e->ev.decided(e->ev.ctx, &v, false, "gone", -ESRCH);
-			hold_journal(e, h, false);
-			hold_free(h);
+			forget_gone(e, h, now);
 			continue;
 		}
 		/* one question, one entry: callers asking the same wait behind the first */
@@ -436,7 +486,7 @@ int wd_hold_take_over(struct wd_hold_engine *e, int listener, const struct wd_ho
 		/* a task killed meanwhile has no call left */
 		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &calls[i].notif_id))
 			continue;
-		if (hold_take(e, &calls[i], &h) == 0 && h) {
+		if (hold_take(e, listener, &calls[i], &h) == 0 && h) {
 			admit(e, h);
 			taken++;
 		}

@@ -96,6 +96,13 @@ int wd_hold_key_load(struct wd_hold_engine *e, int fd);
 
 /* The listener: poll it readable, then call wd_hold_on_notify. */
 int wd_hold_listener_fd(const struct wd_hold_engine *e);
+/*
+ * Instead of wd_hold_attach, for a persistent sandbox: one more waiting room (an exec's
+ * @listener, which the engine owns from now on, closing it once its tasks have all gone).
+ * The receiver thread polls them all. 0, -ENOSPC (WD_HOLD_ROOMS_MAX rooms still have tasks),
+ * -EBUSY (the engine has a run's one listener), or -errno.
+ */
+int wd_hold_add_room(struct wd_hold_engine *e, int listener);
 int wd_hold_on_notify(struct wd_hold_engine *e);
 /* A timerfd that fires at the next timeout: then call wd_hold_on_timer. */
 int wd_hold_timer_fd(const struct wd_hold_engine *e);

@@ -29,6 +29,7 @@ struct matched {
 struct hold {
 	uint64_t id;
 	uint64_t notif_id;
+	int listener; /* the waiting room it came from (a persistent sandbox has one per exec) */
 	uint32_t pid;
 	unsigned int nr;
 	uint64_t args[6];
@@ -73,9 +74,20 @@ struct hold {
 	struct hold *next;
 };
 
+#define WD_HOLD_ROOMS_MAX 64
+
 struct wd_hold_engine {
 	const struct wd_hold_rules *rules;
 	int listener;
+	/*
+	 * A persistent sandbox's waiting rooms, one per exec (wd_hold_add_room), instead of
+	 * @listener: the receiver polls them all and marks one gone once every task of it has
+	 * (it hangs up); the main loop closes it (hold_rooms_reap). Under @qlock.
+	 */
+	bool rooms_on;
+	int rooms[WD_HOLD_ROOMS_MAX];
+	bool room_gone[WD_HOLD_ROOMS_MAX];
+	int rooms_changed; /* eventfd: the receiver's poll set is stale */
 	int timer;
 	struct wd_hold_events ev;
 	struct wd_grants grants;
@@ -108,8 +120,8 @@ uint64_t hold_now_ms(void);
 /* Free what @h holds but not @h itself (a hold decided on the receiver's stack). */
 void hold_clear(struct hold *h);
 void hold_free(struct hold *h);
-/* Answer notification @notif_id: @error and @val, or let it go on (@cont). 0 or -errno. */
-int hold_respond(struct wd_hold_engine *e, uint64_t notif_id, int error, int64_t val, bool cont);
+/* Answer @h's notification: @error and @val, or let it go on (@cont). 0 or -errno. */
+int hold_respond(const struct hold *h, int error, int64_t val, bool cont);
 /* Tell whoever keeps the journal of waiting calls that @h waits, or no longer does. */
 void hold_journal(struct wd_hold_engine *e, const struct hold *h, bool waiting);
 
@@ -118,10 +130,13 @@ void hold_journal(struct wd_hold_engine *e, const struct hold *h, bool waiting);
  * Decide call @c and answer it if no rule matches; otherwise *@out is it, decoded, for the main
  * loop to admit. 0 or -errno.
  */
-int hold_take(struct wd_hold_engine *e, const struct wd_hold_call *c, struct hold **out);
-/* Receive one notification into @n (@nsz bytes) and take it. */
-int hold_receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t nsz,
+int hold_take(struct wd_hold_engine *e, int listener, const struct wd_hold_call *c,
+	      struct hold **out);
+/* Receive one notification of waiting room @listener into @n (@nsz bytes) and take it. */
+int hold_receive_one(struct wd_hold_engine *e, int listener, struct seccomp_notif *n, size_t nsz,
 		     struct hold **out);
+/* The main loop: close the rooms the receiver found empty for good, and forget their holds. */
+void hold_rooms_reap(struct wd_hold_engine *e);
 /* The size of a notification as this kernel gives it. */
 size_t hold_notif_size(const struct wd_hold_engine *e);
 void hold_stop_receiver(struct wd_hold_engine *e);

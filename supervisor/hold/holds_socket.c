@@ -246,6 +246,15 @@ static void list_one(void *arg, const struct wd_hold_view *v)
 	cJSON_AddItemToArray(a->arr, wd_hold_view_json(a->sandbox, v));
 }
 
+cJSON *wd_hold_list_json(struct wd_hold_engine *e, const char *sandbox)
+{
+	struct list_arg a = { .sandbox = sandbox, .arr = cJSON_CreateArray() };
+
+	if (a.arr)
+		wd_hold_list(e, list_one, &a);
+	return a.arr;
+}
+
 static const char *scope_error(const char *s, enum wd_grant_scope *scope)
 {
 	if (!s || strcmp(s, "once") == 0)
@@ -403,12 +412,9 @@ static void handle(struct wd_ctl *c, struct client *cl, const char *line)
 		goto out;
 	}
 	if (strcmp(op->valuestring, "holds") == 0) {
-		struct list_arg a = { .sandbox = c->sandbox };
-
 		r = reply(true, NULL);
 		cJSON_AddStringToObject(r, "sandbox", c->sandbox);
-		a.arr = cJSON_AddArrayToObject(r, "holds");
-		wd_hold_list(c->holds, list_one, &a);
+		cJSON_AddItemToObject(r, "holds", wd_hold_list_json(c->holds, c->sandbox));
 		send_json(c, cl, r);
 	} else if (strcmp(op->valuestring, "subscribe") == 0) {
 		cl->subscribed = true;

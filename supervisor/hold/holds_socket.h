@@ -50,5 +50,7 @@ void wd_ctl_publish_decision(struct wd_ctl *c, const struct wd_hold_view *v, boo
 
 /* The JSON object of a hold, as every surface shows it (caller frees with cJSON_Delete). */
 struct cJSON *wd_hold_view_json(const char *sandbox, const struct wd_hold_view *v);
+/* Every hold of @e pending now, as wd_hold_view_json() gives each: a new array (NULL: ENOMEM). */
+struct cJSON *wd_hold_list_json(struct wd_hold_engine *e, const char *sandbox);
 
 #endif

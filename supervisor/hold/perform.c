@@ -50,14 +50,14 @@ put_back:
  * Perform the approved operation on the pinned parent directory, and answer the task with its
  * result. The supervisor acts, so a path swapped after the check changes nothing.
  */
-static int perform_op(struct wd_hold_engine *e, struct hold *h)
+static int perform_op(struct hold *h)
 {
 	int r = 0, fd, flags;
 
 	switch (h->op.class) {
 	case WD_HOLD_EXEC:
 		/* exec holds are advisory: the exec allowlist stays the authority */
-		return hold_respond(e, h->notif_id, 0, 0, true) ? -ESRCH : 0;
+		return hold_respond(h, 0, 0, true) ? -ESRCH : 0;
 	case WD_HOLD_DELETE:
 		r = delete_checked(h);
 		break;
@@ -113,7 +113,7 @@ static int perform_op(struct wd_hold_engine *e, struct hold *h)
 				.srcfd = (uint32_t)fd,
 				.newfd_flags = (flags & O_CLOEXEC) ? O_CLOEXEC : 0,
 			};
-			int got = ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+			int got = ioctl(h->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
 
 			r = got < 0 ? -errno : 0;
 			close(fd);
@@ -122,7 +122,7 @@ static int perform_op(struct wd_hold_engine *e, struct hold *h)
 	default:
 		r = -ENOSYS;
 	}
-	hold_respond(e, h->notif_id, r, 0, false);
+	hold_respond(h, r, 0, false);
 	return r;
 }
 
@@ -172,27 +172,27 @@ int hold_perform(struct wd_hold_engine *e, struct hold *h)
 	int n_groups, r;
 
 	if (h->op.class == WD_HOLD_EXEC)
-		return perform_op(e, h);
+		return perform_op(h);
 	r = may_write(e, h);
 	if (!r && !h->creds_known)
 		r = -EPERM; /* whose rights to act with cannot be known: refused */
 	if (r) {
-		hold_respond(e, h->notif_id, r, 0, false);
+		hold_respond(h, r, 0, false);
 		return r;
 	}
 	n_groups = (int)syscall(SYS_getgroups, WD_HOLD_GROUPS_MAX, groups);
 	if (n_groups < 0) {
 		r = -errno;
-		hold_respond(e, h->notif_id, r, 0, false);
+		hold_respond(h, r, 0, false);
 		return r;
 	}
 	r = become_task(h);
 	if (r) {
 		become_self(groups, n_groups);
-		hold_respond(e, h->notif_id, -EPERM, 0, false);
+		hold_respond(h, -EPERM, 0, false);
 		return r;
 	}
-	r = perform_op(e, h);
+	r = perform_op(h);
 	if (become_self(groups, n_groups))
 		log_warn("holds: cannot return to warden's own groups");
 	return r;

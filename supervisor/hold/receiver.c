@@ -26,6 +26,7 @@
 #include "supervisor/util/log.h"
 
 static void *receive_loop(void *arg);
+static void *receive_rooms(void *arg);
 
 /* The receiver's wake-up from its blocking RECV when the engine ends: the signal interrupts it. */
 #define WD_HOLD_STOP_SIG SIGURG
@@ -35,10 +36,34 @@ static void on_stop_sig(int sig)
 	(void)sig;
 }
 
-void wd_hold_attach(struct wd_hold_engine *e, int listener)
+/* The receiver thread, running @loop: 0, or -errno (then the main loop answers, or no one). */
+static int start_receiver(struct wd_hold_engine *e, void *(*loop)(void *))
 {
 	struct sigaction sa = { .sa_handler = on_stop_sig }; /* no SA_RESTART: RECV returns EINTR */
 	sigset_t all, old;
+	int err;
+
+	e->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (e->wake < 0)
+		return -errno;
+	sigaction(WD_HOLD_STOP_SIG, &sa, NULL);
+	/* The receiver takes only its stop signal; everything else stays the main loop's. */
+	sigfillset(&all);
+	sigdelset(&all, WD_HOLD_STOP_SIG);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&e->receiver, NULL, loop, e);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		close(e->wake);
+		e->wake = -1;
+		return -err;
+	}
+	e->receiving = true;
+	return 0;
+}
+
+void wd_hold_attach(struct wd_hold_engine *e, int listener)
+{
 	int err;
 
 	e->listener = listener;
@@ -48,26 +73,51 @@ void wd_hold_attach(struct wd_hold_engine *e, int listener)
 	 * times less (an answer across CPUs costs a few tens of microseconds). */
 	if (wd_seccomp_set_sync_wake_up(listener) == 0)
 		log_debug("holds: synchronous wake-up of the waiting room");
-	e->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (e->wake < 0) {
-		log_warn("holds: eventfd; answering the waiting room from the main loop");
-		return;
-	}
-	sigaction(WD_HOLD_STOP_SIG, &sa, NULL);
-	/* The receiver takes only its stop signal; everything else stays the main loop's. */
-	sigfillset(&all);
-	sigdelset(&all, WD_HOLD_STOP_SIG);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&e->receiver, NULL, receive_loop, e);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
+	err = start_receiver(e, receive_loop);
+	if (err)
 		log_warnx("holds: no receiver thread (%s); answering from the main loop",
-			  strerror(err));
-		close(e->wake);
-		e->wake = -1;
-		return;
+			  strerror(-err));
+}
+
+int wd_hold_add_room(struct wd_hold_engine *e, int listener)
+{
+	const uint64_t one = 1;
+	int slot = -1, err;
+
+	if (e->listener >= 0)
+		return -EBUSY; /* a run's one waiting room (wd_hold_attach) */
+	if (!e->rooms_on) {
+		e->rooms_changed = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (e->rooms_changed < 0)
+			return -errno;
+		for (int i = 0; i < WD_HOLD_ROOMS_MAX; i++)
+			e->rooms[i] = -1;
+		e->rooms_on = true;
 	}
-	e->receiving = true;
+	hold_rooms_reap(e);
+	pthread_mutex_lock(&e->qlock);
+	for (int i = 0; i < WD_HOLD_ROOMS_MAX && slot < 0; i++)
+		if (e->rooms[i] < 0) {
+			e->rooms[i] = listener;
+			slot = i;
+		}
+	pthread_mutex_unlock(&e->qlock);
+	if (slot < 0)
+		return -ENOSPC;
+	wd_seccomp_set_sync_wake_up(listener);
+	if (!e->receiving) {
+		/* the rooms need the thread: the main loop polls one listener only */
+		err = start_receiver(e, receive_rooms);
+		if (err) {
+			pthread_mutex_lock(&e->qlock);
+			e->rooms[slot] = -1;
+			pthread_mutex_unlock(&e->qlock);
+			return err;
+		}
+	} else if (write(e->rooms_changed, &one, sizeof(one)) < 0) {
+		return -errno;
+	}
+	return 0;
 }
 
 void wd_hold_dirs_watched(struct wd_hold_engine *e, bool watched)
@@ -204,7 +254,8 @@ static bool dir_changes(struct wd_hold_engine *e, const struct hold *h)
  * one); touches nothing of the engine's but the listener, the rules, the burst ring and the
  * directory cache.
  */
-int hold_take(struct wd_hold_engine *e, const struct wd_hold_call *c, struct hold **out)
+int hold_take(struct wd_hold_engine *e, int listener, const struct wd_hold_call *c,
+	      struct hold **out)
 {
 	struct resolver r = { .dirs = &e->dirs, .by_inode = e->rules->n_linked > 0 };
 	enum wd_hold_action act;
@@ -212,7 +263,8 @@ int hold_take(struct wd_hold_engine *e, const struct wd_hold_call *c, struct hol
 	 * Decided on the stack: most calls are answered here and gone, and only one that is held
 	 * is copied to the heap for the main loop (nothing points into a hold, so it moves).
 	 */
-	struct hold s = { .notif_id = c->notif_id, .pid = c->pid, .nr = c->nr };
+	struct hold s = { .notif_id = c->notif_id, .listener = listener, .pid = c->pid,
+			  .nr = c->nr };
 	struct hold *h = &s;
 	uint64_t now = hold_now_ms();
 	int answer, err = 0;
@@ -221,7 +273,7 @@ int hold_take(struct wd_hold_engine *e, const struct wd_hold_call *c, struct hol
 	h->dirfd = h->dirfd2 = -1;
 	memcpy(h->args, c->args, sizeof(h->args));
 	if (dir_changes(e, h)) {
-		hold_respond(e, h->notif_id, 0, 0, true);
+		hold_respond(h, 0, 0, true);
 		goto out_clear;
 	}
 	e->dirs.now = now;
@@ -259,16 +311,16 @@ int hold_take(struct wd_hold_engine *e, const struct wd_hold_call *c, struct hol
 		 * No ID_VALID first: a CONTINUE to a task that has gone (or whose memory changed)
 		 * decides nothing the kernel does not decide again itself.
 		 */
-		hold_respond(e, h->notif_id, answer, 0, !answer);
+		hold_respond(h, answer, 0, !answer);
 		goto out_clear;
 	}
 	/* What was read is only good if the task is still the one that asked. */
-	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->notif_id))
+	if (ioctl(h->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->notif_id))
 		goto out_clear;
 	h = malloc(sizeof(*h));
 	if (!h) {
 		/* fail closed: the call is refused, never let through for want of memory */
-		hold_respond(e, s.notif_id, -ENOMEM, 0, false);
+		hold_respond(&s, -ENOMEM, 0, false);
 		err = -ENOMEM;
 		h = &s;
 		goto out_clear;
@@ -320,18 +372,18 @@ int wd_hold_received_call(const void *page, size_t size, struct wd_hold_call *c)
  * shares, where one is set), so from the moment the kernel counts it as sent, a successor can
  * find it; the next RECV zeroes it only after this one is answered or journaled.
  */
-int hold_receive_one(struct wd_hold_engine *e, struct seccomp_notif *n, size_t nsz,
+int hold_receive_one(struct wd_hold_engine *e, int listener, struct seccomp_notif *n, size_t nsz,
 		     struct hold **out)
 {
 	struct wd_hold_call c;
 
 	*out = NULL;
 	memset(n, 0, nsz);
-	if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_RECV, n))
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, n))
 		return -errno;
 	c = (struct wd_hold_call){ .notif_id = n->id, .pid = n->pid, .nr = (uint32_t)n->data.nr };
 	memcpy(c.args, n->data.args, sizeof(c.args));
-	return hold_take(e, &c, out);
+	return hold_take(e, listener, &c, out);
 }
 
 /*
@@ -347,12 +399,25 @@ static bool orphaned(int listener)
 	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP) && !(p.revents & POLLIN);
 }
 
+/* A call to hold, to the main loop. */
+static void queue(struct wd_hold_engine *e, struct hold *h)
+{
+	const uint64_t one = 1;
+
+	pthread_mutex_lock(&e->qlock);
+	h->next = NULL;
+	*e->qtail = h;
+	e->qtail = &h->next;
+	pthread_mutex_unlock(&e->qlock);
+	if (write(e->wake, &one, sizeof(one)) < 0)
+		log_warn("holds: waking the main loop");
+}
+
 static void *receive_loop(void *arg)
 {
 	struct wd_hold_engine *e = arg;
 	size_t nsz = hold_notif_size(e);
 	struct seccomp_notif *n = e->recv_page ? e->recv_page : calloc(1, nsz);
-	const uint64_t one = 1;
 
 	if (!n) {
 		log_warnx("holds: receiver: out of memory");
@@ -360,7 +425,7 @@ static void *receive_loop(void *arg)
 	}
 	while (!atomic_load(&e->stop)) {
 		struct hold *h;
-		int err = hold_receive_one(e, n, nsz, &h);
+		int err = hold_receive_one(e, e->listener, n, nsz, &h);
 
 		if (err == -ENOENT && orphaned(e->listener)) {
 			log_debug("holds: the waiting room is empty for good; the receiver ends");
@@ -372,17 +437,69 @@ static void *receive_loop(void *arg)
 			log_warnx("holds: receiving from the waiting room: %s", strerror(-err));
 			break;
 		}
-		if (!h)
-			continue;
-		pthread_mutex_lock(&e->qlock);
-		h->next = NULL;
-		*e->qtail = h;
-		e->qtail = &h->next;
-		pthread_mutex_unlock(&e->qlock);
-		if (write(e->wake, &one, sizeof(one)) < 0)
-			log_warn("holds: waking the main loop");
+		if (h)
+			queue(e, h);
 	}
 	if (n != e->recv_page)
 		free(n);
+	return NULL;
+}
+
+/*
+ * A persistent sandbox's receiver: every exec's waiting room, polled. Each poll costs the
+ * synchronous wake-up nothing (the kernel wakes a poller as it wakes a RECV), and one more
+ * call per notification. A room that hangs up (all its tasks gone, reaped) is marked gone for
+ * the main loop to close; it is never read again.
+ */
+static void *receive_rooms(void *arg)
+{
+	struct wd_hold_engine *e = arg;
+	size_t nsz = hold_notif_size(e);
+	struct seccomp_notif *n = calloc(1, nsz);
+	const uint64_t one = 1;
+
+	if (!n) {
+		log_warnx("holds: receiver: out of memory");
+		return NULL;
+	}
+	while (!atomic_load(&e->stop)) {
+		struct pollfd p[WD_HOLD_ROOMS_MAX + 1];
+		int slot[WD_HOLD_ROOMS_MAX], k = 0;
+		uint64_t count;
+
+		pthread_mutex_lock(&e->qlock);
+		for (int i = 0; i < WD_HOLD_ROOMS_MAX; i++)
+			if (e->rooms[i] >= 0 && !e->room_gone[i]) {
+				p[k] = (struct pollfd){ .fd = e->rooms[i], .events = POLLIN };
+				slot[k++] = i;
+			}
+		pthread_mutex_unlock(&e->qlock);
+		p[k] = (struct pollfd){ .fd = e->rooms_changed, .events = POLLIN };
+		if (poll(p, (nfds_t)k + 1, -1) < 0)
+			continue; /* EINTR: the stop signal, looked at above */
+		if (p[k].revents && read(e->rooms_changed, &count, sizeof(count)) < 0 &&
+		    errno != EAGAIN)
+			log_warn("holds: receiver");
+		for (int j = 0; j < k; j++) {
+			struct hold *h = NULL;
+			int err;
+
+			if (p[j].revents & POLLIN) {
+				err = hold_receive_one(e, p[j].fd, n, nsz, &h);
+				if (err && err != -EINTR && err != -ENOENT && err != -ENOMEM)
+					log_warnx("holds: receiving from a waiting room: %s",
+						  strerror(-err));
+				if (h)
+					queue(e, h);
+			} else if (p[j].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+				pthread_mutex_lock(&e->qlock);
+				e->room_gone[slot[j]] = true;
+				pthread_mutex_unlock(&e->qlock);
+				if (write(e->wake, &one, sizeof(one)) < 0)
+					log_warn("holds: waking the main loop");
+			}
+		}
+	}
+	free(n);
 	return NULL;
 }

@@ -280,3 +280,29 @@ void wd_run_holds_spawn_opts(struct run_holds *h, struct wd_spawn_opts *o)
 	o->notify_service = holds_service;
 	o->notify_ctx = h;
 }
+
+/*
+ * An exec's waiting room, one more of the engine's: a copy, since the exec's own closes with
+ * its command while what it left in the background may still call. Nothing goes to the
+ * keeper: a persistent sandbox dies with its supervisor.
+ */
+static void holds_add_room(void *ctx, int listener)
+{
+	struct run_holds *h = ctx;
+	int fd = fcntl(listener, F_DUPFD_CLOEXEC, 3), err;
+
+	err = fd < 0 ? -errno : wd_hold_add_room(h->engine, fd);
+	if (err) {
+		/* fail closed: with no one listening, every call it would hold fails (ENOSYS) */
+		log_warnx("holds: an exec's waiting room has no receiver (%s): its calls that a "
+			  "rule could hold fail", strerror(-err));
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+void wd_run_holds_exec_opts(struct run_holds *h, struct wd_spawn_opts *o)
+{
+	wd_run_holds_spawn_opts(h, o);
+	o->notify_attach = holds_add_room;
+}

@@ -49,6 +49,8 @@ int wd_run_holds_receive_page(struct run_holds *h, int fd);
 int wd_run_holds_start(struct run_holds *h, const char *sandbox, bool allow_io_uring);
 /* The waiting room in @o, answered while the command's exec waits. */
 void wd_run_holds_spawn_opts(struct run_holds *h, struct wd_spawn_opts *o);
+/* The same for an exec of a persistent sandbox: a waiting room of its own, one of several. */
+void wd_run_holds_exec_opts(struct run_holds *h, struct wd_spawn_opts *o);
 /* The engine and its socket go (the rules stay, freed with wd_hold_rules_free). */
 void wd_run_holds_close(struct run_holds *h);
 

@@ -30,6 +30,7 @@
 #include "supervisor/backend/backend.h"
 #include "supervisor/backend/landlock_ruleset.h"
 #include "supervisor/hold/from_policy.h"
+#include "supervisor/hold/holds_socket.h"
 #include "supervisor/run/exe_cache.h"
 #include "supervisor/run/execs.h"
 #include "supervisor/run/holds.h"
@@ -232,15 +233,6 @@ static int prepare_sandbox(struct run *r)
 		return err;
 	}
 	r->holds.st = &r->st;
-	/* each exec would need a waiting room of its own; its first command's is the only one */
-	if (r->o->persistent && wd_hold_rules_classes(&r->holds.rules)) {
-		snprintf(r->msg, sizeof(r->msg), "%s: /hold: a persistent sandbox holds nothing "
-			 "yet (use run for a policy with holds)", policy);
-		log_warnx("%s", r->msg);
-		r->rep.error = r->msg;
-		r->rc = WD_EXIT_USAGE;
-		return -EINVAL;
-	}
 	/*
 	 * Its sockets (holds, --survive) are where the CLI trusts to find them, and the probe's
 	 * answers (probe_cache.h) are where every later run trusts them: whatever the run uses,
@@ -616,6 +608,9 @@ static int exec_spawn(void *ctx, char *const argv[], char *const env[], const ch
 	plan.envp = env_with(r->setup.envp, env);
 	if (!plan.envp)
 		return -ENOMEM;
+	/* its own waiting room: the engine listens to every exec's */
+	if (r->holds.engine)
+		wd_run_holds_exec_opts(&r->holds, &so);
 	err = wd_spawn_enter(&so, argv, out);
 	free(plan.envp);
 	/*
@@ -674,6 +669,9 @@ static void exec_inspect(void *ctx, cJSON *into)
 	cJSON_AddStringToObject(into, "backend", r->ops->name);
 	policy_hash(r, into);
 	cJSON_AddStringToObject(into, "cwd", r->cwd);
+	/* what waits for a decision now, as the holds socket lists it; none without hold rules */
+	if (r->holds.engine)
+		cJSON_AddItemToObject(into, "holds", wd_hold_list_json(r->holds.engine, r->cg.name));
 	cJSON_AddNumberToObject(into, "uptime_ms",
 				(double)((wd_clock_ns(CLOCK_MONOTONIC) - r->t0) / 1000000));
 }
@@ -720,7 +718,8 @@ static int spawn_command(struct run *r)
 	sopts.tty_fds = r->pty.master >= 0 ? r->pty.slave_fds : 0;
 	sopts.before_exec = keeper_before_exec;
 	sopts.before_exec_ctx = r;
-	if (r->holds.engine)
+	/* a persistent sandbox's init has no command: each exec gets a waiting room of its own */
+	if (r->holds.engine && !r->o->persistent)
 		wd_run_holds_spawn_opts(&r->holds, &sopts);
 	err = open_output(r, &sopts);
 	if (err)

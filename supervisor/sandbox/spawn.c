@@ -318,10 +318,11 @@ static int copy_file(const struct wd_spawn_opts *o)
  * Async-signal-safe calls only.
  */
 static void __attribute__((noreturn)) child_enter(const struct wd_spawn_opts *o,
-						   char *const argv[], int errfd, int procs)
+						   char *const argv[], int errfd, int procs,
+						   int notify)
 {
 	struct child_fds fds = { .err = errfd, .status = -1, .ready = { -1, -1 }, .init = -1,
-				 .notify = -1, .procs = -1, .go = -1 };
+				 .notify = notify, .procs = -1, .go = -1 };
 	struct wd_spawn_failure f = { .stage = 0 };
 	sigset_t all;
 	int r;
@@ -377,17 +378,45 @@ fail:
 	tell_failure(errfd, f.stage, errno);
 }
 
+/*
+ * The child's word on its error pipe @errfd: EOF, execve succeeded (the pipe was
+ * close-on-exec); otherwise why it failed, into @child. The exec itself may wait in the
+ * waiting room meanwhile: it is answered.
+ */
+static void await_exec(const struct wd_spawn_opts *o, struct wd_child *child, int errfd)
+{
+	struct wd_spawn_failure f = { 0 };
+	ssize_t n;
+
+	for (;;) {
+		struct pollfd pfd[64] = { { .fd = errfd, .events = POLLIN } };
+		int watch[63], m = 0;
+
+		if (child->notify_fd >= 0 && o->notify_fds && o->notify_service)
+			m = o->notify_fds(o->notify_ctx, watch, 63);
+		for (int i = 0; i < m; i++)
+			pfd[i + 1] = (struct pollfd){ .fd = watch[i], .events = POLLIN };
+		if (m && poll(pfd, (nfds_t)m + 1, -1) >= 0 && !pfd[0].revents) {
+			o->notify_service(o->notify_ctx);
+			continue;
+		}
+		n = read(errfd, &f, sizeof(f));
+		if (n >= 0 || errno != EINTR)
+			break;
+	}
+	if (n == sizeof(f) && f.stage == 0)
+		child->setup_errno = f.err ? f.err : EIO;
+	else if (n == sizeof(f))
+		child->exec_errno = f.err ? f.err : EIO;
+}
+
 int wd_spawn_enter(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child)
 {
 	struct clone_args args = { .flags = CLONE_PIDFD, .exit_signal = SIGCHLD };
-	int pipefd[2], pidfd = -1, own, procs, err = 0;
-	struct wd_spawn_failure f = { 0 };
-	ssize_t n;
+	int pipefd[2], notifyfd[2] = { -1, -1 }, pidfd = -1, own, procs, err = 0;
 	long pid;
 
 	wd_child_init(child);
-	if (o->notify)
-		return -EOPNOTSUPP; /* one waiting room per sandbox: its first command's */
 	/* where this thread's children are born now, to come back to */
 	own = open("/proc/thread-self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
 	if (own < 0)
@@ -400,6 +429,11 @@ int wd_spawn_enter(const struct wd_spawn_opts *o, char *const argv[], struct wd_
 		close(own);
 		return err;
 	}
+	/* a waiting room of its own (a persistent sandbox's exec): its listener comes over it */
+	if (o->notify && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, notifyfd)) {
+		err = -errno;
+		goto out;
+	}
 	/* born in the sandbox's pid namespace (the parent cannot join it; its children can) */
 	if (setns(o->enter_pidfd, CLONE_NEWPID)) {
 		err = -errno;
@@ -409,7 +443,9 @@ int wd_spawn_enter(const struct wd_spawn_opts *o, char *const argv[], struct wd_
 	pid = syscall(SYS_clone3, &args, sizeof(args));
 	if (pid == 0) {
 		close(pipefd[0]);
-		child_enter(o, argv, pipefd[1], procs);
+		if (notifyfd[0] >= 0)
+			close(notifyfd[0]);
+		child_enter(o, argv, pipefd[1], procs, notifyfd[1]);
 	}
 	if (pid < 0)
 		err = -errno;
@@ -422,19 +458,26 @@ int wd_spawn_enter(const struct wd_spawn_opts *o, char *const argv[], struct wd_
 	pipefd[1] = -1;
 	child->pid = (pid_t)pid;
 	child->pidfd = pidfd;
-	do
-		n = read(pipefd[0], &f, sizeof(f));
-	while (n < 0 && errno == EINTR);
-	if (n == sizeof(f) && f.stage == 0)
-		child->setup_errno = f.err ? f.err : EIO;
-	else if (n == sizeof(f))
-		child->exec_errno = f.err ? f.err : EIO;
+	if (o->notify) {
+		close(notifyfd[1]);
+		notifyfd[1] = -1;
+		/* an error here means the child failed first: the error pipe says why */
+		child->notify_fd = wd_waiting_room_receive(notifyfd[0]);
+		if (child->notify_fd >= 0 && o->notify_attach)
+			o->notify_attach(o->notify_ctx, child->notify_fd);
+	}
+	await_exec(o, child, pipefd[0]);
+	if (o->notify && child->notify_fd < 0 && !child->setup_errno && !child->exec_errno)
+		child->setup_errno = -child->notify_fd;
 out:
 	close(own);
 	close(procs);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		if (pipefd[i] >= 0)
 			close(pipefd[i]);
+		if (notifyfd[i] >= 0)
+			close(notifyfd[i]);
+	}
 	return err;
 }
 
@@ -457,10 +500,8 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 	int readyfd[2] = { -1, -1 }, gofd[2] = { -1, -1 };
 	bool newpid = o->clone_flags & CLONE_NEWPID;
 	struct child_fds fds;
-	struct wd_spawn_failure f = { 0 };
 	int pidfd = -1, procs = -1, init = -1, err = 0, one = 1;
 	pid_t parent = getpid();
-	ssize_t n;
 	long pid;
 
 	wd_child_init(child);
@@ -566,30 +607,7 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 		gofd[0] = -1;
 	}
 
-	/*
-	 * EOF: execve succeeded (the pipe was close-on-exec); otherwise the child says why. The
-	 * exec itself may wait in the waiting room meanwhile: answer it.
-	 */
-	for (;;) {
-		struct pollfd pfd[64] = { { .fd = pipefd[0], .events = POLLIN } };
-		int watch[63], m = 0;
-
-		if (child->notify_fd >= 0 && o->notify_fds && o->notify_service)
-			m = o->notify_fds(o->notify_ctx, watch, 63);
-		for (int i = 0; i < m; i++)
-			pfd[i + 1] = (struct pollfd){ .fd = watch[i], .events = POLLIN };
-		if (m && poll(pfd, (nfds_t)m + 1, -1) >= 0 && !pfd[0].revents) {
-			o->notify_service(o->notify_ctx);
-			continue;
-		}
-		n = read(pipefd[0], &f, sizeof(f));
-		if (n >= 0 || errno != EINTR)
-			break;
-	}
-	if (n == sizeof(f) && f.stage == 0)
-		child->setup_errno = f.err ? f.err : EIO;
-	else if (n == sizeof(f))
-		child->exec_errno = f.err ? f.err : EIO;
+	await_exec(o, child, pipefd[0]);
 
 out_close:
 	if (procs >= 0)

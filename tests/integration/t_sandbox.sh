@@ -126,16 +126,69 @@ test_sandbox_exec_answers_and_refusals() {
 	answers "{\"op\":\"create\",\"policy\":\"$T/p.json\",\"name\":\"box2\"}" '"code":"busy"' "a second box2"
 	answers "{\"op\":\"exec\",\"sandbox\":\"box2\",\"argv\":[\"true\"],\"wiat\":1}" '"key":"wiat"' "an unknown key"
 	answers "{\"op\":\"create\",\"policy\":\"$T/p.json\",\"name\":\"sb-1\"}" '"code":"bad_request"' "a name like an id"
-	# a policy that holds something is refused, saying why
-	sed 's|"fs":{|"fs":{"protect":[{"path":"'"$T"'/w","ops":["delete"],"action":"hold"}],|' \
-		"$T/p.json" > "$T/ph.json"
-	answers "{\"op\":\"create\",\"backend\":\"$BACKEND\",\"policy\":\"$T/ph.json\"}" '"code":"start_failed".*"reason":"[^"]*/hold' "a persistent sandbox with holds"
 	# a run's sandbox takes no exec
 	r=$(ctl "{\"op\":\"run\",\"policy\":\"$T/p.json\",\"argv\":[\"sleep\",\"30\"]}")
 	rs=$(record_field "$r" sandbox)
 	answers "{\"op\":\"exec\",\"sandbox\":\"$rs\",\"argv\":[\"true\"]}" '"code":"not_found"' "exec into a run's sandbox"
 	ctl "{\"op\":\"kill\",\"sandbox\":\"$rs\"}" > /dev/null
 	ctl '{"op":"destroy","sandbox":"box2"}' > /dev/null
+	stop_daemon
+}
+
+# hold_token N: the token of the Nth hold (by name) that box3's holds socket lists, through wardend
+hold_token() {
+	ctl '{"op":"holds","sandbox":"box3"}' | tr '{' '\n' | sed -n 's/.*"token":"\([^"]*\)".*/\1/p' | sed -n "${1}p"
+}
+
+# Holds in a persistent sandbox: an exec's delete under a protected tree waits in the kernel for
+# the operator (asked by the sandbox's name through control.sock), runs once when approved; a
+# process an earlier exec left behind is held too, after its exec has ended, never let through.
+test_sandbox_holds_an_execs_delete_until_approved() {
+	sandbox_policy
+	mkdir -p "$T/w/app/src" "$T/w/keep/src"
+	echo a > "$T/w/app/src/a"; echo k > "$T/w/keep/src/k"
+	sed 's|"fs":{|"fs":{"protect":[{"path":"'"$T"'/w","ops":["delete"],"action":"hold"}],|' \
+		"$T/p.json" > "$T/ph.json"
+	touch "$WD_OUT/audit"
+	start_daemon "$T/d.log"
+	r=$(ctl "{\"op\":\"create\",\"id\":1,\"backend\":\"$BACKEND\",\"policy\":\"$T/ph.json\",\"audit\":\"$WD_OUT/audit\",\"cwd\":\"$T/w\",\"name\":\"box3\"}")
+	printf '%s' "$r" | grep -q '"ok":true' || fail "create with holds: $r"
+	sup=$(record_field "$r" supervisor)
+	# exec 1 leaves a process that deletes keep/ once told (the file go appears), then ends
+	exec_in box3 "[\"sh\",\"-c\",\"(while [ ! -e go ]; do sleep 0.05; done; rm -rf keep; echo \$? > bg.rc) > /dev/null 2>&1 & echo left\"]"
+	expect_eq "exec 1" "$(x_code)" 0
+	# exec 2 deletes app/: held
+	ctl '{"op":"exec","id":"x2","sandbox":"box3","argv":["sh","-c","rm -rf app; echo rm=$?"]}' \
+		'until="event":"exit"' > "$T/x2.out" &
+	x2=$!
+	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $x2)
+	case $line in *"$T/w/app"*) ;; *) fail "the first hold is not app's: $line" ;; esac
+	[ -e "$T/w/app/src/a" ] || fail "the held delete ran before anyone decided"
+	# inspect lists it among the sandbox's pending holds
+	answers '{"op":"inspect","sandbox":"box3"}' "\"holds\":\[{\"id\":[0-9]*,.*\"$T/w/app/src/a\"" "inspect's holds"
+	tok=$(hold_token 1)
+	[ -n "$tok" ] || fail "holds by name listed no token: $(ctl '{"op":"holds","sandbox":"box3"}')"
+	hid=$(ctl '{"op":"holds","sandbox":"box3"}' | sed -n 's/.*"holds":\[{"id":\([0-9]*\).*/\1/p')
+	answers "{\"op\":\"approve\",\"sandbox\":\"box3\",\"hold\":$hid,\"token\":\"$tok\",\"scope\":\"sandbox\",\"subtree\":\"$T/w/app\"}" '"ok":true' "approve by name"
+	wait $x2 || fail "exec 2's request failed"
+	cp "$T/x2.out" "$T/x.out"
+	expect_eq "exec 2's delete went on" "$(x_stdout)" 'rm=0\n'
+	[ ! -e "$T/w/app" ] || fail "the approved delete did not happen"
+	# exec 1's process, its exec long over, is held too; denied, keep/ stays
+	: > "$T/w/go"
+	line=$(wait_record "$WD_OUT/audit" "\"op\":\"delete\",\"target\":\"$T/w/keep/" $$)
+	case $line in *'"type":"hold"'*) ;; *) fail "keep's delete was not held: $line" ;; esac
+	[ -e "$T/w/keep/src/k" ] || fail "a left-behind process's delete was let through"
+	# denied by its token alone (resume), as a run's hold is
+	tok=$(record_field "$line" token)
+	r=$(ctl "{\"op\":\"resume\",\"id\":\"r\",\"token\":\"$tok\",\"resolution\":\"deny\"}")
+	printf '%s' "$r" | grep -q '"ok":true' || fail "resume of a persistent sandbox's hold: $r"
+	rc=$(wait_record "$T/w/bg.rc" '' $$)
+	[ "$rc" != 0 ] || fail "the denied rm -rf succeeded"
+	[ -e "$T/w/keep/src/k" ] || fail "the denied delete happened"
+	# kill takes the name too; its supervisor ends
+	answers '{"op":"kill","sandbox":"box3"}' '"ok":true' "kill by name"
+	timeout 60 "$BIN/wd-try" wait-exit "$sup" > /dev/null || fail "box3's supervisor outlived its kill"
 	stop_daemon
 }
 
