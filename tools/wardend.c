@@ -1312,6 +1312,14 @@ static void tell_hold(struct sup *s, const cJSON *hold)
 		s->waiter = -1; /* that request has its answer; a resume carries the run on */
 }
 
+void tell_held(struct sup *s)
+{
+	const cJSON *h;
+
+	cJSON_ArrayForEach(h, s->held)
+		tell_hold(s, h);
+}
+
 static void on_hold(struct sup *s, const cJSON *hold)
 {
 	const cJSON *tok = cJSON_GetObjectItemCaseSensitive(hold, "token");

@@ -187,6 +187,8 @@ const char *str_field(const cJSON *req, const char *key);
 struct sup *sup_find(const char *name);
 /* A sup's streamed output: what is left in its pipes, then they close. */
 void stream_drain(struct sup *s);
+/* Each hold pending in @s, as a "hold" event to its waiter if it asked "holds". */
+void tell_held(struct sup *s);
 /* The report file @path as JSON, or NULL. */
 cJSON *read_report(const char *path);
 /*

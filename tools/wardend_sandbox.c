@@ -54,6 +54,7 @@ cJSON *op_exec(const cJSON *req, int client, const cJSON *id)
 	const cJSON *env = cJSON_GetObjectItemCaseSensitive(req, "env");
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(req, "stdin");
 	const cJSON *tmo = cJSON_GetObjectItemCaseSensitive(req, "timeout_ms");
+	const cJSON *holds = cJSON_GetObjectItemCaseSensitive(req, "holds");
 	int ip[2] = { -1, -1 }, op[2][2] = { { -1, -1 }, { -1, -1 } }, fds[3];
 	cJSON *err = NULL, *m;
 	struct sup *s = persistent_of(req, "exec", &err);
@@ -86,6 +87,9 @@ cJSON *op_exec(const cJSON *req, int client, const cJSON *id)
 		    tmo->valuedouble != (double)(long long)tmo->valuedouble))
 		return error_reply("exec: \"timeout_ms\" must be a whole number of milliseconds, "
 				   "at least 1%s", "");
+	if (holds && (!cJSON_IsString(holds) || strcmp(holds->valuestring, "events")))
+		return error_reply("exec: \"holds\" must be \"events\" (the sandbox's holds while the "
+				   "command runs, on this request; \"return\" is run's alone)%s", "");
 	if (s->exec_running || s->exec_client >= 0)
 		return coded_error("busy", "exec: a command of an exec runs in %s already (one "
 				   "at a time)", s->name);
@@ -146,6 +150,8 @@ cJSON *op_exec(const cJSON *req, int client, const cJSON *id)
 	s->streamed = true;
 	s->exec_client = client;
 	s->waiter = client;
+	s->holds_events = holds != NULL;
+	s->holds_return = false;
 	cJSON_Delete(s->id);
 	s->id = id ? cJSON_Duplicate(id, true) : NULL;
 	return NULL;
@@ -414,6 +420,7 @@ static void exec_exit(struct sup *s, cJSON *m)
 	else
 		cJSON_Delete(e);
 	s->waiter = -1;
+	s->holds_events = false;
 }
 
 bool exec_read(struct sup *s)
@@ -455,6 +462,8 @@ bool exec_read(struct sup *s)
 		else
 			cJSON_Delete(rep);
 		s->exec_client = -1;
+		/* "holds":"events": what a process left running holds already comes first */
+		tell_held(s);
 	} else if (op && !strcmp(op, "failed")) {
 		const char *why = str_field(m, "error");
 
@@ -473,6 +482,7 @@ bool exec_read(struct sup *s)
 				s->out[i] = -1;
 			}
 		s->exec_client = s->waiter = -1;
+		s->holds_events = false;
 		s->transfer = 0;
 	} else if (op && !strcmp(op, "exit")) {
 		exec_exit(s, m);

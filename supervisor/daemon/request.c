@@ -20,7 +20,7 @@ static const char *const create_keys[] = { ENVELOPE, "policy", "audit", "report"
 					   "backend", "env", "timeout_ms", "name", "labels",
 					   "idle_timeout_s", NULL };
 static const char *const exec_keys[] = { ENVELOPE, "sandbox", "argv", "cwd", "env", "stdin",
-					 "timeout_ms", "stdin_stream", NULL };
+					 "timeout_ms", "stdin_stream", "holds", NULL };
 static const char *const put_keys[] = { ENVELOPE, "sandbox", "path", "data", "data_b64", "mode",
 					NULL };
 static const char *const path_keys[] = { ENVELOPE, "sandbox", "path", NULL };

@@ -141,8 +141,9 @@ hold_token() {
 }
 
 # Holds in a persistent sandbox: an exec's delete under a protected tree waits in the kernel for
-# the operator (asked by the sandbox's name through control.sock), runs once when approved; a
-# process an earlier exec left behind is held too, after its exec has ended, never let through.
+# the operator (asked by the sandbox's name through control.sock, told on the exec's own request
+# with "holds":"events"), runs once when approved; a process an earlier exec left behind is held
+# too, after its exec has ended, never let through.
 test_sandbox_holds_an_execs_delete_until_approved() {
 	sandbox_policy
 	mkdir -p "$T/w/app/src" "$T/w/keep/src"
@@ -157,20 +158,25 @@ test_sandbox_holds_an_execs_delete_until_approved() {
 	# exec 1 leaves a process that deletes keep/ once told (the file go appears), then ends
 	exec_in box3 "[\"sh\",\"-c\",\"(while [ ! -e go ]; do sleep 0.05; done; rm -rf keep; echo \$? > bg.rc) > /dev/null 2>&1 & echo left\"]"
 	expect_eq "exec 1" "$(x_code)" 0
-	# exec 2 deletes app/: held
-	ctl '{"op":"exec","id":"x2","sandbox":"box3","argv":["sh","-c","rm -rf app; echo rm=$?"]}' \
+	# an exec's holds as results are refused (a run's alone), naming the key
+	answers '{"op":"exec","sandbox":"box3","holds":"return","argv":["true"]}' \
+		'"ok":false,"error":"exec: \\"holds\\" must be \\"events\\"' "exec with holds return"
+	# exec 2 deletes app/: held, and told on its own request ("holds":"events")
+	ctl '{"op":"exec","id":"x2","sandbox":"box3","holds":"events","argv":["sh","-c","rm -rf app; echo rm=$?"]}' \
 		'until="event":"exit"' > "$T/x2.out" &
 	x2=$!
-	line=$(wait_record "$WD_OUT/audit" '"type":"hold"' $x2)
-	case $line in *"$T/w/app"*) ;; *) fail "the first hold is not app's: $line" ;; esac
+	line=$(wait_record "$T/x2.out" '"event":"hold"' $x2)
+	case $line in *"$T/w/app"*'"id":"x2"'*) ;; *) fail "exec 2's hold event is not app's: $line" ;; esac
+	wait_record "$WD_OUT/audit" '"type":"hold"' $x2 > /dev/null
 	[ -e "$T/w/app/src/a" ] || fail "the held delete ran before anyone decided"
 	# inspect lists it among the sandbox's pending holds
 	answers '{"op":"inspect","sandbox":"box3"}' "\"holds\":\[{\"id\":[0-9]*,.*\"$T/w/app/src/a\"" "inspect's holds"
-	tok=$(hold_token 1)
-	[ -n "$tok" ] || fail "holds by name listed no token: $(ctl '{"op":"holds","sandbox":"box3"}')"
+	tok=$(record_field "$line" token)
+	expect_eq "the hold event's token is the listed one" "$tok" "$(hold_token 1)"
 	hid=$(ctl '{"op":"holds","sandbox":"box3"}' | sed -n 's/.*"holds":\[{"id":\([0-9]*\).*/\1/p')
 	answers "{\"op\":\"approve\",\"sandbox\":\"box3\",\"hold\":$hid,\"token\":\"$tok\",\"scope\":\"sandbox\",\"subtree\":\"$T/w/app\"}" '"ok":true' "approve by name"
 	wait $x2 || fail "exec 2's request failed"
+	grep -q '"event":"decision".*"id":"x2"' "$T/x2.out" || fail "no decision event on exec 2: $(cat "$T/x2.out")"
 	cp "$T/x2.out" "$T/x.out"
 	expect_eq "exec 2's delete went on" "$(x_stdout)" 'rm=0\n'
 	[ ! -e "$T/w/app" ] || fail "the approved delete did not happen"
@@ -179,6 +185,11 @@ test_sandbox_holds_an_execs_delete_until_approved() {
 	line=$(wait_record "$WD_OUT/audit" "\"op\":\"delete\",\"target\":\"$T/w/keep/" $$)
 	case $line in *'"type":"hold"'*) ;; *) fail "keep's delete was not held: $line" ;; esac
 	[ -e "$T/w/keep/src/k" ] || fail "a left-behind process's delete was let through"
+	# an exec asking for holds events is told first of the one pending from before it
+	ctl '{"op":"exec","id":"x3","sandbox":"box3","holds":"events","argv":["true"]}' \
+		'until="event":"exit"' > "$T/x3.out" || fail "exec 3: $(cat "$T/x3.out")"
+	grep -q "\"event\":\"hold\".*\"$T/w/keep/.*\"token\":\"$(record_field "$line" token)\".*\"id\":\"x3\"" "$T/x3.out" ||
+		fail "exec 3 was not told of the pending hold: $(cat "$T/x3.out")"
 	# denied by its token alone (resume), as a run's hold is
 	tok=$(record_field "$line" token)
 	r=$(ctl "{\"op\":\"resume\",\"id\":\"r\",\"token\":\"$tok\",\"resolution\":\"deny\"}")
