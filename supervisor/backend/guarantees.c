@@ -125,7 +125,8 @@ const struct wd_capability wd_capabilities[] = {
 	{ "escape.dotdot", "\"..\" through directory fds", YES("resolved path"),
 	  YES("resolved inode") },
 	{ "escape.io-uring", "io_uring openat, unlinkat, connect",
-	  YES("file_open and the path hooks see io_uring's operations; connect has no rules yet"),
+	  YES("file_open and the path hooks see io_uring's operations, the cgroup connect "
+	      "hooks its connects"),
 	  YES("io_uring_setup refused") },
 	{ "escape.memfd-exec", "memfd_create + execveat",
 	  YES("the memfd has no path in fs.exec"),

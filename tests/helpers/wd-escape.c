@@ -54,7 +54,6 @@
 #include <errno.h>
 #include <stdint.h>
 #include <fcntl.h>
-#include <linux/io_uring.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <signal.h>
@@ -72,6 +71,8 @@
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "uring.h"
 
 static int fail(void)
 {
@@ -136,45 +137,7 @@ static int cat_handle(const char *path, const char *dir)
 	return print_fd(open_by_handle_at(mfd, &h.fh, O_RDONLY | O_CLOEXEC));
 }
 
-/* One io_uring operation through the raw syscalls (liburing is not needed): its result. */
-static int uring_one(void (*prep)(struct io_uring_sqe *, const char *), const char *path,
-		     int *res)
-{
-	struct io_uring_params p;
-	struct io_uring_sqe *sqes;
-	struct io_uring_cqe *cqe;
-	unsigned int *sq_tail, *sq_array, *cq_head;
-	void *sq, *cq;
-	int fd;
-
-	memset(&p, 0, sizeof(p));
-	fd = (int)syscall(SYS_io_uring_setup, 1, &p);
-	if (fd < 0)
-		return -errno;
-	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned int),
-		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQ_RING);
-	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
-		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_CQ_RING);
-	sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQES);
-	if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED)
-		return -errno;
-	sq_tail = (unsigned int *)((char *)sq + p.sq_off.tail);
-	sq_array = (unsigned int *)((char *)sq + p.sq_off.array);
-	cq_head = (unsigned int *)((char *)cq + p.cq_off.head);
-	memset(&sqes[0], 0, sizeof(sqes[0]));
-	prep(&sqes[0], path);
-	sq_array[0] = 0;
-	__atomic_store_n(sq_tail, *sq_tail + 1, __ATOMIC_RELEASE);
-	if (syscall(SYS_io_uring_enter, fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
-		return -errno;
-	cqe = (struct io_uring_cqe *)((char *)cq + p.cq_off.cqes);
-	*res = cqe[*cq_head & *(unsigned int *)((char *)cq + p.cq_off.ring_mask)].res;
-	close(fd);
-	return 0;
-}
-
-static void prep_openat(struct io_uring_sqe *sqe, const char *path)
+static void prep_openat(struct io_uring_sqe *sqe, const void *path)
 {
 	sqe->opcode = IORING_OP_OPENAT;
 	sqe->fd = AT_FDCWD;
@@ -182,7 +145,7 @@ static void prep_openat(struct io_uring_sqe *sqe, const char *path)
 	sqe->open_flags = O_RDONLY | O_CLOEXEC;
 }
 
-static void prep_unlinkat(struct io_uring_sqe *sqe, const char *path)
+static void prep_unlinkat(struct io_uring_sqe *sqe, const void *path)
 {
 	sqe->opcode = IORING_OP_UNLINKAT;
 	sqe->fd = AT_FDCWD;
@@ -192,7 +155,7 @@ static void prep_unlinkat(struct io_uring_sqe *sqe, const char *path)
 /* IORING_OP_RENAMEAT's destination (prep functions take one path) */
 static const char *uring_to;
 
-static void prep_renameat(struct io_uring_sqe *sqe, const char *path)
+static void prep_renameat(struct io_uring_sqe *sqe, const void *path)
 {
 	sqe->opcode = IORING_OP_RENAMEAT;
 	sqe->fd = AT_FDCWD;
@@ -201,7 +164,7 @@ static void prep_renameat(struct io_uring_sqe *sqe, const char *path)
 	sqe->addr2 = (unsigned long)uring_to;
 }
 
-static void prep_otrunc(struct io_uring_sqe *sqe, const char *path)
+static void prep_otrunc(struct io_uring_sqe *sqe, const void *path)
 {
 	prep_openat(sqe, path);
 	sqe->open_flags = O_WRONLY | O_TRUNC | O_CLOEXEC;
@@ -211,7 +174,7 @@ enum uring_op { URING_CAT, URING_UNLINK, URING_RENAME, URING_OTRUNC };
 
 static int uring(const char *path, enum uring_op op)
 {
-	static void (*const prep[])(struct io_uring_sqe *, const char *) = {
+	static void (*const prep[])(struct io_uring_sqe *, const void *) = {
 		[URING_CAT] = prep_openat,
 		[URING_UNLINK] = prep_unlinkat,
 		[URING_RENAME] = prep_renameat,
@@ -219,7 +182,7 @@ static int uring(const char *path, enum uring_op op)
 	};
 	int res = 0, err;
 
-	err = uring_one(prep[op], path, &res);
+	err = wd_uring_one(prep[op], path, &res);
 	if (err || res < 0) {
 		errno = err ? -err : -res;
 		return fail();

@@ -5,6 +5,8 @@
  *
  *   wd-net connect tcp|udp ADDR PORT  connect (IPv6 when ADDR has a colon); for tcp, reads
  *                             until the server closes
+ *   wd-net uring-connect tcp|udp ADDR PORT  the connect through io_uring (IORING_OP_CONNECT);
+ *                             the ring refused prints its errno as the call's
  *   wd-net sendto ADDR PORT    one UDP datagram from an unconnected socket
  *   wd-net socket raw|packet|ping|ping6  make such a socket
  *   wd-net bind tcp|udp ADDR PORT  bind (and listen, for tcp); port 0 asks for any
@@ -20,6 +22,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "uring.h"
 
 static int say(int err)
 {
@@ -71,6 +75,37 @@ static int do_connect(const char *proto, const char *a, const char *port)
 		while (read(fd, buf, sizeof(buf)) > 0)
 			;
 	return say(0);
+}
+
+struct uring_connect {
+	int fd;
+	const struct sockaddr_storage *ss;
+	socklen_t len;
+};
+
+static void prep_connect(struct io_uring_sqe *sqe, const void *arg)
+{
+	const struct uring_connect *c = arg;
+
+	sqe->opcode = IORING_OP_CONNECT;
+	sqe->fd = c->fd;
+	sqe->addr = (unsigned long)c->ss;
+	sqe->off = c->len; /* the address's length goes in off */
+}
+
+static int do_uring_connect(const char *proto, const char *a, const char *port)
+{
+	struct sockaddr_storage ss;
+	struct uring_connect c = { .ss = &ss, .len = addr_of(a, port, &ss) };
+	int res = 0, err;
+
+	if (!c.len)
+		return 2;
+	c.fd = sock_of(proto, ss.ss_family);
+	if (c.fd < 0)
+		return say(errno);
+	err = wd_uring_one(prep_connect, &c, &res);
+	return say(err ? -err : res < 0 ? -res : 0);
 }
 
 static int do_sendto(const char *a, const char *port)
@@ -152,6 +187,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 5 && strcmp(argv[1], "connect") == 0)
 		return do_connect(argv[2], argv[3], argv[4]);
+	if (argc == 5 && strcmp(argv[1], "uring-connect") == 0)
+		return do_uring_connect(argv[2], argv[3], argv[4]);
 	if (argc == 4 && strcmp(argv[1], "sendto") == 0)
 		return do_sendto(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "socket") == 0)
@@ -160,6 +197,6 @@ int main(int argc, char **argv)
 		return say(bound(argv[2], argv[3], argv[4], &fd));
 	if (argc == 5 && strcmp(argv[1], "serve") == 0)
 		return do_serve(argv[2], argv[3], argv[4]);
-	fprintf(stderr, "usage: wd-net connect|sendto|socket|bind|serve ...\n");
+	fprintf(stderr, "usage: wd-net connect|uring-connect|sendto|socket|bind|serve ...\n");
 	return 2;
 }

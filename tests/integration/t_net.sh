@@ -136,6 +136,54 @@ test_host_loopback_and_own_address() {
 		"$(in_sandbox "$T/r.json" connect tcp 127.0.0.1 9180)" ok
 }
 
+# io_uring's connect (IORING_OP_CONNECT) meets the same connect hooks as connect(2): on bpf-lsm,
+# where a sandbox may make a ring, the allowed address is reached through it and the other one
+# refused with its one net record; on landlock the ring itself is refused (self-protection), so
+# no connect gets through either way.
+test_io_uring_connect() {
+	net_up
+	serve "$NS1" tcp 10.199.1.2 80
+	serve "$NS1" tcp 10.199.1.2 81
+	net_policy "$T/p.json" "$POLICY_NET"
+	expect_eq "io_uring connect from the host" "$("$BIN/wd-net" uring-connect tcp 10.199.1.2 81)" ok
+	if [ "$EXPECT_BACKEND" = bpf-lsm ]; then
+		expect_net "io_uring connect, allowed" \
+			"$(in_sandbox "$T/p.json" uring-connect tcp 10.199.1.2 80)" ok
+		expect_net "io_uring connect, another port" \
+			"$(in_sandbox "$T/p.json" uring-connect tcp 10.199.1.2 81)" EPERM 10.199.1.2:81
+		expect_net "io_uring udp connect elsewhere" \
+			"$(in_sandbox "$T/p.json" uring-connect udp 10.199.2.2 53)" EPERM 10.199.2.2:53
+	else
+		expect_eq "io_uring in a landlock sandbox" \
+			"$(in_sandbox "$T/p.json" uring-connect tcp 10.199.1.2 81)" EPERM
+		expect_line "$T/audit" '"type":"syscall"' '"target":"io_uring_setup"' \
+			'"rule":"self-protection"'
+	fi
+}
+
+# The postgres-client template (net.allow: the local server's port, on 127.0.0.1 and ::1) runs,
+# reaches that port of the host's loopback and no other.
+test_postgres_client_template_reaches_the_local_server_only() {
+	local f=$T/pg.out pid
+	mkdir -p "$T/work" "$T/tmp"
+	# a listener on 5432, unless a server is there already (then it answers the connect)
+	"$BIN/wd-net" serve tcp 127.0.0.1 5432 > "$f" 2>&1 &
+	pid=$!
+	PIDS="${PIDS:-} $pid"
+	trap 'kill $PIDS 2> /dev/null || true' EXIT
+	"$BIN/wd-try" wait-line "$f" "" "$pid" > /dev/null || true
+	grep -q -e ready -e EADDRINUSE "$f" || fail "no listener on 5432: $(cat "$f")"
+	serve - tcp 127.0.0.1 5439
+	out=$(cd "$T/work" && TMPDIR="$T/tmp" wrun --policy postgres-client --allow-exec "$BIN" \
+		--allow-read "$BIN" --audit "$T/audit" -- /bin/sh -c "
+		echo pg \$($BIN/wd-net connect tcp 127.0.0.1 5432)
+		echo other \$($BIN/wd-net connect tcp 127.0.0.1 5439)") ||
+		fail "postgres-client did not run: $out"
+	expect_eq "the local server's port" "$(echo "$out" | sed -n 's/^pg //p')" ok
+	expect_eq "another loopback port" "$(echo "$out" | sed -n 's/^other //p')" EPERM
+	expect_line "$T/audit" '"type":"net"' '"target":"127.0.0.1:5439"' '"verdict":"deny"'
+}
+
 test_raw_packet_ping_sockets() {
 	net_up
 	net_policy "$T/p.json" "$POLICY_NET"
