@@ -227,6 +227,8 @@ DEB_PKGS := make gcc clang llvm bc libbpf-dev bpftool libelf-dev zlib1g-dev libc
 DEB_PKGS += libldns-dev
 # examples/harness.py and docs/control.md's socat flow, run by t_examples_host.sh
 DEB_PKGS += python3 socat
+# the test network's DNS server (t_dns.sh, t_netmode.sh: tests/integration/lib.sh testnet_dns)
+DEB_PKGS += dnsmasq-base
 
 # the peers make bench measures warden against, and what it measures with (bench only: nothing
 # else uses them); perf from linux-perf unless a perf is there already
@@ -256,9 +258,11 @@ unit: $(UNIT_BINS)
 # btrfs-progs for the btrfs tests (tests/escape/t_btrfs.sh), which make their filesystem in the VM
 BTRFS_TOOLS = $(shell command -v mkfs.btrfs || echo /sbin/mkfs.btrfs) \
 	$(shell command -v btrfs || echo /bin/btrfs)
-# bpftool and strace for t_lsm_btf, which checks the LSM programs against each VM kernel's BTF
+# bpftool and strace for t_lsm_btf, which checks the LSM programs against each VM kernel's BTF;
+# dnsmasq for the name tests' DNS server
 VM_TOOLS = $(shell command -v bpftool || echo /usr/sbin/bpftool) \
-	$(shell command -v strace || echo /usr/bin/strace)
+	$(shell command -v strace || echo /usr/bin/strace) \
+	$(shell command -v dnsmasq || echo /usr/sbin/dnsmasq)
 
 # `make install [DESTDIR=...] [PREFIX=/usr/local]`: the programs into one directory (warden-init
 # and warden-keeper are found beside warden and wardend, never through PATH), the systemd unit

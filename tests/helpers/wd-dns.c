@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A test DNS server and client (ldns), for tests/integration/t_dns.sh.
+ * A test DNS client (ldns), for tests/integration/t_dns.sh and t_netmode.sh (their server is
+ * Debian's dnsmasq: lib.sh testnet_dns).
  *
- *   wd-dns serve ADDR PORT TTL NAME=A[,A...]...  answer A/AAAA of NAME over UDP and TCP with
- *                                               TTL; other names NXDOMAIN; "ready" when bound
  *   wd-dns query udp|udpu|tcp SERVER NAME [TYPE] ask SERVER:53 (TYPE A or AAAA); print the
  *                                               addresses, one per line, or the rcode's name;
  *                                               udpu: unconnected (sendto), and the reply must
@@ -24,15 +23,6 @@
 #include <unistd.h>
 
 #include <ldns/ldns.h>
-
-struct host {
-	char *name;
-	char *addrs;
-};
-
-static struct host hosts[16];
-static int n_hosts;
-static unsigned int ttl;
 
 static int sa_of(const char *addr, int port, struct sockaddr_storage *ss, socklen_t *len)
 {
@@ -56,142 +46,6 @@ static int sa_of(const char *addr, int port, struct sockaddr_storage *ss, sockle
 }
 
 /* The reply to @q (wire, @n bytes) into a malloc'd wire buffer; NULL to drop it. */
-static uint8_t *answer(const uint8_t *q, size_t n, size_t *out_len)
-{
-	ldns_pkt *p = NULL, *r;
-	ldns_rr *qrr;
-	uint8_t *wire = NULL;
-	char *qname;
-	int found = 0;
-
-	if (ldns_wire2pkt(&p, q, n) != LDNS_STATUS_OK || ldns_pkt_qdcount(p) != 1) {
-		ldns_pkt_free(p);
-		return NULL;
-	}
-	qrr = ldns_rr_list_rr(ldns_pkt_question(p), 0);
-	qname = ldns_rdf2str(ldns_rr_owner(qrr));
-	if (qname && *qname && qname[strlen(qname) - 1] == '.')
-		qname[strlen(qname) - 1] = '\0';
-	r = ldns_pkt_new();
-	ldns_pkt_set_id(r, ldns_pkt_id(p));
-	ldns_pkt_set_qr(r, true);
-	ldns_pkt_set_aa(r, true);
-	ldns_pkt_set_rd(r, ldns_pkt_rd(p));
-	ldns_pkt_push_rr(r, LDNS_SECTION_QUESTION, ldns_rr_clone(qrr));
-	for (int i = 0; i < n_hosts; i++) {
-		char buf[512], *save, *a, list[256];
-
-		if (strcasecmp(hosts[i].name, qname))
-			continue;
-		found = 1;
-		snprintf(list, sizeof(list), "%s", hosts[i].addrs);
-		for (a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
-			int v6 = strchr(a, ':') != NULL;
-			ldns_rr *rr = NULL;
-
-			if ((ldns_rr_get_type(qrr) == LDNS_RR_TYPE_AAAA) != v6)
-				continue;
-			snprintf(buf, sizeof(buf), "%s %u IN %s %s", qname, ttl, v6 ? "AAAA" : "A",
-				 a);
-			if (ldns_rr_new_frm_str(&rr, buf, 0, NULL, NULL) == LDNS_STATUS_OK)
-				ldns_pkt_push_rr(r, LDNS_SECTION_ANSWER, rr);
-		}
-	}
-	ldns_pkt_set_rcode(r, found ? LDNS_RCODE_NOERROR : LDNS_RCODE_NXDOMAIN);
-	if (ldns_pkt2wire(&wire, r, out_len) != LDNS_STATUS_OK)
-		wire = NULL;
-	free(qname);
-	ldns_pkt_free(p);
-	ldns_pkt_free(r);
-	return wire;
-}
-
-static void tcp_client(int c)
-{
-	uint8_t lenb[2], q[65535], *w;
-	size_t wl;
-
-	while (read(c, lenb, 2) == 2) {
-		size_t n = (size_t)lenb[0] << 8 | lenb[1], got = 0;
-
-		while (got < n) {
-			ssize_t k = read(c, q + got, n - got);
-
-			if (k <= 0)
-				return;
-			got += (size_t)k;
-		}
-		w = answer(q, n, &wl);
-		if (!w)
-			return;
-		lenb[0] = (uint8_t)(wl >> 8);
-		lenb[1] = (uint8_t)wl;
-		if (write(c, lenb, 2) != 2 || write(c, w, wl) != (ssize_t)wl) {
-			free(w);
-			return;
-		}
-		free(w);
-	}
-}
-
-static int serve(int argc, char **argv)
-{
-	struct sockaddr_storage ss;
-	struct pollfd pfd[2];
-	socklen_t len;
-	int u, t, one = 1;
-
-	ttl = (unsigned int)atoi(argv[4]);
-	for (int i = 5; i < argc && n_hosts < 16; i++) {
-		char *eq = strchr(argv[i], '=');
-
-		if (!eq)
-			return 2;
-		*eq = '\0';
-		hosts[n_hosts].name = argv[i];
-		hosts[n_hosts++].addrs = eq + 1;
-	}
-	if (sa_of(argv[2], atoi(argv[3]), &ss, &len))
-		return 2;
-	u = socket(ss.ss_family, SOCK_DGRAM, 0);
-	t = socket(ss.ss_family, SOCK_STREAM, 0);
-	setsockopt(t, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (u < 0 || t < 0 || bind(u, (struct sockaddr *)&ss, len) ||
-	    bind(t, (struct sockaddr *)&ss, len) || listen(t, 8)) {
-		printf("%s\n", strerrorname_np(errno));
-		return 1;
-	}
-	printf("ready\n");
-	fflush(stdout);
-	pfd[0] = (struct pollfd){ .fd = u, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = t, .events = POLLIN };
-	for (;;) {
-		if (poll(pfd, 2, -1) < 0)
-			continue;
-		if (pfd[0].revents) {
-			struct sockaddr_storage from;
-			socklen_t fl = sizeof(from);
-			uint8_t q[4096], *w;
-			ssize_t n = recvfrom(u, q, sizeof(q), 0, (struct sockaddr *)&from, &fl);
-			size_t wl;
-
-			if (n > 0 && (w = answer(q, (size_t)n, &wl))) {
-				sendto(u, w, wl, 0, (struct sockaddr *)&from, fl);
-				free(w);
-			}
-		}
-		if (pfd[1].revents) {
-			int c = accept(t, NULL, NULL);
-
-			if (c >= 0) {
-				tcp_client(c);
-				close(c);
-			}
-		}
-	}
-}
-
-/* SERVER or SERVER#PORT (port 53 unless given). */
 static int server_of(const char *arg, struct sockaddr_storage *ss, socklen_t *len)
 {
 	char addr[INET6_ADDRSTRLEN + 8];
@@ -332,13 +186,11 @@ parse:
 
 int main(int argc, char **argv)
 {
-	if (argc >= 5 && !strcmp(argv[1], "serve"))
-		return serve(argc, argv);
 	if (argc >= 5 && !strcmp(argv[1], "query"))
 		return query(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "peer"))
 		return peer(argv[2]);
-	fprintf(stderr, "usage: wd-dns serve ADDR PORT TTL NAME=ADDR... |\n"
-			"       query udp|udpu|tcp SERVER[#PORT] NAME [A|AAAA] | peer SERVER\n");
+	fprintf(stderr, "usage: wd-dns query udp|udpu|tcp SERVER[#PORT] NAME [A|AAAA] | "
+			"peer SERVER\n");
 	return 2;
 }

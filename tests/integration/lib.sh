@@ -234,6 +234,32 @@ testnet_serve() {
 	"$BIN/wd-try" wait-line "$f" ready "$pid" > /dev/null || fail "server $*: $(cat "$f")"
 }
 
+# testnet_dns NS ADDR TTL NAME=A[,A]...: Debian's dnsmasq as the test network's DNS server, in
+# namespace NS on ADDR:53 (UDP and TCP), answering each NAME's A and AAAA records with TTL and
+# NXDOMAIN for every other name under .test; nothing of the host's (no resolv.conf, no hosts
+# file, no upstream). Ready on return (its sockets are bound before it logs "started"); its pid
+# joins $PIDS for testnet_down.
+testnet_dns() {
+	local ns=$1 addr=$2 ttl=$3 f=$T/dnsmasq.$RANDOM pid dnsmasq rec
+	local -a records=()
+	shift 3
+	dnsmasq=$(command -v dnsmasq || true)
+	[ -x "$BIN/dnsmasq" ] && dnsmasq=$BIN/dnsmasq
+	[ -n "$dnsmasq" ] || fail "no dnsmasq (make deps installs dnsmasq-base)"
+	for rec in "$@"; do
+		records+=("--host-record=${rec%%=*},${rec#*=}")
+	done
+	: > "$f"
+	ip netns exec "$ns" "$dnsmasq" --keep-in-foreground --log-facility=- --conf-file=/dev/null \
+		--user=root --group=root --pid-file= --no-resolv --no-hosts --no-poll \
+		--bind-interfaces --listen-address="$addr" --port=53 --local=/test/ \
+		--local-ttl="$ttl" "${records[@]}" > "$f" 2>&1 &
+	pid=$!
+	PIDS="$PIDS $pid"
+	"$BIN/wd-try" wait-line "$f" "started, version" "$pid" > /dev/null ||
+		fail "dnsmasq: $(cat "$f")"
+}
+
 testnet_down() {
 	local p
 	set +e

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Names in net rules (docs/network.md, "Names"): the sandbox's DNS, whatever server it asks, is
-# answered by its supervisor's forwarder, which asks the test's own DNS server (tests/helpers/
-# wd-dns, in a test network namespace) and opens each address of an allowed answer until its
-# TTL plus the grace lapses. Cleans up (namespaces, links, servers) on every path.
+# answered by its supervisor's forwarder, which asks the test's own DNS server (Debian's
+# dnsmasq in a test network namespace, lib.sh testnet_dns; tests/helpers/wd-dns asks) and opens
+# each address of an allowed answer until its TTL plus the grace lapses. Cleans up (namespaces, links, servers) on every path.
 WHERE=any
 
 # The test network (lib.sh, testnet_up): h1 (10.199.1.2, fd99:1::2: DNS server and TCP echo)
@@ -16,8 +16,8 @@ net_up() {
 # The test names: TTL 2 s.
 dns_up() {
 	net_up
-	testnet_serve "$NS1" "$BIN/wd-dns" serve 10.199.1.2 53 2 api.test=10.199.1.2,fd99:1::2 \
-		www.wild.test=10.199.1.2 evil.test=10.199.1.2 h2.test=10.199.2.2
+	testnet_dns "$NS1" 10.199.1.2 2 api.test=10.199.1.2,fd99:1::2 www.wild.test=10.199.1.2 \
+		evil.test=10.199.1.2 h2.test=10.199.2.2
 	testnet_serve "$NS1" "$BIN/wd-net" serve tcp :: 80
 	testnet_serve "$NS2" "$BIN/wd-net" serve tcp 10.199.2.2 80
 	"$BIN/wd-dns" query udp 10.199.1.2 api.test > "$T/direct" || fail "test DNS server: $(cat "$T/direct")"
@@ -58,7 +58,7 @@ test_allowed_name_reachable_at_its_address() {
 	expect_eq "another port of it" "$(echo "$out" | sed -n 's/^port81 //p')" EPERM
 	expect_eq "an address no answer gave" "$(echo "$out" | sed -n 's/^h2 //p')" EPERM
 	expect_line "$T/audit" '"type":"dns"' '"name":"api.test"' '"verdict":"allow"' \
-		'"addr":"10.199.1.2"' '"rule":"/net/allow/0"'
+		'"addr":"10.199.1.2"' '"rule":"/net/allow/0"' '"ttl":2}'
 	expect_line "$T/audit" '"type":"net"' '"target":"10.199.2.2:80"' '"verdict":"deny"'
 }
 

@@ -19,8 +19,7 @@ net_up() {
 
 dns_up() {
 	net_up
-	testnet_serve "$NS1" "$BIN/wd-dns" serve 10.199.1.2 53 60 api.test=10.199.1.2 evil.test=10.199.1.2 \
-		own.test=10.199.1.3
+	testnet_dns "$NS1" 10.199.1.2 60 api.test=10.199.1.2 evil.test=10.199.1.2 own.test=10.199.1.3
 	testnet_serve "$NS1" "$BIN/wd-net" serve tcp 10.199.1.2 80
 }
 
