@@ -303,7 +303,8 @@ const struct wd_capability wd_capabilities[] = {
 	  YES("set up before the child joins the sandbox cgroup, whose LSM programs refuse mounts"),
 	  YES("set up before Landlock and seccomp, which refuse mounts and setns") },
 	{ "setup.net-veth", "namespaces.net veth: own network with a veth pair to the host "
-	  "(10.243.0.0/16, a /30 each, routing only), removed when the sandbox ends",
+	  "(10.243.0.0/16, a /30 each; fd77:6172:6465::/48, a /64 each; routing only), "
+	  "removed when the sandbox ends",
 	  YES("libnl in the supervisor before the child joins; net rules still apply"),
 	  YES("libnl in the supervisor before the child joins; net rules still apply") },
 	/* Network rules: the cgroup socket programs (bpf/wd_net.bpf.c), the same on both */

@@ -80,50 +80,60 @@ static int add_pair(struct nl_sock *sk, const char *name, int netns_fd)
 	return r;
 }
 
-/* @addr/30 on link @name, the link up. */
-static int addr_up(struct nl_sock *sk, const char *name, uint32_t addr, int *ifindex)
+/* @bin (@family's, @plen bits) on @ifindex; an IPv6 one needs no duplicate detection. */
+static int addr_add(struct nl_sock *sk, int ifindex, int family, const void *bin, int plen)
 {
-	struct rtnl_link *link = NULL, *change = NULL;
-	struct rtnl_addr *ra = NULL;
-	struct nl_addr *local = NULL;
-	int r;
+	struct rtnl_addr *ra = rtnl_addr_alloc();
+	struct nl_addr *local = nl_addr_build(family, bin, family == AF_INET ? 4 : 16);
+	int r = -NLE_NOMEM;
 
-	r = rtnl_link_get_kernel(sk, 0, name, &link);
-	if (r)
-		return r;
-	*ifindex = rtnl_link_get_ifindex(link);
-	ra = rtnl_addr_alloc();
-	local = nl_addr_build(AF_INET, &addr, 4);
-	change = rtnl_link_alloc();
-	r = -NLE_NOMEM;
-	if (ra && local && change) {
-		nl_addr_set_prefixlen(local, 30);
-		rtnl_addr_set_ifindex(ra, *ifindex);
+	if (ra && local) {
+		nl_addr_set_prefixlen(local, plen);
+		rtnl_addr_set_ifindex(ra, ifindex);
+		if (family == AF_INET6)
+			rtnl_addr_set_flags(ra, IFA_F_NODAD);
 		r = rtnl_addr_set_local(ra, local);
 		r = r ?: rtnl_addr_add(sk, ra, 0);
-		rtnl_link_set_flags(change, IFF_UP);
-		r = r ?: rtnl_link_change(sk, link, change, 0);
 	}
 	nl_addr_put(local);
 	rtnl_addr_put(ra);
+	return r;
+}
+
+/* Link @name's addresses (@v4/30, and @v6/64 when @v6), the link up. */
+static int addr_up(struct nl_sock *sk, const char *name, uint32_t v4, const struct in6_addr *v6,
+		   int *ifindex)
+{
+	struct rtnl_link *link = NULL, *change = rtnl_link_alloc();
+	int r = change ? rtnl_link_get_kernel(sk, 0, name, &link) : -NLE_NOMEM;
+
+	if (!r) {
+		*ifindex = rtnl_link_get_ifindex(link);
+		r = addr_add(sk, *ifindex, AF_INET, &v4, 30);
+		if (!r && v6)
+			r = addr_add(sk, *ifindex, AF_INET6, v6, 64);
+		rtnl_link_set_flags(change, IFF_UP);
+		r = r ?: rtnl_link_change(sk, link, change, 0);
+	}
 	rtnl_link_put(change);
 	rtnl_link_put(link);
 	return r;
 }
 
-/* The default route via @gw on @ifindex. */
-static int default_route(struct nl_sock *sk, int ifindex, uint32_t gw)
+/* The default route of @family via @gw on @ifindex. */
+static int default_route(struct nl_sock *sk, int ifindex, int family, const void *gw)
 {
+	static const unsigned char any[16];
+	unsigned int len = family == AF_INET ? 4 : 16;
 	struct rtnl_route *rt = rtnl_route_alloc();
 	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
-	uint32_t any = 0;
-	struct nl_addr *dst = nl_addr_build(AF_INET, &any, 4);
-	struct nl_addr *via = nl_addr_build(AF_INET, &gw, 4);
+	struct nl_addr *dst = nl_addr_build(family, any, len);
+	struct nl_addr *via = nl_addr_build(family, gw, len);
 	int r = -NLE_NOMEM;
 
 	if (rt && nh && dst && via) {
 		nl_addr_set_prefixlen(dst, 0);
-		rtnl_route_set_family(rt, AF_INET);
+		rtnl_route_set_family(rt, (uint8_t)family);
 		r = rtnl_route_set_dst(rt, dst);
 		rtnl_route_nh_set_ifindex(nh, ifindex);
 		rtnl_route_nh_set_gateway(nh, via);
@@ -139,26 +149,53 @@ static int default_route(struct nl_sock *sk, int ifindex, uint32_t gw)
 	return r;
 }
 
-/*
- * IPv4 only: no IPv6 address (not even fe80::) on @name, in the namespace warden is in now. A
- * host without IPv6 has no such file: nothing to turn off.
- */
-static void no_ipv6(const char *name)
+/* Write @val to /proc/sys/net/ipv6/conf/@name/@key, in the namespace warden is in now. */
+static bool v6_set(const char *name, const char *key, const char *val)
 {
-	char path[96];
+	char path[128];
+	int fd;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/%s", name, key);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok;
+}
+
+/*
+ * IPv6 on the down link @name, if the host has it on (a host without IPv6 has no such file, a
+ * host that turned it off has disable_ipv6 1 on a new link: both stay IPv4 only): no address
+ * the kernel makes itself (addr_gen_mode none: not even fe80::, which no rule could name), no
+ * router advertisement or redirect taken from the other end. Anything short of that turns IPv6
+ * off on the link. True when IPv6 is on.
+ */
+static bool v6_prepare(const char *name)
+{
+	char path[128], c = '1';
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
-	if (write(fd, "1", 1) != 1)
-		log_warn("veth: cannot turn IPv6 off on %s", name);
+		return false;
+	if (read(fd, &c, 1) != 1)
+		c = '1';
 	close(fd);
+	if (c != '0')
+		return false;
+	if (v6_set(name, "addr_gen_mode", "1") && v6_set(name, "accept_ra", "0") &&
+	    v6_set(name, "accept_redirects", "0"))
+		return true;
+	if (!v6_set(name, "disable_ipv6", "1"))
+		log_warn("veth: cannot turn IPv6 off on %s", name);
+	return false;
 }
 
-/* The sandbox's end, from inside its namespace: address, up, default route via the host end. */
-static int sandbox_end(const struct wd_veth *v, int netns_fd)
+/* The sandbox's end, from inside its namespace: addresses, up, default routes via the host end. */
+static int sandbox_end(struct wd_veth *v, int netns_fd)
 {
 	struct nl_sock *sk = NULL;
 	int host, ifindex, r, err = 0;
@@ -171,10 +208,14 @@ static int sandbox_end(const struct wd_veth *v, int netns_fd)
 		close(host);
 		return err;
 	}
-	no_ipv6(SANDBOX_IF);
+	if (v->has6 && !v6_prepare(SANDBOX_IF))
+		v->has6 = false;
 	sk = nl_open();
-	r = sk ? addr_up(sk, SANDBOX_IF, v->sandbox4, &ifindex) : -NLE_NOMEM;
-	r = r ?: default_route(sk, ifindex, v->host4);
+	r = sk ? addr_up(sk, SANDBOX_IF, v->sandbox4, v->has6 ? &v->sandbox6 : NULL, &ifindex) :
+		 -NLE_NOMEM;
+	r = r ?: default_route(sk, ifindex, AF_INET, &v->host4);
+	if (!r && v->has6)
+		r = default_route(sk, ifindex, AF_INET6, &v->host6);
 	if (r) {
 		log_warnx("veth: %s in the sandbox: %s", SANDBOX_IF, nl_geterror(r));
 		err = -EIO;
@@ -185,6 +226,18 @@ static int sandbox_end(const struct wd_veth *v, int netns_fd)
 		fatal("veth: cannot return to the host's network namespace");
 	close(host);
 	return err;
+}
+
+/* The slot's IPv6 address ending in @host (1: the host end, 2: the sandbox's). */
+static void v6_of(struct in6_addr *a, uint32_t slot, unsigned char host)
+{
+	static const unsigned char pool[6] = WD_VETH_POOL6;
+
+	memset(a, 0, sizeof(*a));
+	memcpy(a->s6_addr, pool, sizeof(pool));
+	a->s6_addr[6] = (unsigned char)(slot >> 8);
+	a->s6_addr[7] = (unsigned char)slot;
+	a->s6_addr[15] = host;
 }
 
 /* Claim a free slot: its name made with NLM_F_EXCL is the claim. */
@@ -208,6 +261,8 @@ static int claim(struct nl_sock *sk, struct wd_veth *v, int netns_fd, uint32_t s
 		}
 		v->host4 = htonl(base + 1);
 		v->sandbox4 = htonl(base + 2);
+		v6_of(&v->host6, slot, 1);
+		v6_of(&v->sandbox6, slot, 2);
 		return 0;
 	}
 	v->host_if[0] = 0;
@@ -226,8 +281,9 @@ int wd_veth_make(struct wd_veth *v, int netns_fd, uint32_t seed)
 	err = claim(sk, v, netns_fd, seed);
 	if (err)
 		goto out;
-	no_ipv6(v->host_if);
-	r = addr_up(sk, v->host_if, v->host4, &ifindex);
+	/* IPv6 on both ends or neither: the sandbox's end is asked in sandbox_end */
+	v->has6 = v6_prepare(v->host_if);
+	r = addr_up(sk, v->host_if, v->host4, v->has6 ? &v->host6 : NULL, &ifindex);
 	if (r) {
 		log_warnx("veth: %s: %s", v->host_if, nl_geterror(r));
 		err = -EIO;

@@ -29,8 +29,9 @@
  *   wd-try env                print the environment, one variable a line
  *   wd-try hostname           print the host name (uname)
  *   wd-try ifaces             print each network interface as "NAME up" or "NAME down"
- *   wd-try addrs              print each IPv4 address as "NAME ADDR/PREFIX"; then the
- *                             default route's gateway as "via ADDR" (from /proc/net/route)
+ *   wd-try addrs              print each IPv4 and IPv6 address as "NAME ADDR/PREFIX"; then
+ *                             the default routes' gateways as "via ADDR" (/proc/net/route)
+ *                             and "via6 ADDR" (/proc/net/ipv6_route)
  *   wd-try connect ADDR PORT  TCP connect to an IPv4 address
  *   wd-try listen ADDR PORT   listen there (PORT 0: any), print "listening PORT", accept and
  *                             close until killed
@@ -427,9 +428,20 @@ static int addrs(void)
 	if (getifaddrs(&ifa))
 		return 1;
 	for (i = ifa; i; i = i->ifa_next) {
-		char a[INET_ADDRSTRLEN];
+		char a[INET6_ADDRSTRLEN];
 		uint32_t m;
+		int bits = 0;
 
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET6) {
+			const unsigned char *mk =
+				((struct sockaddr_in6 *)i->ifa_netmask)->sin6_addr.s6_addr;
+
+			for (int k = 0; k < 16; k++)
+				bits += __builtin_popcount(mk[k]);
+			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, a,
+				  sizeof(a));
+			printf("%s %s/%d\n", i->ifa_name, a, bits);
+		}
 		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
 			continue;
 		inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, a, sizeof(a));
@@ -444,6 +456,22 @@ static int addrs(void)
 
 			printf("via %s\n", inet_ntoa(g));
 		}
+	}
+	if (f)
+		fclose(f);
+	/* dest plen src plen next-hop ...: the default route's next hop, in hex */
+	f = fopen("/proc/net/ipv6_route", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char d[33], s6[33], nh[33], a[INET6_ADDRSTRLEN];
+		unsigned int dl, sl;
+		struct in6_addr g;
+
+		if (sscanf(line, "%32s %x %32s %x %32s", d, &dl, s6, &sl, nh) != 5 || dl ||
+		    strspn(d, "0") != 32 || strspn(nh, "0") == 32)
+			continue;
+		for (int k = 0; k < 16; k++)
+			sscanf(nh + 2 * k, "%2hhx", &g.s6_addr[k]);
+		printf("via6 %s\n", inet_ntop(AF_INET6, &g, a, sizeof(a)));
 	}
 	if (f)
 		fclose(f);

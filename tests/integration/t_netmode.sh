@@ -62,7 +62,7 @@ host_if_of() {
 }
 
 test_a_veth_sandbox_has_lo_and_its_end_with_a_pool_address_and_the_host_end_goes_after() {
-	local a gw hif
+	local a gw hif v6
 	net_up
 	netmode_policy "$T/p.json" veth '{"default":"deny"}'
 	mkfifo "$T/go"
@@ -79,6 +79,15 @@ test_a_veth_sandbox_has_lo_and_its_end_with_a_pool_address_and_the_host_end_goes
 	hif=$(host_if_of "$gw")
 	case $hif in wd[0-9]*) ;; *) fail "host end of $gw: '$hif' ($(ip -4 -o addr show))" ;; esac
 	ip link show dev "$hif" > /dev/null 2>&1 || fail "no link $hif on the host"
+	# IPv6 (the host has it): the slot's /64 of fd77:6172:6465::/48, the sandbox end ::2, its
+	# default route via the host end's ::1; neither end has any other IPv6 address (no fe80::,
+	# which no rule could name)
+	v6=$(printf 'fd77:6172:6465:%x' "${hif#wd}")
+	expect_eq "the sandbox end's IPv6 addresses" \
+		"$(grep '^eth0 .*:' "$T/a.out" | tr '\n' ' ')" "eth0 $v6::2/64 "
+	expect_line "$T/a.out" "via6 $v6::1"
+	expect_eq "the host end's IPv6 addresses" \
+		"$(ip -6 -o addr show dev "$hif" | awk '{ print $4 }' | tr '\n' ' ')" "$v6::1/64 "
 	echo go > "$T/go"
 	wait "$bg" || fail "run failed: $(cat "$T/a.err")"
 	! ip link show dev "$hif" > /dev/null 2>&1 || fail "link $hif stayed after the run"
@@ -100,6 +109,25 @@ test_a_veth_sandbox_reaches_an_allowed_host_server_and_not_a_denied_one() {
 		'"errno":"EPERM"'
 	# the refused one is there: the host reaches it
 	expect_eq "from the host" "$("$BIN/wd-net" connect tcp 10.199.1.1 81)" ok
+}
+
+# The same over IPv6: the host server the policy names is reached through the pair, another
+# port of it and the host end's own address are refused (host addresses).
+test_a_veth_sandbox_reaches_an_allowed_host_server_over_ipv6_and_not_a_denied_one() {
+	net_up
+	testnet_serve - "$BIN/wd-net" serve tcp :: 80
+	testnet_serve - "$BIN/wd-net" serve tcp :: 81
+	netmode_policy "$T/p.json" veth '{"default":"allow","allow":["tcp:[fd99:1::1]:80"]}'
+	in_bg a "$T/p.json" "$BIN/wd-net connect tcp fd99:1::1 80; $BIN/wd-net connect tcp fd99:1::1 81
+		gw=\$($BIN/wd-try addrs | sed -n 's/^via6 //p'); echo gw \$gw
+		$BIN/wd-net connect tcp \$gw 80"
+	wait "$bg" || true
+	expect_eq "allowed host server, refused one, the host end (host addresses, default allow)" \
+		"$(grep -v '^gw' "$T/a.out" | tr '\n' ' ')" "ok EPERM EPERM "
+	expect_line "$T/a.audit" '"type":"net"' '"target":"[fd99:1::1]:81"' '"rule":"host-address"' \
+		'"family":"inet6"'
+	expect_line "$T/a.out" "gw fd77:6172:6465:"
+	expect_eq "from the host" "$("$BIN/wd-net" connect tcp fd99:1::1 81)" ok
 }
 
 test_two_concurrent_veth_sandboxes_get_different_addresses() {
