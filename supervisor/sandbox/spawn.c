@@ -383,6 +383,19 @@ fail:
  * close-on-exec); otherwise why it failed, into @child. The exec itself may wait in the
  * waiting room meanwhile: it is answered.
  */
+/*
+ * The child's waiting room, from the pair @notifyfd (its end closed here): in child->notify_fd
+ * and handed to o->notify_attach. An error means the child failed first: its error pipe says why.
+ */
+static void take_room(const struct wd_spawn_opts *o, struct wd_child *child, int notifyfd[2])
+{
+	close(notifyfd[1]);
+	notifyfd[1] = -1;
+	child->notify_fd = wd_waiting_room_receive(notifyfd[0]);
+	if (child->notify_fd >= 0 && o->notify_attach)
+		o->notify_attach(o->notify_ctx, child->notify_fd);
+}
+
 static void await_exec(const struct wd_spawn_opts *o, struct wd_child *child, int errfd)
 {
 	struct wd_spawn_failure f = { 0 };
@@ -458,14 +471,8 @@ int wd_spawn_enter(const struct wd_spawn_opts *o, char *const argv[], struct wd_
 	pipefd[1] = -1;
 	child->pid = (pid_t)pid;
 	child->pidfd = pidfd;
-	if (o->notify) {
-		close(notifyfd[1]);
-		notifyfd[1] = -1;
-		/* an error here means the child failed first: the error pipe says why */
-		child->notify_fd = wd_waiting_room_receive(notifyfd[0]);
-		if (child->notify_fd >= 0 && o->notify_attach)
-			o->notify_attach(o->notify_ctx, child->notify_fd);
-	}
+	if (o->notify)
+		take_room(o, child, notifyfd);
 	await_exec(o, child, pipefd[0]);
 	if (o->notify && child->notify_fd < 0 && !child->setup_errno && !child->exec_errno)
 		child->setup_errno = -child->notify_fd;
@@ -588,14 +595,8 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 	statusfd[0] = -1;
 	child->pid = (pid_t)pid;
 	child->pidfd = pidfd;
-	if (o->notify) {
-		close(notifyfd[1]);
-		notifyfd[1] = -1;
-		/* An error here means the child failed first: the error pipe says why. */
-		child->notify_fd = wd_waiting_room_receive(notifyfd[0]);
-		if (child->notify_fd >= 0 && o->notify_attach)
-			o->notify_attach(o->notify_ctx, child->notify_fd);
-	}
+	if (o->notify)
+		take_room(o, child, notifyfd);
 	if (o->before_exec) {
 		close(gofd[1]);
 		gofd[1] = -1;
