@@ -234,8 +234,9 @@ testnet_serve() {
 	"$BIN/wd-try" wait-line "$f" ready "$pid" > /dev/null || fail "server $*: $(cat "$f")"
 }
 
-# testnet_dns NS ADDR TTL NAME=A[,A]...: Debian's dnsmasq as the test network's DNS server, in
-# namespace NS on ADDR:53 (UDP and TCP), answering each NAME's A and AAAA records with TTL and
+# testnet_dns NS ADDR TTL NAME=A[,A]...|NAME=@TARGET...: Debian's dnsmasq as the test network's
+# DNS server, in namespace NS on ADDR:53 (UDP and TCP), answering each NAME's A and AAAA records
+# (or a CNAME to TARGET, a NAME of its own) with TTL and
 # NXDOMAIN for every other name under .test; nothing of the host's (no resolv.conf, no hosts
 # file, no upstream). Ready on return (its sockets are bound before it logs "started"); its pid
 # joins $PIDS for testnet_down.
@@ -247,7 +248,10 @@ testnet_dns() {
 	[ -x "$BIN/dnsmasq" ] && dnsmasq=$BIN/dnsmasq
 	[ -n "$dnsmasq" ] || fail "no dnsmasq (make deps installs dnsmasq-base)"
 	for rec in "$@"; do
-		records+=("--host-record=${rec%%=*},${rec#*=}")
+		case ${rec#*=} in
+		@*) records+=("--cname=${rec%%=*},${rec#*=@},$ttl") ;;
+		*) records+=("--host-record=${rec%%=*},${rec#*=}") ;;
+		esac
 	done
 	: > "$f"
 	ip netns exec "$ns" "$dnsmasq" --keep-in-foreground --log-facility=- --conf-file=/dev/null \

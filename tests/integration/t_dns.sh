@@ -17,7 +17,7 @@ net_up() {
 dns_up() {
 	net_up
 	testnet_dns "$NS1" 10.199.1.2 2 api.test=10.199.1.2,fd99:1::2 www.wild.test=10.199.1.2 \
-		evil.test=10.199.1.2 h2.test=10.199.2.2
+		evil.test=10.199.1.2 h2.test=10.199.2.2 alias.test=@h2.test
 	testnet_serve "$NS1" "$BIN/wd-net" serve tcp :: 80
 	testnet_serve "$NS2" "$BIN/wd-net" serve tcp 10.199.2.2 80
 	"$BIN/wd-dns" query udp 10.199.1.2 api.test > "$T/direct" || fail "test DNS server: $(cat "$T/direct")"
@@ -85,6 +85,26 @@ test_other_name_refused() {
 	expect_eq "its address stays closed" "$(echo "$out" | sed -n 's/^after //p')" EPERM
 	expect_line "$T/audit" '"type":"dns"' '"name":"evil.test"' '"verdict":"deny"' \
 		'"rule":"default"' '"why":"name"'
+}
+
+# A name the policy allows whose answer is a CNAME chain (alias.test -> h2.test, a name no rule
+# names): the chain's end address opens for the rule that allowed the name asked.
+test_cname_chain_opens_its_end_address() {
+	dns_up
+	dns_policy "$T/p.json" '{"default":"deny","allow":["tcp:alias.test:80"]}'
+	out=$(in_sandbox "$T/p.json" '
+		echo "before $($BIN/wd-net connect tcp 10.199.2.2 80)"
+		echo "dns $($BIN/wd-dns query udp 10.199.1.2 alias.test | tr "\n" " ")"
+		echo "after $($BIN/wd-net connect tcp 10.199.2.2 80)"
+		echo "h2 $($BIN/wd-dns query udp 10.199.1.2 h2.test | tr "\n" " ")"')
+	expect_eq "before the answer" "$(echo "$out" | sed -n 's/^before //p')" EPERM
+	expect_eq "the chain's end, through the forwarder" "$(echo "$out" | sed -n 's/^dns //p')" \
+		"10.199.2.2 "
+	expect_eq "its address" "$(echo "$out" | sed -n 's/^after //p')" ok
+	expect_eq "the chain's end asked by its own name" "$(echo "$out" | sed -n 's/^h2 //p')" \
+		"REFUSED "
+	expect_line "$T/audit" '"type":"dns"' '"name":"alias.test"' '"addr":"10.199.2.2"' \
+		'"rule":"/net/allow/0"'
 }
 
 test_ipv6_aaaa() {
