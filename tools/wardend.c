@@ -1602,8 +1602,11 @@ static cJSON *op_resume(const cJSON *req, int client, const cJSON *id, bool *def
 	s->resumer = client;
 	s->resume_id = id ? cJSON_Duplicate(id, true) : NULL;
 	s->resume_token = strdup(token);
-	/* a persistent sandbox's execs answer their own requests: nothing to carry on here */
-	s->resume_attach = !s->persistent;
+	/*
+	 * a persistent sandbox's execs answer their own requests: nothing to carry on here, but
+	 * for an exec whose request a hold ended ("holds":"return"), which this one carries on
+	 */
+	s->resume_attach = !s->persistent || (s->exec_running && s->holds_return && s->waiter < 0);
 	*deferred = true;
 	return NULL;
 }

@@ -87,9 +87,11 @@ cJSON *op_exec(const cJSON *req, int client, const cJSON *id)
 		    tmo->valuedouble != (double)(long long)tmo->valuedouble))
 		return error_reply("exec: \"timeout_ms\" must be a whole number of milliseconds, "
 				   "at least 1%s", "");
-	if (holds && (!cJSON_IsString(holds) || strcmp(holds->valuestring, "events")))
+	if (holds && (!cJSON_IsString(holds) || (strcmp(holds->valuestring, "events") &&
+						 strcmp(holds->valuestring, "return"))))
 		return error_reply("exec: \"holds\" must be \"events\" (the sandbox's holds while the "
-				   "command runs, on this request; \"return\" is run's alone)%s", "");
+				   "command runs, on this request) or \"return\" (the first ends it)%s",
+				   "");
 	if (s->exec_running || s->exec_client >= 0)
 		return coded_error("busy", "exec: a command of an exec runs in %s already (one "
 				   "at a time)", s->name);
@@ -151,7 +153,13 @@ cJSON *op_exec(const cJSON *req, int client, const cJSON *id)
 	s->exec_client = client;
 	s->waiter = client;
 	s->holds_events = holds != NULL;
-	s->holds_return = false;
+	s->holds_return = holds && !strcmp(holds->valuestring, "return");
+	/* what an earlier exec wrote with no one attached is not this one's */
+	for (int i = 0; i < 2; i++) {
+		free(s->missed[i]);
+		s->missed[i] = NULL;
+		s->missed_len[i] = 0;
+	}
 	cJSON_Delete(s->id);
 	s->id = id ? cJSON_Duplicate(id, true) : NULL;
 	return NULL;
@@ -420,7 +428,7 @@ static void exec_exit(struct sup *s, cJSON *m)
 	else
 		cJSON_Delete(e);
 	s->waiter = -1;
-	s->holds_events = false;
+	s->holds_events = s->holds_return = false;
 }
 
 bool exec_read(struct sup *s)
@@ -482,7 +490,7 @@ bool exec_read(struct sup *s)
 				s->out[i] = -1;
 			}
 		s->exec_client = s->waiter = -1;
-		s->holds_events = false;
+		s->holds_events = s->holds_return = false;
 		s->transfer = 0;
 	} else if (op && !strcmp(op, "exit")) {
 		exec_exit(s, m);

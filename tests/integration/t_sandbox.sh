@@ -5,7 +5,6 @@
 # background processes stay between execs, and nothing of it outlives destroy.
 WHERE=any
 BACKENDS="bpf-lsm landlock"
-VM_LANDLOCK=yes
 
 ctl() {
 	"$BIN/wd-try" ctl "$WARDEN_RUN_DIR/control.sock" "$@"
@@ -142,8 +141,9 @@ hold_token() {
 
 # Holds in a persistent sandbox: an exec's delete under a protected tree waits in the kernel for
 # the operator (asked by the sandbox's name through control.sock, told on the exec's own request
-# with "holds":"events"), runs once when approved; a process an earlier exec left behind is held
-# too, after its exec has ended, never let through.
+# with "holds":"events", or as that request's end with "holds":"return"), runs once when
+# approved; a process an earlier exec left behind is held too, after its exec has ended, never
+# let through.
 test_sandbox_holds_an_execs_delete_until_approved() {
 	sandbox_policy
 	mkdir -p "$T/w/app/src" "$T/w/keep/src"
@@ -155,12 +155,13 @@ test_sandbox_holds_an_execs_delete_until_approved() {
 	r=$(ctl "{\"op\":\"create\",\"id\":1,\"backend\":\"$BACKEND\",\"policy\":\"$T/ph.json\",\"audit\":\"$WD_OUT/audit\",\"cwd\":\"$T/w\",\"name\":\"box3\"}")
 	printf '%s' "$r" | grep -q '"ok":true' || fail "create with holds: $r"
 	sup=$(record_field "$r" supervisor)
+	sbid=$(record_field "$r" sandbox)
 	# exec 1 leaves a process that deletes keep/ once told (the file go appears), then ends
 	exec_in box3 "[\"sh\",\"-c\",\"(while [ ! -e go ]; do sleep 0.05; done; rm -rf keep; echo \$? > bg.rc) > /dev/null 2>&1 & echo left\"]"
 	expect_eq "exec 1" "$(x_code)" 0
-	# an exec's holds as results are refused (a run's alone), naming the key
-	answers '{"op":"exec","sandbox":"box3","holds":"return","argv":["true"]}' \
-		'"ok":false,"error":"exec: \\"holds\\" must be \\"events\\"' "exec with holds return"
+	# a "holds" that is neither events nor return is refused, naming the key
+	answers '{"op":"exec","sandbox":"box3","holds":"later","argv":["true"]}' \
+		'"ok":false,"error":"exec: \\"holds\\" must be \\"events\\"' "exec with holds later"
 	# exec 2 deletes app/: held, and told on its own request ("holds":"events")
 	ctl '{"op":"exec","id":"x2","sandbox":"box3","holds":"events","argv":["sh","-c","rm -rf app; echo rm=$?"]}' \
 		'until="event":"exit"' > "$T/x2.out" &
@@ -197,6 +198,22 @@ test_sandbox_holds_an_execs_delete_until_approved() {
 	rc=$(wait_record "$T/w/bg.rc" '' $$)
 	[ "$rc" != 0 ] || fail "the denied rm -rf succeeded"
 	[ -e "$T/w/keep/src/k" ] || fail "the denied delete happened"
+	# "holds":"return": exec 4's first hold is its request's end, with the token; a resume on
+	# another connection approves it and carries the exec on there, to its output and exit
+	mkdir -p "$T/w/app2/src"; echo b > "$T/w/app2/src/b"
+	ctl '{"op":"exec","id":"x4","sandbox":"box3","holds":"return","argv":["sh","-c","rm -rf app2; echo rm=$?; exit 5"]}' \
+		'until="status":"held"' > "$T/x4.out" || fail "exec 4: $(cat "$T/x4.out")"
+	line=$(grep '"status":"held"' "$T/x4.out") || fail "exec 4 did not end held: $(cat "$T/x4.out")"
+	case $line in '{"status":"held","sandbox":"'"$sbid"'","token":"'*"$T/w/app2/"*'"id":"x4"'*) ;;
+	*) fail "exec 4's held result: $line" ;; esac
+	[ -e "$T/w/app2/src/b" ] || fail "exec 4's held delete ran before anyone decided"
+	tok=$(record_field "$line" token)
+	ctl "{\"op\":\"resume\",\"id\":\"r4\",\"token\":\"$tok\",\"resolution\":\"approve\",\"scope\":\"sandbox\",\"subtree\":\"$T/w/app2\"}" \
+		'until="event":"exit"' > "$T/x.out" || fail "exec 4's resume: $(cat "$T/x.out")"
+	grep -q "^{\"ok\":true,\"sandbox\":\"$sbid\",\"id\":\"r4\"" "$T/x.out" || fail "exec 4's resume reply: $(cat "$T/x.out")"
+	expect_eq "exec 4's output, on the resume's connection" "$(x_stdout)" 'rm=0\n'
+	expect_eq "exec 4's exit, on the resume's connection" "$(x_code)" 5
+	[ ! -e "$T/w/app2" ] || fail "exec 4's approved delete did not happen"
 	# kill takes the name too; its supervisor ends
 	answers '{"op":"kill","sandbox":"box3"}' '"ok":true' "kill by name"
 	timeout 60 "$BIN/wd-try" wait-exit "$sup" > /dev/null || fail "box3's supervisor outlived its kill"
