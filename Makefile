@@ -248,7 +248,7 @@ VM_CACHE := $(OUT)/vm
 VM_STAGE := $(OUT)/vm/stage
 # a bound for a hung VM, not its expected time: on a loaded shared host the 6.1 VM's ~12 minutes
 # went past 900 s
-VM_TIMEOUT ?= 2100
+VM_TIMEOUT ?= 1500
 VM_KERNEL ?= 6.1
 
 .PHONY: unit

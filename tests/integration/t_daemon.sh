@@ -4,6 +4,20 @@
 # restarted wardend takes the sandbox over and answers it.
 WHERE=any
 BACKENDS="bpf-lsm landlock"
+# the control protocol's own logic (streams, stdin, terminals, reattaching, refusals): the host
+# suite's; the VMs run what the kernel and the backend hold (takeovers, holds, the fifty)
+HOST_ONLY="test_a_client_that_went_reattaches_and_gets_what_it_missed"
+HOST_ONLY+=" test_a_pty_run_streams_on_after_its_supervisor_and_its_wardend_die"
+HOST_ONLY+=" test_a_run_reads_a_streamed_stdin test_a_run_request_gives_stdin_env_and_a_timeout"
+HOST_ONLY+=" test_a_run_that_asked_ends_with_its_client test_a_run_with_a_pty_gets_a_terminal_and_streams_it"
+HOST_ONLY+=" test_a_run_with_an_inline_policy_and_wait_gets_its_report_on_the_connection"
+HOST_ONLY+=" test_a_run_with_hold_events_is_decided_by_a_resume_elsewhere"
+HOST_ONLY+=" test_a_run_whose_holds_return_is_resumed_on_another_connection"
+HOST_ONLY+=" test_a_slow_stream_client_loses_only_what_is_counted"
+HOST_ONLY+=" test_a_streamed_run_sends_its_output_as_events_then_its_exit"
+HOST_ONLY+=" test_a_streamed_run_taken_over_after_a_crash_streams_on"
+HOST_ONLY+=" test_wardend_echoes_ids_and_refuses_unknown_keys_and_bad_policies_up_front"
+HOST_ONLY+=" test_wardend_refuses_bad_requests_and_a_second_daemon"
 
 ctl() {
 	"$BIN/wd-try" ctl "$WARDEN_RUN_DIR/control.sock" "$1"

@@ -4,6 +4,9 @@
 # dnsmasq in a test network namespace, lib.sh testnet_dns; tests/helpers/wd-dns asks) and opens
 # each address of an allowed answer until its TTL plus the grace lapses. Cleans up (namespaces, links, servers) on every path.
 WHERE=any
+# the forwarder's and the flags' own logic (the expiry the kernel checks is the same program
+# the other tests load): the host suite's
+HOST_ONLY="test_closed_after_ttl test_allow_host_flags test_other_server_still_forwarded"
 
 # The test network (lib.sh, testnet_up): h1 (10.199.1.2, fd99:1::2: DNS server and TCP echo)
 # and h2 (10.199.2.2).

@@ -6,6 +6,8 @@
 # network namespaces of the test's own; everything is removed on every path.
 WHERE=any
 BACKENDS="bpf-lsm landlock"
+# the forwarder's own checks of who asks: the host suite's
+HOST_ONLY="test_the_loopback_forwarder_answers_only_its_sandbox test_the_forwarder_over_the_pair_answers_only_its_sandbox"
 
 # The test network (lib.sh, testnet_up): h1 (10.199.1.2: DNS server, TCP echo) behind a pair
 # whose host end, 10.199.1.1, is one of the host's own addresses (a host-side server listens

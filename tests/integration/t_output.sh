@@ -4,7 +4,6 @@
 # and one `limit` audit record; the command is never blocked by the cap nor by a caller who does
 # not read. The http-client and web-service templates, which set it, run.
 WHERE=any
-VM_LANDLOCK=yes
 
 # opolicy LIMITS: a policy that runs the shell tools, reads /dev/zero, with "limits": LIMITS.
 opolicy() {

@@ -4,7 +4,6 @@
 # for output, never for time.
 WHERE=any
 BACKENDS="bpf-lsm landlock"
-VM_LANDLOCK=yes
 
 P="$BIN/wd-pty"
 

@@ -3,7 +3,7 @@
 # enabled and run a command from a staged directory as the VM's init.
 #
 #   tests/vm/run.sh --cache DIR --stage DIR --cmd "COMMAND LINE" \
-#                   [--kernel 6.1|6.12] [--timeout SECONDS] [--mem MB]
+#                   [--kernel 6.1|6.12] [--timeout SECONDS] [--mem MB] [--tag NAME]
 #
 #   --kernel K    6.1 (default): Debian 12's linux-image-6.1.0-*-cloud-amd64-unsigned,
 #                 from the host's apt sources; 6.12: Debian 13's
@@ -20,6 +20,9 @@
 #   --cmd CMD     run with bash in /warden inside the VM
 #   --timeout S   wall-clock limit for the VM (default 600)
 #   --mem MB      VM memory (default 1024)
+#   --tag NAME    the console log is DIR/console[-6.12]-NAME.log: VMs of one kernel side by
+#                 side keep theirs apart (a fetch of the kernel package is done by one of
+#                 them, under a lock, and found done by the others)
 #
 # The VM's console streams to stdout.  Exit status: the command's exit
 # status (from the WARDEN_VM_EXIT=<rc> marker), 124 if the VM timed out,
@@ -32,11 +35,11 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 die() { echo "vm: error: $*" >&2; exit 1; }
 say() { echo "vm: $*" >&2; }
 usage() {
-	echo "usage: $prog --cache DIR --stage DIR --cmd \"COMMAND LINE\" [--kernel 6.1|6.12] [--timeout SECONDS] [--mem MB]" >&2
+	echo "usage: $prog --cache DIR --stage DIR --cmd \"COMMAND LINE\" [--kernel 6.1|6.12] [--timeout SECONDS] [--mem MB] [--tag NAME]" >&2
 	exit 2
 }
 
-CACHE='' STAGE='' CMD='' KERNEL=6.1 TIMEOUT=600 MEM=${MEM:-1024} have_cmd=''
+CACHE='' STAGE='' CMD='' KERNEL=6.1 TIMEOUT=600 MEM=${MEM:-1024} have_cmd='' TAG=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cache) [ $# -ge 2 ] || usage; CACHE=$2; shift 2 ;;
@@ -45,12 +48,14 @@ while [ $# -gt 0 ]; do
 	--kernel) [ $# -ge 2 ] || usage; KERNEL=$2; shift 2 ;;
 	--timeout) [ $# -ge 2 ] || usage; TIMEOUT=$2; shift 2 ;;
 	--mem) [ $# -ge 2 ] || usage; MEM=$2; shift 2 ;;
+	--tag) [ $# -ge 2 ] || usage; TAG=$2; shift 2 ;;
 	--cache=*) CACHE=${1#*=}; shift ;;
 	--stage=*) STAGE=${1#*=}; shift ;;
 	--cmd=*) CMD=${1#*=}; have_cmd=1; shift ;;
 	--kernel=*) KERNEL=${1#*=}; shift ;;
 	--timeout=*) TIMEOUT=${1#*=}; shift ;;
 	--mem=*) MEM=${1#*=}; shift ;;
+	--tag=*) TAG=${1#*=}; shift ;;
 	-h|--help) usage ;;
 	*) echo "vm: error: unknown argument: $1" >&2; usage ;;
 	esac
@@ -58,6 +63,7 @@ done
 [ -n "$CACHE" ] && [ -n "$STAGE" ] && [ -n "$have_cmd" ] || usage
 [[ $TIMEOUT =~ ^[0-9]+$ ]] && [ "$TIMEOUT" -gt 0 ] || die "--timeout must be a positive number of seconds"
 [[ $MEM =~ ^[0-9]+$ ]] && [ "$MEM" -ge 128 ] || die "--mem must be a number of MB (>= 128)"
+[[ $TAG =~ ^[A-Za-z0-9._-]*$ ]] || die "--tag must be letters, digits, '.', '_' or '-'"
 case $KERNEL in
 6.1) suffix='' ;;
 6.12) suffix=-6.12 ;;
@@ -80,6 +86,7 @@ need ldd libc-bin
 need gzip gzip
 need timeout coreutils
 need xz xz-utils # the modules of 6.12 are .ko.xz
+need flock util-linux
 BUSYBOX=/bin/busybox
 [ -x "$BUSYBOX" ] || die "$BUSYBOX not found; install it with: apt-get install busybox-static"
 if LC_ALL=C ldd "$BUSYBOX" >/dev/null 2>&1; then
@@ -120,6 +127,9 @@ fetch_deb() {
 KDIR=$CACHE/kernel$suffix
 APTDIR=''
 trap '[ -z "$APTDIR" ] || rm -rf "$APTDIR"' EXIT
+# one fetch at a time per kernel: a VM started beside one that is fetching waits, then finds it done
+exec {lockfd}>"$CACHE/fetch$suffix.lock"
+flock "$lockfd" || die "cannot lock $CACHE/fetch$suffix.lock"
 if [ ! -f "$KDIR/.complete" ]; then
 	dl=$CACHE/download$suffix
 	rm -rf "$dl"
@@ -162,6 +172,7 @@ if [ ! -f "$KDIR/.complete" ]; then
 	mv "$KDIR.tmp" "$KDIR"
 	rm -rf "$dl"
 fi
+exec {lockfd}>&-
 VMLINUZ=$(find "$KDIR/boot" -maxdepth 1 -name 'vmlinuz-*' 2>/dev/null | sort -V | tail -n1)
 [ -n "$VMLINUZ" ] || die "no boot/vmlinuz-* in $KDIR (delete it to re-fetch)"
 KVER=${VMLINUZ##*/vmlinuz-}
@@ -311,7 +322,7 @@ done < <(find "$ROOT/warden" -type f -print0)
 (cd "$ROOT" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$INITRD"
 
 # ---------------------------------------------------------------- boot
-LOG=$CACHE/console$suffix.log
+LOG=$CACHE/console$suffix${TAG:+-$TAG}.log
 say "booting $(basename "$VMLINUZ") (initrd $(($(stat -c %s "$INITRD") / 1024)) KiB, timeout ${TIMEOUT}s) ..."
 # Serial console: drop \r, and the terminal reset / no-wrap / clear-screen
 # sequences SeaBIOS and the kernel send (ESC c becomes a line break, as the
@@ -323,13 +334,16 @@ strip='s/\r//g; s/\x1b\[?7[lh]//g; s/\x1b\[[0-9;]*J//g; s/\x1bc/\n/g; s/^\n//'
 # the terminal. Single-threaded TCG on purpose: with thread=multi the 6.12 kernel
 # panicked in bpf_lsm_file_open while another vCPU's text_poke patched it (an LSM
 # trampoline attach is cross-modifying code, which multi-threaded TCG does not make safe).
+# -cpu qemu64, not max: the same suite took 118 s of CPU against max's 170 (max gives the guest
+# AVX2 and 5-level paging, which TCG emulates slowly; without those two, 130 s), and nothing
+# warden or its tests do needs a newer CPU model.
 FIFO=$WORK/console.fifo
 mkfifo "$FIFO"
 sed -u "$strip" <"$FIFO" | tee -p "$LOG" &
 out_pid=$!
 start=$(date +%s%N)
 timeout -k 10 "$TIMEOUT" \
-	qemu-system-x86_64 -accel tcg,thread=single -cpu max -m "$MEM" -smp 2 \
+	qemu-system-x86_64 -accel tcg,thread=single -cpu qemu64 -m "$MEM" -smp 2 \
 	-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$INITRD" \
 	-append "console=ttyS0 panic=-1 loglevel=5 lsm=lockdown,capability,landlock,bpf" \
 	</dev/null >"$FIFO" 2>&1 &
