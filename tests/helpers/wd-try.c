@@ -24,6 +24,7 @@
  *   wd-try flood N PATH       open PATH for reading N times; print how many failed
  *   wd-try wait-line FILE TEXT [PID]  wait (inotify, no polling) until a line of FILE holds
  *                             TEXT and print it; fail with ESRCH if process PID ends first
+ *                             (FILE is made, empty, if it is not there yet)
  *   wd-try wait-exit PID      wait (pidfd, no polling) until process PID has ended; "gone"
  *   wd-try ids                print "UID GID GROUP,GROUP..." (real ids, supplementary groups)
  *   wd-try env                print the environment, one variable a line
@@ -328,9 +329,20 @@ static int wait_line(const char *path, const char *text, pid_t pid)
 
 	if (in < 0 || (pid > 0 && pidfd < 0))
 		return fail();
-	/* watch first, then look: a line written in between is not missed */
-	if (inotify_add_watch(in, path, IN_MODIFY | IN_CLOSE_WRITE) < 0)
-		return fail();
+	/*
+	 * watch first, then look: a line written in between is not missed. A file not there yet
+	 * is made (empty, never truncated): its writer, started in the background just before,
+	 * may not have opened it yet, and opens it with O_TRUNC over nothing written.
+	 */
+	if (inotify_add_watch(in, path, IN_MODIFY | IN_CLOSE_WRITE) < 0) {
+		int fd = errno == ENOENT ? open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644) : -1;
+
+		if (fd < 0)
+			return fail();
+		close(fd);
+		if (inotify_add_watch(in, path, IN_MODIFY | IN_CLOSE_WRITE) < 0)
+			return fail();
+	}
 	while (!find_line(path, text, line, sizeof(line))) {
 		struct pollfd pfd[2] = { { .fd = in, .events = POLLIN },
 					 { .fd = pidfd, .events = POLLIN } };

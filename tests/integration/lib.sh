@@ -143,8 +143,10 @@ start_daemon() {
 	touch "$log"
 	"$BIN/wardend" "$@" > "$log" 2>&1 &
 	daemon=$!
-	# a failed test ends its daemon too (by pid); its supervisors die with it
-	trap 'kill -KILL $daemon 2>/dev/null || true' EXIT
+	# a failed test ends its daemon too (by pid): TERM first, so that it empties its pool of
+	# cgroups as it stops (its sandboxes the runner reaps), KILL if it has not ended in 30 s
+	trap 'kill -TERM $daemon 2>/dev/null && { timeout 30 "$BIN/wd-try" wait-exit $daemon > /dev/null ||
+		kill -KILL $daemon 2>/dev/null; }; true' EXIT
 	timeout 60 "$BIN/wd-try" wait-line "$log" "listening on" "$daemon" > /dev/null ||
 		fail "wardend did not start: $(cat "$log")"
 }
