@@ -4,8 +4,6 @@
 # host, v2 controllers in the VM. Every test also checks that no sandbox cgroup, v1 or v2, is
 # left behind. The workloads are tests/helpers/wd-hog.
 WHERE=any
-# landlock in the VM too: pure cgroup v2 under the other backend
-VM_LANDLOCK=yes
 
 H="$BIN/wd-hog"
 
