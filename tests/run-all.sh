@@ -45,7 +45,7 @@ tally() {
 
 # Each VM emulates its CPUs on one host thread (tests/vm/run.sh says why), so a VM is a core's
 # work, whatever runs in it: three VMs, whose work is split so that the two cores end together.
-#   6.1 (1)  Debian 12's 6.1, bpf-lsm (the probe's choice): the escape suite and t_exec_rules;
+#   6.1 (1)  Debian 12's 6.1, bpf-lsm (the probe's choice): the escape suite;
 #            beside it landlock's part (the escape suite and the VM_LANDLOCK=yes files), each
 #            runner with its own cgroup group and run directories
 #   6.1 (2)  the same kernel, bpf-lsm: every other file (their HOST_ONLY tests left out)
@@ -56,7 +56,7 @@ tally() {
 # 188 s), and 6.12 on the core the first of them to end frees. A VM's output is shown when it
 # ends.
 run_vm="tests/integration/run.sh --where vm --bin /warden/bin --hold-sets --keep-sets"
-part1="--only escape/ --only :t_exec_rules:"
+part1="--only escape/"
 vm_cmd_61_1="$run_vm --backend landlock > /tmp/landlock.log 2>&1 & ll=\$!
 $run_vm --backend auto $part1; rc=\$?
 wait \$ll || rc=1
@@ -87,7 +87,7 @@ start_vm() {
 }
 pid_of() { cat "$logs/vm-$1.pid"; }
 echo "== integration tests in the VM, kernel 6.1 (1): started (bpf-lsm chosen by the probe: the" \
-	"escape suite, t_exec_rules; landlock beside it; cgroup v2), shown when they end =="
+	"escape suite; landlock beside it; cgroup v2), shown when they end =="
 start_vm 6.1-1 6.1 "$vm_cmd_61_1"
 echo "== integration tests in the VM, kernel 6.1 (2): started (bpf-lsm chosen by the probe: the" \
 	"other files; cgroup v2), shown when they end =="
@@ -125,7 +125,7 @@ show_vm() {
 	vp=$((vp + p)) vf=$((vf + f)) vs=$((vs + s))
 	tallies="$tallies; vm $1 $p passed, $f failed, $s skipped"
 }
-show_vm 6.1-1 "bpf-lsm chosen by the probe: the escape suite, t_exec_rules; landlock beside it"
+show_vm 6.1-1 "bpf-lsm chosen by the probe: the escape suite; landlock beside it"
 show_vm 6.1-2 "bpf-lsm chosen by the probe: the other files"
 show_vm 6.12 "bpf-lsm chosen by the probe: the escape suite, the hold tests, t_lsm_btf"
 vms=
