@@ -26,6 +26,7 @@
 #include "supervisor/sandbox/caps.h"
 #include "supervisor/sandbox/exit_status.h"
 #include "supervisor/util/beside.h"
+#include "supervisor/util/fsutil.h"
 #include "supervisor/util/log.h"
 #include "supervisor/sandbox/spawn.h"
 
@@ -143,11 +144,64 @@ static pid_t fork_into_cgroup(int cgroup_fd)
 	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 }
 
+/*
+ * In the child of wd_spawn_begin, confined: the go word that wd_spawn_finish sends, 'g' and the
+ * command's arguments (each ending in a NUL) into @buf, with exactly three fds that become its
+ * 0, 1 and 2; @argv points into @buf. 0, or -errno (-ESRCH: no word came, the parent gave up).
+ * The fds are the host's, opened by the supervisor for this command: nothing of the sandbox's.
+ */
+static int receive_command(int go, char *buf, size_t size, char **argv)
+{
+	union {
+		char b[CMSG_SPACE(3 * sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = { .iov_base = buf, .iov_len = size };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b,
+			    .msg_controllen = sizeof(c.b) };
+	struct cmsghdr *h;
+	int fds[3] = { -1, -1, -1 }, n = 0, err = 0;
+	ssize_t len;
+
+	do {
+		len = recvmsg(go, &m, MSG_CMSG_CLOEXEC);
+	} while (len < 0 && errno == EINTR);
+	if (len <= 0)
+		return -ESRCH;
+	h = CMSG_FIRSTHDR(&m);
+	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
+	    h->cmsg_len == CMSG_LEN(sizeof(fds)))
+		memcpy(fds, CMSG_DATA(h), sizeof(fds));
+	else
+		err = -EPROTO;
+	if (!err && ((m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || len < 3 || buf[0] != 'g' ||
+		     buf[len - 1] != 0))
+		err = -EPROTO;
+	for (ssize_t i = 1; !err && i < len; i += (ssize_t)strlen(buf + i) + 1) {
+		if (n == WD_SPAWN_ARGC_MAX)
+			err = -E2BIG;
+		else
+			argv[n++] = buf + i;
+	}
+	argv[n] = NULL;
+	/* the received fds are above 2: 0-2 were open (the supervisor's) when they came */
+	for (int fd = 0; fd < 3 && !err; fd++)
+		if (fds[fd] < 3 || dup2(fds[fd], fd) < 0)
+			err = fds[fd] < 3 ? -EPROTO : -errno;
+	for (int fd = 0; fd < 3; fd++)
+		if (fds[fd] > 2)
+			close(fds[fd]);
+	return err;
+}
+
 /* In the child, between clone3 and execve: async-signal-safe calls only. */
 static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 						  char *const argv[], const struct child_fds *fds,
 						  pid_t parent)
 {
+	/* a spare's command, received (wd_spawn_begin): in this child's own copy of memory */
+	static char cmd_buf[WD_SPAWN_ARGV_MAX + 2];
+	static char *cmd_argv[WD_SPAWN_ARGC_MAX + 1];
 	int errfd = fds->err;
 	pid_t cmd;
 	struct wd_spawn_failure f = { .stage = 0 };
@@ -254,7 +308,14 @@ static void __attribute__((noreturn)) child_exec(const struct wd_spawn_opts *o,
 		}
 	}
 	/* the parent's word that it may run the command (EOF: it died, or gave up on it) */
-	if (fds->go >= 0) {
+	if (fds->go >= 0 && !argv) {
+		r = receive_command(fds->go, cmd_buf, sizeof(cmd_buf), cmd_argv);
+		if (r) {
+			errno = -r;
+			goto fail;
+		}
+		argv = cmd_argv;
+	} else if (fds->go >= 0) {
 		do {
 			r = (int)read(fds->go, &ready, 1);
 		} while (r < 0 && errno == EINTR);
@@ -500,7 +561,9 @@ int wd_spawn_preload(void)
 	return fd < 0 ? fd : 0;
 }
 
-int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child)
+/* wd_spawn up to the command's exec: its child waits for the go word (@argv NULL: for it too). */
+static int spawn_begin(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child,
+		       struct wd_spawn_pending *pending)
 {
 	struct clone_args args;
 	int pipefd[2] = { -1, -1 }, statusfd[2] = { -1, -1 }, notifyfd[2] = { -1, -1 };
@@ -600,15 +663,10 @@ int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child 
 	if (o->before_exec) {
 		close(gofd[1]);
 		gofd[1] = -1;
-		o->before_exec(o->before_exec_ctx);
-		/* a child that failed first has gone: its error pipe says why */
-		if (send(gofd[0], "g", 1, MSG_NOSIGNAL) != 1)
-			log_debug("spawn: the child went before it was let exec");
-		close(gofd[0]);
-		gofd[0] = -1;
 	}
-
-	await_exec(o, child, pipefd[0]);
+	pending->err_r = pipefd[0];
+	pending->go_w = gofd[0];
+	pipefd[0] = gofd[0] = -1;
 
 out_close:
 	if (procs >= 0)
@@ -627,10 +685,100 @@ out_close:
 		if (gofd[i] >= 0)
 			close(gofd[i]);
 	}
+	return err;
+}
+
+/* The go word: 'g', and for a command not given at the start its arguments and fds 0-2. */
+static int send_go(int go, char *const argv[], const int fds[3])
+{
+	static char buf[WD_SPAWN_ARGV_MAX + 2];
+	union {
+		char b[CMSG_SPACE(3 * sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = { .iov_base = buf, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *h;
+	size_t len = 1;
+	int n = 0;
+
+	buf[0] = 'g';
+	for (; argv && argv[n]; n++) {
+		size_t l = strlen(argv[n]) + 1;
+
+		if (n == WD_SPAWN_ARGC_MAX || len + l > WD_SPAWN_ARGV_MAX + 1)
+			return -E2BIG;
+		memcpy(buf + len, argv[n], l);
+		len += l;
+	}
+	if (argv) {
+		if (!n)
+			return -EINVAL;
+		iov.iov_len = len;
+		memset(&c, 0, sizeof(c));
+		m.msg_control = c.b;
+		m.msg_controllen = sizeof(c.b);
+		h = CMSG_FIRSTHDR(&m);
+		h->cmsg_level = SOL_SOCKET;
+		h->cmsg_type = SCM_RIGHTS;
+		h->cmsg_len = CMSG_LEN(3 * sizeof(int));
+		memcpy(CMSG_DATA(h), fds, 3 * sizeof(int));
+	}
+	/* a child that failed first has gone: its error pipe says why */
+	if (sendmsg(go, &m, MSG_NOSIGNAL) != (ssize_t)len)
+		log_debug("spawn: the child went before it was let exec");
+	return 0;
+}
+
+/* Let the child of spawn_begin exec, and wait until it has (or failed to). */
+static int spawn_finish(const struct wd_spawn_opts *o, struct wd_child *child,
+			struct wd_spawn_pending *p, char *const argv[], const int fds[3])
+{
+	int err = 0;
+
+	if (o->before_exec) {
+		o->before_exec(o->before_exec_ctx);
+		err = send_go(p->go_w, argv, fds);
+	}
+	wd_fd_close(&p->go_w);
+	/* refused (no exec may come): the child reads EOF, fails, and its pipe says so */
+	await_exec(o, child, p->err_r);
+	wd_fd_close(&p->err_r);
 	if (!err && o->notify && child->notify_fd < 0 && !child->setup_errno &&
 	    !child->exec_errno)
 		child->setup_errno = -child->notify_fd;
 	return err;
+}
+
+int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child)
+{
+	struct wd_spawn_pending p = { -1, -1 };
+	int err = spawn_begin(o, argv, child, &p);
+
+	return err ? err : spawn_finish(o, child, &p, NULL, NULL);
+}
+
+int wd_spawn_begin(const struct wd_spawn_opts *o, struct wd_child *child,
+		   struct wd_spawn_pending *pending)
+{
+	*pending = (struct wd_spawn_pending){ -1, -1 };
+	if (!o->before_exec)
+		return -EINVAL;
+	return spawn_begin(o, NULL, child, pending);
+}
+
+int wd_spawn_finish(const struct wd_spawn_opts *o, struct wd_child *child,
+		    struct wd_spawn_pending *pending, char *const argv[], const int fds[3])
+{
+	if (!argv || !argv[0])
+		return -EINVAL;
+	return spawn_finish(o, child, pending, argv, fds);
+}
+
+void wd_spawn_abandon(struct wd_spawn_pending *pending)
+{
+	wd_fd_close(&pending->go_w);
+	wd_fd_close(&pending->err_r);
 }
 
 int wd_child_wait(struct wd_child *child, siginfo_t *si)

@@ -112,6 +112,30 @@ struct wd_spawn_opts {
  * capability sets, execve. Returns 0 (check setup_errno and exec_errno) or -errno when no child could be made.
  */
 int wd_spawn(const struct wd_spawn_opts *o, char *const argv[], struct wd_child *child);
+
+/*
+ * wd_spawn in two halves, for a sandbox made before its command is known (a wardend spare,
+ * supervisor/run/spare.h). wd_spawn_begin does all of wd_spawn up to the command's exec with
+ * @argv NULL: the child, namespaces, init, cgroup, backend, waiting room, capabilities and user
+ * in place, waits for its command (@o->before_exec must be set). wd_spawn_finish calls
+ * before_exec, then gives the child @argv and its fds 0-2 (@fds: received on its side as the
+ * go word, SCM_RIGHTS), and waits until it has exec'd. A @pending whose finish never comes is
+ * closed by wd_spawn_abandon (the child then fails: EOF instead of the word, no exec).
+ */
+struct wd_spawn_pending {
+	int err_r; /* the child's error pipe */
+	int go_w; /* the go word's socket */
+};
+
+int wd_spawn_begin(const struct wd_spawn_opts *o, struct wd_child *child,
+		   struct wd_spawn_pending *pending);
+int wd_spawn_finish(const struct wd_spawn_opts *o, struct wd_child *child,
+		    struct wd_spawn_pending *pending, char *const argv[], const int fds[3]);
+void wd_spawn_abandon(struct wd_spawn_pending *pending);
+
+/* Most bytes of a command's arguments, NULs included, and most arguments, a go word carries. */
+#define WD_SPAWN_ARGV_MAX (64 * 1024)
+#define WD_SPAWN_ARGC_MAX 4096
 /*
  * Spawn @argv into a persistent sandbox whose init is @o->enter_pidfd, and wait until it has
  * exec'd (or failed to): born in the init's pid namespace (the
