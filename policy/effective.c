@@ -800,6 +800,13 @@ static void first_error(const struct wd_policy_errors *errs, const char *display
 int wd_policy_load_effective(const char *name, const struct wd_policy_derive *d,
 			     struct wd_policy *out, char *msg, size_t msgsz)
 {
+	return wd_policy_load_effective_at(name, d, NULL, out, msg, msgsz);
+}
+
+int wd_policy_load_effective_at(const char *name, const struct wd_policy_derive *d,
+				const char *workdir, struct wd_policy *out, char *msg,
+				size_t msgsz)
+{
 	struct wd_load_opts o = { .derive = d };
 	struct wd_policy_errors errs = { 0 };
 	struct wd_policy_vars vars;
@@ -811,6 +818,8 @@ int wd_policy_load_effective(const char *name, const struct wd_policy_derive *d,
 	err = wd_policy_load(name, &o, out, &errs);
 	if (!err) {
 		wd_policy_vars_from_env(&vars);
+		if (workdir)
+			snprintf(vars.workdir, sizeof(vars.workdir), "%s", workdir);
 		err = wd_policy_expand(out, &vars, &errs);
 		if (err)
 			wd_policy_free(out);

@@ -90,6 +90,10 @@ int wd_policy_expand(struct wd_policy *p, const struct wd_policy_vars *v,
  */
 int wd_policy_load_effective(const char *name, const struct wd_policy_derive *d,
 			     struct wd_policy *out, char *msg, size_t msgsz);
+/* The same with $WORKDIR @workdir (NULL: the working directory), as a run started there sees. */
+int wd_policy_load_effective_at(const char *name, const struct wd_policy_derive *d,
+				const char *workdir, struct wd_policy *out, char *msg,
+				size_t msgsz);
 
 /*
  * 0 when @p asks only for parts in @enforced (WD_FEAT_*), else -EOPNOTSUPP with one line in @msg

@@ -562,7 +562,7 @@ int wd_adopt(const struct wd_adopt_opts *o)
 	d.holds.keeper = &d.keeper;
 	d.holds.deny_errno = deny_errno_of(d.k.backend);
 	if (wd_hold_rules_classes(&d.holds.rules) &&
-	    wd_run_holds_start(&d.holds, d.cg.name, d.pol.hold_io_uring))
+	    wd_run_holds_start(&d.holds, d.cg.name, d.pol.hold_io_uring, true))
 		goto out_sigs;
 	resume(&d);
 	hand_over(&d);

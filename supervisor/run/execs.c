@@ -20,11 +20,11 @@
 
 ssize_t wd_execs_send(int sock, const char *text, const int *fds, int n)
 {
-	char cbuf[CMSG_SPACE(3 * sizeof(int))] = { 0 };
+	char cbuf[CMSG_SPACE(WD_EXECS_FDS_MAX * sizeof(int))] = { 0 };
 	struct iovec iov = { .iov_base = (void *)text, .iov_len = strlen(text) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (n > 3) {
+	if (n > WD_EXECS_FDS_MAX) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -44,7 +44,7 @@ ssize_t wd_execs_send(int sock, const char *text, const int *fds, int n)
 
 ssize_t wd_execs_recv(int sock, char *buf, size_t bufsz, int *fds, int max, int *n)
 {
-	char cbuf[CMSG_SPACE(3 * sizeof(int))];
+	char cbuf[CMSG_SPACE(WD_EXECS_FDS_MAX * sizeof(int))];
 	struct iovec iov = { .iov_base = buf, .iov_len = bufsz - 1 };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			      .msg_controllen = sizeof(cbuf) };
@@ -142,7 +142,7 @@ int wd_execs_poll_fds(const struct wd_execs *x, struct pollfd *pfd, int max)
 }
 
 /* A JSON array of strings into a NULL-ended array (pointing into @a), or NULL. */
-static char **strings_of(const cJSON *a, bool nonempty)
+char **wd_execs_strings(const cJSON *a, bool nonempty)
 {
 	int n = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : -1, i = 0;
 	const cJSON *e;
@@ -209,7 +209,7 @@ static void on_exec(struct wd_execs *x, const cJSON *req, int *fds, int nfds)
 			t.mode = (unsigned int)mode->valuedouble;
 	}
 	argv = t.kind ? calloc(2, sizeof(*argv)) :
-			strings_of(cJSON_GetObjectItemCaseSensitive(req, "argv"), true);
+			wd_execs_strings(cJSON_GetObjectItemCaseSensitive(req, "argv"), true);
 	if (t.kind && argv)
 		argv[0] = (char *)t.path;
 	env = env_of(cJSON_GetObjectItemCaseSensitive(req, "env"), &n_env);

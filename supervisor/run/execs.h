@@ -70,7 +70,16 @@ void wd_execs_stop(struct wd_execs *x);
 /* The sandbox ends: a running exec is killed and its end told. */
 void wd_execs_close(struct wd_execs *x);
 
-/* SOCK_SEQPACKET messages with up to @n fds: -1 (errno) or what sendmsg/recvmsg returned. */
+/*
+ * SOCK_SEQPACKET messages with up to @n fds (at most WD_EXECS_FDS_MAX; recv never waits): -1
+ * (errno) or what sendmsg/recvmsg returned.
+ */
+#define WD_EXECS_FDS_MAX 8
+/*
+ * A JSON array of strings as a NULL-ended vector pointing into it (free() the vector alone),
+ * or NULL: not one, one with something else in it, empty when @nonempty, or over 4096.
+ */
+char **wd_execs_strings(const cJSON *a, bool nonempty);
 ssize_t wd_execs_send(int sock, const char *text, const int *fds, int n);
 ssize_t wd_execs_recv(int sock, char *buf, size_t bufsz, int *fds, int max, int *n);
 

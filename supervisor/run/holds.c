@@ -142,7 +142,16 @@ void wd_run_prompt_stop(pid_t prompter)
 	}
 }
 
-int wd_run_holds_start(struct run_holds *h, const char *sandbox, bool allow_io_uring)
+int wd_run_holds_serve(struct run_holds *h, const char *sandbox)
+{
+	int err = h->engine && !h->ctl ? wd_ctl_open(&h->ctl, sandbox, h->engine, &h->rules) : 0;
+
+	if (err)
+		log_warnx("holds: cannot open the holds socket: %s", strerror(-err));
+	return err;
+}
+
+int wd_run_holds_start(struct run_holds *h, const char *sandbox, bool allow_io_uring, bool serve)
 {
 	struct wd_hold_events ev = { .held = on_held, .decided = on_decided,
 				     .may_write = holds_may_write, .waiting = holds_waiting,
@@ -154,10 +163,10 @@ int wd_run_holds_start(struct run_holds *h, const char *sandbox, bool allow_io_u
 		err = wd_hold_engine_new(&h->engine, &h->rules, -1, &ev);
 	if (!err)
 		wd_hold_dirs_watched(h->engine, h->plan.watch_dirs);
-	if (!err)
-		err = wd_ctl_open(&h->ctl, sandbox, h->engine, &h->rules);
 	if (err)
 		log_warnx("holds: cannot set up the waiting room: %s", strerror(-err));
+	if (!err && serve)
+		err = wd_run_holds_serve(h, sandbox);
 	return err;
 }
 
@@ -249,7 +258,7 @@ static int holds_fds(void *ctx, int *fds, int max)
 		return 0;
 	fds[n++] = wd_hold_listener_fd(h->engine);
 	fds[n++] = wd_hold_timer_fd(h->engine);
-	return n + wd_ctl_poll_fds(h->ctl, fds + n, max - n);
+	return n + (h->ctl ? wd_ctl_poll_fds(h->ctl, fds + n, max - n) : 0);
 }
 
 /* While the command's exec waits: answer the waiting room and the operators, nothing else. */

@@ -45,8 +45,17 @@ struct run_holds {
  */
 int wd_run_holds_receive_page(struct run_holds *h, int fd);
 
-/* The engine and its socket exist before the child: its own exec may be held. 0 or -errno. */
-int wd_run_holds_start(struct run_holds *h, const char *sandbox, bool allow_io_uring);
+/*
+ * The engine (and with @serve its socket) exist before the child: its own exec may be held.
+ * 0 or -errno.
+ */
+int wd_run_holds_start(struct run_holds *h, const char *sandbox, bool allow_io_uring, bool serve);
+/*
+ * The holds socket (run-SANDBOX.sock) opened, once the engine is: a spare's only once it is
+ * claimed, since nothing answers it before (an operator's `warden holds` would wait on it).
+ * 0 or -errno.
+ */
+int wd_run_holds_serve(struct run_holds *h, const char *sandbox);
 /* The waiting room in @o, answered while the command's exec waits. */
 void wd_run_holds_spawn_opts(struct run_holds *h, struct wd_spawn_opts *o);
 /* The same for an exec of a persistent sandbox: a waiting room of its own, one of several. */

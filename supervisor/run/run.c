@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include <cJSON.h>
-#include <openssl/evp.h>
 
 #include "audit/jsonl.h"
 #include "policy/compile.h"
@@ -42,6 +41,7 @@
 #include "supervisor/run/report.h"
 #include "supervisor/run/run.h"
 #include "supervisor/run/sink.h"
+#include "supervisor/run/spare.h"
 #include "supervisor/run/status.h"
 #include "supervisor/run/supervise.h"
 #include "supervisor/sandbox/cgroup.h"
@@ -92,6 +92,11 @@ struct run {
 	char cwd[PATH_MAX];
 	uint64_t enter_ns;
 	const char *end_why;
+	/* a spare: its command's half-made spawn, the claim, and the options it completes */
+	struct wd_spawn_pending pending;
+	struct wd_spare_claim claim;
+	struct wd_run_opts claimed;
+	char spare_hash[65];
 };
 
 static void run_init(struct run *r, const struct wd_run_opts *o)
@@ -116,6 +121,9 @@ static void run_init(struct run *r, const struct wd_run_opts *o)
 	r->rc = WD_EXIT_INTERNAL;
 	r->execs = (struct wd_execs){ .sock = o->persistent ? o->exec_fd : -1, .idle_fd = -1,
 				      .timeout_fd = -1 };
+	r->pending = (struct wd_spawn_pending){ -1, -1 };
+	for (int k = 0; k < WD_SPARE_FDS; k++)
+		r->claim.fd[k] = -1;
 }
 
 /*
@@ -136,6 +144,9 @@ static int prepare_policy(struct run *r)
 		r->rc = err == -ENOMEM ? WD_EXIT_INTERNAL : WD_EXIT_USAGE;
 		return err;
 	}
+	/* a spare's, as wardend hashes a request's policy: before its paths are resolved */
+	if (r->o->spare_fd > 0 && wd_spare_policy_hash(&r->pol, r->spare_hash))
+		r->spare_hash[0] = 0;
 	/* Rules name what the kernel will see: symlinks in policy paths are followed first. */
 	err = wd_resolve_policy(&r->pol);
 	if (!err)
@@ -273,7 +284,9 @@ static int confine(struct run *r)
 		r->rep.error = r->msg;
 		return err;
 	}
-	if (!r->st.audit && wd_run_open_default_sink(&r->st, &r->rs, r->cg.name)) {
+	/* a spare's sinks are its claim's (spawn_spare) */
+	if (r->o->spare_fd <= 0 && !r->st.audit &&
+	    wd_run_open_default_sink(&r->st, &r->rs, r->cg.name)) {
 		r->rep.error = "the audit file could not be made (see warden's messages)";
 		return -EIO;
 	}
@@ -304,7 +317,9 @@ static int confine(struct run *r)
 	/* Landlock answers a denied change EACCES; the LSM hooks answer EPERM. */
 	holds->deny_errno = r->ops->deny_errno;
 	if (wd_hold_rules_classes(&holds->rules)) {
-		err = wd_run_holds_start(holds, r->cg.name, r->pol.hold_io_uring);
+		/* a spare's socket once it is claimed (spawn_spare): nobody answers it before */
+		err = wd_run_holds_start(holds, r->cg.name, r->pol.hold_io_uring,
+					 r->o->spare_fd <= 0);
 		if (err)
 			return err;
 	}
@@ -629,18 +644,10 @@ static int exec_spawn(void *ctx, char *const argv[], char *const env[], const ch
  */
 static void policy_hash(struct run *r, cJSON *into)
 {
-	cJSON *p = wd_policy_to_json(&r->pol);
-	char *text = p ? cJSON_PrintUnformatted(p) : NULL, hex[2 * 32 + 1];
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
+	char hex[65];
 
-	if (text && EVP_Digest(text, strlen(text), md, &n, EVP_sha256(), NULL) == 1 && n == 32) {
-		for (unsigned int i = 0; i < n; i++)
-			snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	if (!wd_spare_policy_hash(&r->pol, hex))
 		cJSON_AddStringToObject(into, "policy_sha256", hex);
-	}
-	free(text);
-	cJSON_Delete(p);
 }
 
 static void exec_inspect(void *ctx, cJSON *into)
@@ -692,6 +699,55 @@ static void exec_end(void *ctx, const char *why)
 static const struct wd_execs_ops exec_ops = { .spawn = exec_spawn, .inspect = exec_inspect,
 					      .end = exec_end };
 
+/*
+ * A spare's command (supervisor/run/spare.h): the sandbox made up to its exec, wardend told, the
+ * claim awaited; then the sinks are opened as a run's are before anything else, and the
+ * command given its arguments and fds. 0 or -errno (unclaimed: -EINTR or -ECANCELED).
+ */
+static int spawn_spare(struct run *r, struct wd_spawn_opts *so, uint64_t *t_start)
+{
+	char ready[128];
+	int fds[3], err = r->spare_hash[0] ? 0 : -ENOMEM;
+
+	/* wardend makes none for these: their fds are set before the clone */
+	if ((r->rs.limits_set & (1u << WD_LIMIT_OUTPUT)) || r->pty.master >= 0)
+		return -EOPNOTSUPP;
+	if (!err)
+		err = wd_spawn_begin(so, &r->child, &r->pending);
+	if (err)
+		return err;
+	snprintf(ready, sizeof(ready), "ready %s %s", r->spare_hash, r->cg.name);
+	if (!err && send(r->o->spare_fd, ready, strlen(ready), MSG_NOSIGNAL) < 0)
+		err = -errno;
+	if (!err)
+		err = wd_spare_claim_wait(r->o->spare_fd, r->sigfd, &r->claim);
+	if (!err) {
+		r->claimed = *r->o;
+		err = wd_spare_claim_apply(&r->claim, &r->claimed);
+		r->o = &r->claimed;
+		r->rep.argv = r->claimed.argv;
+	}
+	if (!err)
+		err = open_sinks(r);
+	if (!err)
+		err = wd_run_holds_serve(&r->holds, r->cg.name);
+	if (!err && !r->st.audit && wd_run_open_default_sink(&r->st, &r->rs, r->cg.name)) {
+		r->rep.error = "the audit file could not be made (see warden's messages)";
+		err = -EIO;
+	}
+	if (err) {
+		/* the child reads the word's EOF and fails: nothing of a command ever runs */
+		wd_spawn_abandon(&r->pending);
+		return err;
+	}
+	r->t0 = wd_clock_ns(CLOCK_MONOTONIC);
+	*t_start = wd_clock_ns(CLOCK_REALTIME);
+	fds[0] = 0;
+	fds[1] = r->o->out_fd[1] > 2 ? r->o->out_fd[1] : 1;
+	fds[2] = r->o->out_fd[2] > 2 ? r->o->out_fd[2] : 2;
+	return wd_spawn_finish(so, &r->child, &r->pending, r->o->argv, fds);
+}
+
 /* The command, spawned in the sandbox and started (or failed to). 0 or -errno. */
 static int spawn_command(struct run *r)
 {
@@ -724,7 +780,10 @@ static int spawn_command(struct run *r)
 	err = open_output(r, &sopts);
 	if (err)
 		return err;
-	err = wd_spawn(&sopts, r->o->argv, &r->child);
+	if (r->o->spare_fd > 0)
+		err = spawn_spare(r, &sopts, &t_start);
+	else
+		err = wd_spawn(&sopts, r->o->argv, &r->child);
 	/* the command has its write ends, or there is no command: warden's copies go */
 	wd_output_started(&r->out);
 	if (err)
@@ -1061,6 +1120,7 @@ static void release(struct run *r)
 	wd_setup_release(&r->setup);
 	wd_ruleset_free(&r->rs);
 	wd_policy_free(&r->pol);
+	wd_spare_claim_free(&r->claim);
 }
 
 int wd_run(const struct wd_run_opts *o)
@@ -1070,7 +1130,8 @@ int wd_run(const struct wd_run_opts *o)
 	run_init(&r, o);
 	if (prepare_policy(&r))
 		return r.rc;
-	if (open_sinks(&r) || prepare_sandbox(&r))
+	/* a spare's sinks are its claim's, opened once it comes (spawn_spare) */
+	if ((o->spare_fd <= 0 && open_sinks(&r)) || prepare_sandbox(&r))
 		goto out_release;
 	r.sigfd = wd_run_stop_signals(&r.oldsigs);
 	if (r.sigfd < 0)

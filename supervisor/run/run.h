@@ -55,6 +55,13 @@ struct wd_run_opts {
 	bool persistent;
 	int exec_fd;
 	unsigned int idle_s;
+	/*
+	 * A spare (supervisor/run/spare.h), above 0: the sandbox is made up to its command's exec
+	 * before any request names it; @argv, the sinks, @ready_fd, the command's fds and
+	 * @daemon_state come with the claim read here. Unclaimed (a stop signal, or the socket's
+	 * end), it ends with nothing written.
+	 */
+	int spare_fd;
 };
 
 /* Runs the command; returns what warden should exit with. */
