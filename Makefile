@@ -66,6 +66,8 @@ UNIT_TESTS += test_resolved
 UNIT_TESTS += test_daemon_config
 # control-socket requests: envelope, ops and their keys (supervisor/daemon/request.c)
 UNIT_TESTS += test_request
+# a wardend spare's claim (supervisor/run/spare.c)
+UNIT_TESTS += test_spare
 UNIT_BINS := $(patsubst %,$(OUT)/tests/unit/%,$(UNIT_TESTS))
 HELPERS := $(OUT)/tests/helpers/wd-try $(OUT)/tests/helpers/wd-escape \
 	$(OUT)/tests/helpers/wd-lsm-check $(OUT)/tests/helpers/wd-leak $(OUT)/tests/helpers/wd-privs \
@@ -143,7 +145,7 @@ $(OUT)/warden: $(OUT)/tools/warden.o $(OUT)/tools/cmd_hold.o $(OUT)/tools/cmd_po
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(OUT)/wardend: $(OUT)/tools/wardend.o $(OUT)/tools/wardend_service.o $(OUT)/tools/wardend_relay.o $(OUT)/tools/wardend_status.o $(OUT)/tools/wardend_sandbox.o $(LIB_OBJS)
+$(OUT)/wardend: $(OUT)/tools/wardend.o $(OUT)/tools/wardend_service.o $(OUT)/tools/wardend_relay.o $(OUT)/tools/wardend_status.o $(OUT)/tools/wardend_sandbox.o $(OUT)/tools/wardend_spare.o $(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
