@@ -49,6 +49,7 @@
 #include "supervisor/sandbox/exit_status.h"
 #include "supervisor/run/execs.h"
 #include "supervisor/run/run.h"
+#include "supervisor/run/spare.h"
 #include "supervisor/sandbox/spawn.h"
 #include "supervisor/util/log.h"
 #include "tools/cmds.h"
@@ -178,7 +179,7 @@ struct sup *sup_find(const char *name)
 }
 
 /* In a supervisor child: end with the daemon, whose signals are not ours; @keep_ring its ring. */
-static void child_common(int keep_ring)
+void child_common(int keep_ring)
 {
 	sigset_t none;
 
@@ -221,6 +222,7 @@ static void child_common(int keep_ring)
 		if (s->term >= 0)
 			close(s->term);
 	}
+	spares_close_in_child();
 	/* the hold is wardend's: a supervisor (and its keeper) must not keep the set pinned */
 	wd_progs_forsake(d.progs);
 	d.progs = NULL;
@@ -391,15 +393,18 @@ static int our_file(char *buf, size_t size, const char *sub, const char *what)
 	return 0;
 }
 
-/* An inline policy (a JSON object) written where its supervisor reads it: the path, or NULL. */
-static char *write_inline_policy(const cJSON *pol)
+/*
+ * An inline policy (a JSON object) written where its supervisor reads it, under <run dir>/@sub:
+ * the path, or NULL.
+ */
+char *write_inline_policy(const cJSON *pol, const char *sub)
 {
 	char path[PATH_MAX], *text = cJSON_PrintUnformatted(pol);
 	size_t len = text ? strlen(text) : 0;
 	int fd = -1;
 	bool ok = false;
 
-	if (text && !our_file(path, sizeof(path), "policies", "policy"))
+	if (text && !our_file(path, sizeof(path), sub, "policy"))
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd >= 0) {
 		ok = write(fd, text, len) == (ssize_t)len;
@@ -415,8 +420,13 @@ static char *write_inline_policy(const cJSON *pol)
  * The policy a run asks for, checked here before anything starts, so the client hears what is
  * wrong with it (the field by JSON pointer) rather than "see its stderr": NULL if it is good.
  */
+/*
+ * @policy as a run started in @workdir gets it, checked: NULL, or the error reply. Its hash in
+ * @hash (supervisor/run/spare.h), "" when it has none or a spare could not run it (one whose
+ * output is capped: its pipes are made before its command is known).
+ */
 static cJSON *check_policy(const char *policy, const struct wd_policy_derive *derive,
-			   const char *backend)
+			   const char *backend, const char *workdir, char hash[65])
 {
 	const struct wd_backend_ops *ops;
 	struct wd_policy pol;
@@ -424,9 +434,12 @@ static cJSON *check_policy(const char *policy, const struct wd_policy_derive *de
 	const char *ptr;
 	cJSON *r = NULL;
 
-	if (wd_policy_load_effective(policy, derive, &pol, msg, sizeof(msg))) {
+	hash[0] = 0;
+	if (wd_policy_load_effective_at(policy, derive, workdir, &pol, msg, sizeof(msg))) {
 		r = coded_error("bad_policy", "run: %s", msg);
 	} else {
+		if (!pol.limits[WD_LIMIT_OUTPUT].s.set)
+			wd_spare_policy_hash(&pol, hash);
 		ops = wd_backend_choose(backend ? backend : "auto", why, sizeof(why));
 		if (!ops)
 			r = coded_error("start_failed", "run: cannot run a sandbox here: %s", why);
@@ -472,7 +485,7 @@ static int ring_add(void)
  * A ring to lend a run of @backend: a free one, or one made now; NULL when runs of that
  * backend use another set than the one held (or none is held): that run makes its own.
  */
-static struct ring *ring_take(const char *backend)
+struct ring *ring_take(const char *backend)
 {
 	if (!strcmp(backend, "auto"))
 		backend = d.auto_choice;
@@ -492,7 +505,7 @@ static struct ring *ring_take(const char *backend)
  * sandbox's alone, for the successor to read through the keeper's copy, and is retired here (it
  * leaves wd_rings with the sandbox's entries).
  */
-static void ring_return(pid_t pid, const char *sandbox, bool crashed)
+void ring_return(pid_t pid, const char *sandbox, bool crashed)
 {
 	char sock[108];
 
@@ -527,7 +540,7 @@ static void rings_free(void)
  * A run request's additions to its policy, as `warden run`'s derived flags: "env" (an object
  * of strings: env.set) and "timeout_ms" (limits.wall_time). NULL, or the error reply.
  */
-static cJSON *run_derive(const cJSON *req, struct wd_policy_derive *derive)
+cJSON *run_derive(const cJSON *req, struct wd_policy_derive *derive)
 {
 	const cJSON *env = cJSON_GetObjectItemCaseSensitive(req, "env"), *v;
 	const cJSON *tmo = cJSON_GetObjectItemCaseSensitive(req, "timeout_ms");
@@ -602,6 +615,54 @@ static cJSON *create_fields(const cJSON *req, char **name, cJSON **labels, unsig
 	return NULL;
 }
 
+/*
+ * Run request @req given to the spare @sp (wardend_spare.c): what wardend's forked supervisor
+ * would get from it, sent as its claim with the fds it would inherit: the ready pipe @ready, its
+ * stdin @in, and a streamed run's pipes @opipe. The spare's pid (its cgroup and policy file in
+ * @cg and @policy_file), or -1: it could not take it, and the run is forked as any other.
+ */
+static pid_t claim_spare(struct spare *sp, const cJSON *req, const char *report, bool own_report,
+			 const char *holds, bool waits, int ready, int in, int opipe[2][2],
+			 char **cg, char **policy_file)
+{
+	static const char *const paths[] = { "audit", "stdout", "stderr" };
+	const char *names[WD_SPARE_FDS];
+	int fds[WD_SPARE_FDS], n = 0;
+	cJSON *c = cJSON_CreateObject();
+	char *state = kept_state(req, waits ? report : NULL, own_report, holds);
+	pid_t pid = -1;
+
+	cJSON_AddItemToObject(c, "argv",
+			      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(req, "argv"), true));
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (str_field(req, paths[i]))
+			cJSON_AddStringToObject(c, paths[i], str_field(req, paths[i]));
+	if (report)
+		cJSON_AddStringToObject(c, "report", report);
+	if (state)
+		cJSON_AddStringToObject(c, "daemon", state);
+	free(state);
+	fds[n] = ready;
+	names[n++] = wd_spare_fd_names[WD_SPARE_READY];
+	if (in >= 0) {
+		fds[n] = in;
+		names[n++] = wd_spare_fd_names[WD_SPARE_STDIN];
+	}
+	for (int i = 0; i < 2; i++)
+		if (opipe[i][1] >= 0) {
+			fds[n] = opipe[i][1];
+			names[n++] = wd_spare_fd_names[i ? WD_SPARE_ERR : WD_SPARE_OUT];
+			fds[n] = opipe[i][0];
+			names[n++] = wd_spare_fd_names[i ? WD_SPARE_KEEP_ERR : WD_SPARE_KEEP_OUT];
+		}
+	if (cJSON_GetObjectItemCaseSensitive(c, "argv"))
+		pid = spare_claim(sp, c, fds, names, n, cg, policy_file);
+	cJSON_Delete(c);
+	if (pid > 0)
+		log_debug("spare %d claimed", (int)pid);
+	return pid;
+}
+
 static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferred, bool create)
 {
 	static char *const no_argv[] = { NULL };
@@ -627,11 +688,15 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	char *policy_file = NULL, own_report[PATH_MAX];
 	int pfd[2], n = 0, out, err;
 	struct wd_cgroup cg = { .fd = -1 };
-	struct ring *ring;
+	char workdir[PATH_MAX] = "", hash[65] = "", *shape = NULL, *spare_cg = NULL;
+	char *spare_policy = NULL;
+	struct spare *spare = NULL;
+	bool claimed = false;
+	struct ring *ring = NULL;
 	struct sup *s;
 	cJSON *bad;
 	char **args;
-	pid_t pid;
+	pid_t pid = -1;
 
 	if (cJSON_IsString(pol) &&
 	    (pol->valuestring[0] == '/' || wd_is_template_name(pol->valuestring))) {
@@ -709,7 +774,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	}
 	waits = waits || create;
 	if (!policy) {
-		policy_file = write_inline_policy(pol);
+		policy_file = write_inline_policy(pol, "policies");
 		if (!policy_file)
 			return coded_error("internal", "run: cannot write the policy for its "
 					   "supervisor: %s", strerror(errno));
@@ -717,8 +782,12 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 	}
 	if (!bad)
 		bad = run_derive(req, &derive);
+	/* $WORKDIR as its supervisor will see it: where it starts (none: where wardend is) */
+	if (!(str_field(req, "cwd") ? realpath(str_field(req, "cwd"), workdir)
+				     : getcwd(workdir, sizeof(workdir))))
+		workdir[0] = 0;
 	if (!bad)
-		bad = check_policy(policy, &derive, backend);
+		bad = check_policy(policy, &derive, backend, workdir[0] ? workdir : NULL, hash);
 	report = str_field(req, "report");
 	own_report[0] = 0;
 	if (!bad && waits && !report) {
@@ -766,11 +835,22 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 		free(policy_file);
 		return bad;
 	}
-	/* an empty pool is no error: the run makes its own cgroup (and ring) */
-	wd_cgroup_pool_take(&d.pool, &cg);
-	ring = ring_take(backend);
-	fflush(NULL);
-	pid = fork();
+	/* a run like the last: its spare, made ahead, if it still fits (wardend_spare.c) */
+	if (!create && !ptyreq && hash[0] && workdir[0] && d.cfg.spares > 0)
+		shape = spare_key(req, backend, workdir);
+	spare = shape ? spare_match(shape, hash, workdir) : NULL;
+	if (spare) {
+		pid = claim_spare(spare, req, report, own_report[0] != 0, holds, waits, pfd[1],
+				  ipipe[0], opipe, &spare_cg, &spare_policy);
+		claimed = pid > 0;
+	}
+	if (pid < 0) {
+		/* an empty pool is no error: the run makes its own cgroup (and ring) */
+		wd_cgroup_pool_take(&d.pool, &cg);
+		ring = ring_take(backend);
+		fflush(NULL);
+		pid = fork();
+	}
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
@@ -791,6 +871,7 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 				close(xs[i]);
 		free(label_name);
 		cJSON_Delete(labels);
+		free(shape);
 		return coded_error("internal", "run: fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
@@ -904,6 +985,17 @@ static cJSON *op_run(const cJSON *req, int client, const cJSON *id, bool *deferr
 		close(cg.fd);
 		s->cgroup = strdup(cg.path);
 	}
+	if (claimed) {
+		/* a claimed spare: its cgroup and policy file, not this request's copy */
+		s->from_spare = true;
+		s->cgroup = spare_cg;
+		if (policy_file)
+			unlink(policy_file);
+		free(policy_file);
+		s->policy_file = spare_policy;
+	}
+	/* once it has ended, a spare is made for the next run like it (sup_release) */
+	s->shape = shape;
 	*deferred = true;
 	return NULL;
 }
@@ -1624,14 +1716,17 @@ static void on_ready(struct sup *s)
 		return; /* on_exit_status() answers */
 	buf[n - 1] = 0;
 	memcpy(s->name, buf, (size_t)n);
-	log_info("%s runs %s (supervisor %d)", s->name,
-		 s->argv0 ? s->argv0 : "(a persistent sandbox)", (int)s->pid);
+	log_info("%s runs %s (supervisor %d%s)", s->name,
+		 s->argv0 ? s->argv0 : "(a persistent sandbox)", (int)s->pid,
+		 s->from_spare ? ", a spare made ahead" : "");
 	holds_link(s);
 	if (s->client >= 0) {
 		r = cJSON_CreateObject();
 		cJSON_AddBoolToObject(r, "ok", true);
 		cJSON_AddStringToObject(r, "sandbox", s->name);
 		cJSON_AddNumberToObject(r, "supervisor", s->pid);
+		if (s->from_spare)
+			cJSON_AddBoolToObject(r, "spare", true);
 		send_reply_id(s->client, r, s->id);
 		s->client = -1;
 	}
@@ -1918,6 +2013,10 @@ static void tell_exit(struct sup *s, int status)
 /* What a sup slot holds of its request, let go (the slot is free, or taken over afresh). */
 static void sup_release(struct sup *s)
 {
+	/* made now, not while it ran: its making takes no CPU from the run it is for */
+	if (s->shape)
+		spare_want(s->shape);
+	free(s->shape);
 	if (s->own_report && s->report)
 		unlink(s->report);
 	if (s->policy_file)
@@ -2080,12 +2179,15 @@ static void reap(void)
 	int status;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (spare_reaped(pid, status))
+			continue;
 		for (int i = 0; i < MAX_SANDBOXES; i++)
 			if (d.sups[i].pid == pid) {
 				on_exit_status(&d.sups[i], status);
 				break;
 			}
+	}
 }
 
 /*
@@ -2252,9 +2354,32 @@ static void end_sandboxes(int sigfd)
 	}
 }
 
+/* Every spare told to end, and waited for up to 10 s: none outlives wardend with its cgroup. */
+static void end_spares(int sigfd)
+{
+	struct signalfd_siginfo si;
+	struct pollfd p = { .fd = sigfd, .events = POLLIN };
+	struct timespec t0, now;
+
+	spares_stop();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	reap();
+	while (spares_running()) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec >= 10) {
+			log_warnx("spares did not end in 10 s: left to their keepers");
+			break;
+		}
+		if (poll(&p, 1, 1000) > 0 && read(sigfd, &si, sizeof(si)) == sizeof(si) &&
+		    si.ssi_signo == SIGCHLD)
+			reap();
+	}
+}
+
 static void stop(int sigfd, unsigned int signo)
 {
 	wd_notify("STOPPING=1\nSTATUS=stopping");
+	end_spares(sigfd);
 	if (d.cfg.on_stop == WD_ON_STOP_END) {
 		log_info("got signal %u; ending (its %d sandboxes end too: on_stop end)", signo,
 			 sups_running());
@@ -2305,6 +2430,7 @@ int main(int argc, char **argv)
 		d.rings[i].fd = -1;
 	d.pool.marks = -1;
 	relay_init();
+	spares_init();
 	d.dir = wd_run_dir();
 	d.listen_fd = listen_on();
 	if (d.listen_fd < 0)
@@ -2336,13 +2462,13 @@ int main(int argc, char **argv)
 	/* the set is held and the socket listens: what connects now is served */
 	wd_notifyf("READY=1\nSTATUS=serving %s\nMAINPID=%d", d.path, (int)getpid());
 	for (;;) {
-		struct pollfd pfd[2 + MAX_CLIENTS + 6 * MAX_SANDBOXES + MAX_RELAYS];
+		struct pollfd pfd[2 + MAX_CLIENTS + 6 * MAX_SANDBOXES + MAX_RELAYS + WD_SPARES_MAX];
 		/* what each entry is: and which client, supervisor (or stream of one) or relay */
 		struct {
 			enum { W_LISTEN, W_SIG, W_CLIENT, W_READY, W_OUT, W_HOLDS, W_EXEC, W_HAND,
-			       W_STDIN, W_RELAY } kind;
+			       W_STDIN, W_RELAY, W_SPARE } kind;
 			int i, j;
-		} who[2 + MAX_CLIENTS + 6 * MAX_SANDBOXES + MAX_RELAYS];
+		} who[2 + MAX_CLIENTS + 6 * MAX_SANDBOXES + MAX_RELAYS + WD_SPARES_MAX];
 		int n = 0;
 
 		for (int i = 0; i < MAX_CLIENTS; i++)
@@ -2419,9 +2545,18 @@ int main(int argc, char **argv)
 				who[n].kind = W_RELAY;
 				who[n++].i = i;
 			}
+		for (int i = 0; i < WD_SPARES_MAX; i++)
+			if (spares[i].pid > 0 && spares[i].sock >= 0 && !spares[i].hash[0]) {
+				pfd[n] = (struct pollfd){ .fd = spares[i].sock, .events = POLLIN };
+				who[n].kind = W_SPARE;
+				who[n++].i = i;
+			}
 		/* the pool fills while nothing is asked, never in a request's way */
 		c = poll(pfd, (nfds_t)n,
-			 (d.pool.n < d.pool.want && !d.pool_failed) || rings_wanted() ? 0 : -1);
+			 (d.pool.n < d.pool.want && !d.pool_failed) || rings_wanted() ||
+					 spares_wanted()
+				 ? 0
+				 : -1);
 		if (c < 0) {
 			if (errno == EINTR)
 				continue;
@@ -2429,7 +2564,11 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (c == 0) {
-			refill();
+			/* a cgroup for the pool first: a spare takes one */
+			if ((d.pool.n < d.pool.want && !d.pool_failed) || rings_wanted())
+				refill();
+			else
+				spares_make();
 			continue;
 		}
 		for (int k = 0; k < n; k++) {
@@ -2494,6 +2633,10 @@ int main(int argc, char **argv)
 			case W_RELAY:
 				if (relays[who[k].i].up == pfd[k].fd)
 					on_relay(&relays[who[k].i]);
+				break;
+			case W_SPARE:
+				if (spares[who[k].i].sock == pfd[k].fd)
+					spare_read(&spares[who[k].i]);
 				break;
 			}
 		}

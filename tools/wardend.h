@@ -47,6 +47,8 @@ struct sup {
 	pid_t pid;
 	char name[32]; /* empty until a run's supervisor says it */
 	bool adopted;
+	bool from_spare; /* a run that claimed a spare (wardend_spare.c): its reply says so */
+	char *shape; /* a run a spare could serve: its shape (spare_key), for the next like it */
 	int ready; /* a run's pipe: its supervisor writes the sandbox's name there */
 	int client; /* the client waiting for the run's reply, or -1 */
 	char *argv0;
@@ -232,6 +234,56 @@ void relay_drop_client(int fd);
 void on_relay(struct relay *r);
 /* holds, subscribe, approve or deny of @req from @c: NULL (answered later), or an error. */
 cJSON *op_relay(const struct client *c, const cJSON *req, const char *op, const cJSON *id);
+
+/* tools/wardend_spare.c: runs made ahead (supervisor/run/spare.h) */
+struct spare {
+	pid_t pid; /* 0: a free slot */
+	int sock; /* its claim's socket */
+	char *key; /* the request shape it was made for (spare_key) */
+	char hash[65]; /* its effective policy's hash, once it said it is ready ("" till then) */
+	bool ending; /* told to end: its slot is free once it is reaped */
+	unsigned long long made; /* the order they were made in */
+	char *cgroup; /* from the pool: removed if it left it */
+	char *policy_file; /* an inline policy written for it */
+};
+extern struct spare spares[WD_SPARES_MAX];
+void spares_init(void);
+/* The shape of run request @req for backend @backend started in @cwd (a real path): malloc'd. */
+char *spare_key(const cJSON *req, const char *backend, const char *cwd);
+/*
+ * A ready spare made for @key whose policy hashes @hash and whose working directory is @cwd
+ * now, or NULL. A spare of that shape that no longer fits is ended.
+ */
+struct spare *spare_match(const char *key, const char *hash, const char *cwd);
+/* A run of shape @key was asked: a spare for the next like it is made when nothing is asked. */
+void spare_want(const char *key);
+bool spares_wanted(void);
+void spares_make(void);
+/* @sp's socket is readable: its "ready" message. */
+void spare_read(struct spare *sp);
+/* Supervisor @pid ended: if it was an unclaimed spare, its slot is freed (true). */
+bool spare_reaped(pid_t pid, int status);
+/*
+ * Send the claim @claim (its "fds" added: @names of the @n @fds) to @sp: the spare's pid, its
+ * cgroup and policy file now the caller's; -1 when it could not be sent (the spare is ended).
+ */
+pid_t spare_claim(struct spare *sp, cJSON *claim, const int *fds, const char *const *names,
+		  int n, char **cgroup, char **policy_file);
+/* In a child of wardend: the spares' sockets closed. */
+void spares_close_in_child(void);
+/* Live spares (ready ones only, with @ready). */
+int spares_count(bool ready);
+/* wardend stops: every spare told to end; spares_running() until each is reaped. */
+void spares_stop(void);
+bool spares_running(void);
+
+/* wardend.c's, for its other files */
+void child_common(int keep_ring);
+struct ring *ring_take(const char *backend);
+void ring_return(pid_t pid, const char *sandbox, bool crashed);
+char *write_inline_policy(const cJSON *pol, const char *sub);
+struct wd_policy_derive;
+cJSON *run_derive(const cJSON *req, struct wd_policy_derive *derive);
 
 /* tools/wardend_service.c */
 /* Parse the command line into d.cli: -1 to go on, else the exit status. */

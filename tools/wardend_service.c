@@ -20,8 +20,8 @@
 #include "tools/wardend.h"
 
 static const char usage[] =
-	"usage: wardend [-n] [--config FILE] [--survive SECS] [--pool N] [--backend NAME]\n"
-	"               [--approver-group GROUP] [--on-stop keep|end] [-v...]\n"
+	"usage: wardend [-n] [--config FILE] [--survive SECS] [--pool N] [--spares N]\n"
+	"               [--backend NAME] [--approver-group GROUP] [--on-stop keep|end] [-v...]\n"
 	"\n"
 	"The warden daemon: runs sandboxes asked for on its control socket, <run dir>/control.sock\n"
 	"(run dir: $WARDEN_RUN_DIR, else /run/warden; JSON lines, see docs/control.md), each under\n"
@@ -32,6 +32,9 @@ static const char usage[] =
 	"  --survive SECS  how long a sandbox of this daemon waits for the next one when this one\n"
 	"                  dies (default 300); then its keeper kills it\n"
 	"  --pool N        sandbox cgroups kept made ahead, 0 to 8 (default 4)\n"
+	"  --spares N      runs made ahead, 0 to 4 (default 1): after a run, the sandbox for the\n"
+	"                  next run like it (same policy, backend, directory, env and timeout) is\n"
+	"                  made up to its command's exec, and that run claims it\n"
 	"  --backend NAME  the backend of runs that name none: auto (the probe's choice, the\n"
 	"                  default), bpf-lsm or landlock; its program set is loaded (if need be)\n"
 	"                  and held while wardend lives, so such runs load nothing\n"
@@ -85,6 +88,8 @@ void config_print(FILE *out, const struct wd_daemon_config *c, bool read_it)
 	fprintf(out, "survive         %u s%s\n", c->survive_s,
 		d.cli.set & WD_CFG_SURVIVE ? " (command line)" : "");
 	fprintf(out, "pool            %d%s\n", c->pool, d.cli.set & WD_CFG_POOL ? " (command line)" : "");
+	fprintf(out, "spares          %d%s\n", c->spares,
+		d.cli.set & WD_CFG_SPARES ? " (command line)" : "");
 	fprintf(out, "backend         %s%s\n", c->backend,
 		d.cli.set & WD_CFG_BACKEND ? " (command line)" : "");
 	if (c->approver_group[0])
@@ -132,6 +137,8 @@ void reload(void)
 			 d.cfg.approver_group[0] ? d.cfg.approver_group : "none");
 	if (n.pool != d.cfg.pool)
 		log_info("reload: pool %d (was %d)", n.pool, d.cfg.pool);
+	if (n.spares != d.cfg.spares)
+		log_info("reload: spares %d (was %d)", n.spares, d.cfg.spares);
 	if (n.survive_s != d.cfg.survive_s)
 		log_info("reload: survive %u s for runs from now (was %u)", n.survive_s,
 			 d.cfg.survive_s);
@@ -141,6 +148,8 @@ void reload(void)
 	d.config_read = read_it;
 	socket_access();
 	pool_resize(n.pool);
+	/* fewer spares: the extra ones end now */
+	spares_make();
 	log_info("reloaded %s", read_it ? d.config_path : "(no file: the defaults)");
 out:
 	wd_notify("READY=1\nSTATUS=serving");
@@ -151,6 +160,7 @@ int parse_args(int argc, char **argv, bool *check, int *verbosity)
 	static const struct option opts[] = {
 		{ "survive", required_argument, NULL, 's' },
 		{ "pool", required_argument, NULL, 'p' },
+		{ "spares", required_argument, NULL, 'S' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "approver-group", required_argument, NULL, 'g' },
 		{ "on-stop", required_argument, NULL, 'o' },
@@ -185,6 +195,16 @@ int parse_args(int argc, char **argv, bool *check, int *verbosity)
 				return 2;
 			}
 			c->set |= WD_CFG_POOL;
+			break;
+		case 'S':
+			errno = 0;
+			c->spares = (int)strtol(optarg, &end, 10);
+			if (errno || *end || !*optarg || c->spares < 0 || c->spares > WD_SPARES_MAX) {
+				fprintf(stderr, "wardend: --spares wants 0 to %d, not '%s'\n",
+					WD_SPARES_MAX, optarg);
+				return 2;
+			}
+			c->set |= WD_CFG_SPARES;
 			break;
 		case 'b':
 			if (!wd_daemon_backend_ok(optarg)) {

@@ -137,6 +137,7 @@ cJSON *op_status(void)
 	cJSON_AddStringToObject(o, "file", d.config_read ? d.config_path : "");
 	cJSON_AddNumberToObject(o, "survive_s", d.cfg.survive_s);
 	cJSON_AddNumberToObject(o, "pool", d.cfg.pool);
+	cJSON_AddNumberToObject(o, "spares", d.cfg.spares);
 	if (d.cfg.approver_group[0])
 		cJSON_AddStringToObject(o, "approver_group", d.cfg.approver_group);
 	else
@@ -157,6 +158,10 @@ cJSON *op_status(void)
 	o = cJSON_AddObjectToObject(r, "pool");
 	cJSON_AddNumberToObject(o, "ready", d.pool.n);
 	cJSON_AddNumberToObject(o, "want", d.pool.want);
+	/* runs made ahead (wardend_spare.c): those ready to be claimed, and all */
+	o = cJSON_AddObjectToObject(r, "spares");
+	cJSON_AddNumberToObject(o, "ready", spares_count(true));
+	cJSON_AddNumberToObject(o, "live", spares_count(false));
 	cJSON_AddItemToObject(r, "rings", status_rings());
 	return r;
 }

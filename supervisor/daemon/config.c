@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * daemon/: wardend's configuration file (config.h): a JSON object of survive, pool, backend,
- * approver_group and on_stop. A key it does not know is refused naming it and the file, as the
+ * daemon/: wardend's configuration file (config.h): a JSON object of survive, pool, spares,
+ * backend, approver_group and on_stop. A key it does not know is refused naming it and the file, as the
  * policy parser refuses one: a misspelt "aprover_group" must not leave a daemon without its
  * approvers and nobody the wiser.
  */
@@ -26,6 +26,7 @@ void wd_daemon_config_defaults(struct wd_daemon_config *c)
 	*c = (struct wd_daemon_config){
 		.survive_s = 300,
 		.pool = 4,
+		.spares = 1,
 		.backend = "auto",
 		.approver_gid = (gid_t)-1,
 		.on_stop = WD_ON_STOP_KEEP,
@@ -90,6 +91,12 @@ static int parse_field(const char *path, const cJSON *k, struct wd_daemon_config
 			return bad(msg, size, path, "pool: wants 0 to 8 cgroups%s", "");
 		c->pool = k->valueint;
 		c->set |= WD_CFG_POOL;
+	} else if (!strcmp(key, "spares")) {
+		if (!cJSON_IsNumber(k) || k->valuedouble != (double)k->valueint || k->valueint < 0 ||
+		    k->valueint > WD_SPARES_MAX)
+			return bad(msg, size, path, "spares: wants 0 to 4 runs made ahead%s", "");
+		c->spares = k->valueint;
+		c->set |= WD_CFG_SPARES;
 	} else if (!strcmp(key, "backend")) {
 		if (!cJSON_IsString(k) || !wd_daemon_backend_ok(k->valuestring))
 			return bad(msg, size, path, "backend: wants auto, bpf-lsm or landlock%s", "");
@@ -121,8 +128,8 @@ static int parse_field(const char *path, const cJSON *k, struct wd_daemon_config
 		c->set |= WD_CFG_ON_STOP;
 	} else {
 		return bad(msg, size, path,
-			   "unknown key \"%.200s\" (expected survive, pool, backend, approver_group, "
-			   "on_stop)", key);
+			   "unknown key \"%.200s\" (expected survive, pool, spares, backend, "
+			   "approver_group, on_stop)", key);
 	}
 	return 0;
 }
@@ -198,6 +205,8 @@ void wd_daemon_config_overlay(struct wd_daemon_config *c, const struct wd_daemon
 		c->survive_s = over->survive_s;
 	if (over->set & WD_CFG_POOL)
 		c->pool = over->pool;
+	if (over->set & WD_CFG_SPARES)
+		c->spares = over->spares;
 	if (over->set & WD_CFG_BACKEND)
 		memcpy(c->backend, over->backend, sizeof(c->backend));
 	if (over->set & WD_CFG_APPROVERS) {

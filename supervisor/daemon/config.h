@@ -25,7 +25,11 @@ enum {
 	WD_CFG_BACKEND = 1 << 2,
 	WD_CFG_APPROVERS = 1 << 3,
 	WD_CFG_ON_STOP = 1 << 4,
+	WD_CFG_SPARES = 1 << 5,
 };
+
+/* Most spares (supervisor/run/spare.h) a wardend keeps. */
+#define WD_SPARES_MAX 4
 
 struct wd_daemon_config {
 	unsigned int set; /* WD_CFG_* */
@@ -35,9 +39,13 @@ struct wd_daemon_config {
 	char approver_group[64]; /* "" for none */
 	gid_t approver_gid; /* resolved when read; (gid_t)-1 for none */
 	enum wd_on_stop on_stop;
+	int spares; /* runs made ahead, each for the policy of a recent run (0: none) */
 };
 
-/* The defaults: survive 300 s, pool 4, backend auto, no approver group, on_stop keep. */
+/*
+ * The defaults: survive 300 s, pool 4, backend auto, no approver group, on_stop keep,
+ * spares 1.
+ */
 void wd_daemon_config_defaults(struct wd_daemon_config *c);
 /*
  * Read @path over @c (the fields it names). A missing file is no error when @may_be_missing

@@ -28,6 +28,7 @@ static void test_defaults(void **state)
 	wd_daemon_config_defaults(&c);
 	assert_int_equal(c.survive_s, 300);
 	assert_int_equal(c.pool, 4);
+	assert_int_equal(c.spares, 1);
 	assert_string_equal(c.backend, "auto");
 	assert_string_equal(c.approver_group, "");
 	assert_true(c.approver_gid == (gid_t)-1);
@@ -41,16 +42,17 @@ static void test_every_field(void **state)
 
 	(void)state;
 	wd_daemon_config_defaults(&c);
-	assert_int_equal(parse("{\"survive\":60,\"pool\":0,\"backend\":\"landlock\","
+	assert_int_equal(parse("{\"survive\":60,\"pool\":0,\"spares\":3,\"backend\":\"landlock\","
 			       "\"approver_group\":\"4242\",\"on_stop\":\"end\"}", &c), 0);
 	assert_int_equal(c.survive_s, 60);
 	assert_int_equal(c.pool, 0);
+	assert_int_equal(c.spares, 3);
 	assert_string_equal(c.backend, "landlock");
 	assert_string_equal(c.approver_group, "4242");
 	assert_int_equal(c.approver_gid, 4242);
 	assert_int_equal(c.on_stop, WD_ON_STOP_END);
-	assert_int_equal(c.set, WD_CFG_SURVIVE | WD_CFG_POOL | WD_CFG_BACKEND | WD_CFG_APPROVERS |
-				     WD_CFG_ON_STOP);
+	assert_int_equal(c.set, WD_CFG_SURVIVE | WD_CFG_POOL | WD_CFG_SPARES | WD_CFG_BACKEND |
+				     WD_CFG_APPROVERS | WD_CFG_ON_STOP);
 }
 
 /* An unknown key is refused by name, with the file's name, and nothing of the file is taken. */
@@ -74,6 +76,9 @@ static void test_bad_values(void **state)
 		{ "{\"pool\":9}", "pool: wants 0 to 8" },
 		{ "{\"pool\":1.5}", "pool: wants 0 to 8" },
 		{ "{\"pool\":\"2\"}", "pool: wants 0 to 8" },
+		{ "{\"spares\":5}", "spares: wants 0 to 4" },
+		{ "{\"spares\":-1}", "spares: wants 0 to 4" },
+		{ "{\"spares\":true}", "spares: wants 0 to 4" },
 		{ "{\"survive\":0}", "survive: wants 1 to 86400" },
 		{ "{\"survive\":86401}", "survive: wants 1 to 86400" },
 		{ "{\"backend\":\"lsm\"}", "backend: wants auto, bpf-lsm or landlock" },
@@ -118,9 +123,11 @@ static void test_overlay(void **state)
 	wd_daemon_config_defaults(&c);
 	assert_int_equal(parse("{\"pool\":2,\"survive\":60}", &c), 0);
 	cli.pool = 1;
-	cli.set = WD_CFG_POOL;
+	cli.spares = 0;
+	cli.set = WD_CFG_POOL | WD_CFG_SPARES;
 	wd_daemon_config_overlay(&c, &cli);
 	assert_int_equal(c.pool, 1);
+	assert_int_equal(c.spares, 0);
 	assert_int_equal(c.survive_s, 60);
 	assert_string_equal(c.backend, "auto");
 }
