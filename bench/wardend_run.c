@@ -8,11 +8,17 @@
  *
  * wardend_run --exec SOCKET SANDBOX CMD...: one exec of CMD in the persistent sandbox SANDBOX
  * (docs/control.md#persistent-sandboxes), from the request to its exit event.
+ *
+ * wardend_run --settle SOCKET: returns once the wardend on SOCKET has a spare ready (its
+ * status's "spares":{"ready":N}), or has none configured; fails after 10 s. For spawn_time's
+ * SPAWN_SETTLE, untimed: no command's clock runs while wardend makes its spare.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Append @s to @buf as a JSON string; the bench's arguments are plain (no control characters). */
@@ -72,6 +78,59 @@ static int exec_one(int argc, char **argv)
 	return 1;
 }
 
+/* One status request's reply on a fresh connection to @path, into @buf. 0 or -1. */
+static int status_of(const char *path, char *buf, size_t size)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static const char req[] = "{\"op\":\"status\"}\n";
+	size_t have = 0;
+	ssize_t n;
+	int fd;
+
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    write(fd, req, sizeof(req) - 1) != (ssize_t)sizeof(req) - 1) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while (have < size - 1 && (n = read(fd, buf + have, size - 1 - have)) > 0) {
+		have += (size_t)n;
+		buf[have] = 0;
+		if (memchr(buf, '\n', have))
+			break;
+	}
+	close(fd);
+	return have ? 0 : -1;
+}
+
+/* --settle: a spare ready, or none configured. */
+static int settle(int argc, char **argv)
+{
+	static char buf[1 << 20];
+	const struct timespec tick = { 0, 5000000 };
+
+	if (argc != 3 || strlen(argv[2]) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		fprintf(stderr, "usage: wardend_run --settle SOCKET\n");
+		return 2;
+	}
+	for (int i = 0; i < 2000; i++) {
+		const char *sp;
+
+		if (status_of(argv[2], buf, sizeof(buf)))
+			break;
+		if (strstr(buf, "\"spares\":0,") || strstr(buf, "\"spares\":0}"))
+			return 0;
+		sp = strstr(buf, "\"spares\":{\"ready\":");
+		if (sp && atoi(sp + strlen("\"spares\":{\"ready\":")) > 0)
+			return 0;
+		nanosleep(&tick, NULL);
+	}
+	fprintf(stderr, "wardend_run: no spare ready on %s\n", argv[2]);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -82,6 +141,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--exec"))
 		return exec_one(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "--settle"))
+		return settle(argc, argv);
 	if (argc < 4 || strlen(argv[1]) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "usage: wardend_run SOCKET POLICY CMD...\n");
 		return 2;
