@@ -658,8 +658,6 @@ static pid_t claim_spare(struct spare *sp, const cJSON *req, const char *report,
 	if (cJSON_GetObjectItemCaseSensitive(c, "argv"))
 		pid = spare_claim(sp, c, fds, names, n, cg, policy_file);
 	cJSON_Delete(c);
-	if (pid > 0)
-		log_debug("spare %d claimed", (int)pid);
 	return pid;
 }
 
@@ -2327,53 +2325,53 @@ static int sups_running(void)
 }
 
 /*
+ * Reap what ends, until @left() says none is left or @secs have gone: how many are left. The
+ * signals read meanwhile are SIGCHLD's or the stop's own, already being acted on.
+ */
+static int reap_while(int sigfd, int (*left)(void), int secs)
+{
+	struct signalfd_siginfo si;
+	struct pollfd p = { .fd = sigfd, .events = POLLIN };
+	struct timespec t0, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	reap();
+	while (left()) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec >= secs)
+			return left();
+		if (poll(&p, 1, 1000) > 0 && read(sigfd, &si, sizeof(si)) == sizeof(si) &&
+		    si.ssi_signo == SIGCHLD)
+			reap();
+	}
+	return 0;
+}
+
+/*
  * on_stop "end": every supervisor told to end its sandbox (as kill does: the sandbox killed,
  * its exit record written, its cgroup removed), and waited for, up to 30 s.
  */
 static void end_sandboxes(int sigfd)
 {
-	struct signalfd_siginfo si;
-	struct pollfd p = { .fd = sigfd, .events = POLLIN };
-	struct timespec t0, now;
+	int n;
 
 	for (int i = 0; i < MAX_SANDBOXES; i++)
 		if (d.sups[i].pid > 0)
 			kill(d.sups[i].pid, SIGTERM);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	reap();
-	while (sups_running()) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - t0.tv_sec >= 30) {
-			log_warnx("%d supervisors did not end in 30 s: leaving them to their keepers",
-				  sups_running());
-			break;
-		}
-		if (poll(&p, 1, 1000) > 0 && read(sigfd, &si, sizeof(si)) == sizeof(si) &&
-		    si.ssi_signo == SIGCHLD)
-			reap();
-	}
+	n = reap_while(sigfd, sups_running, 30);
+	if (n)
+		log_warnx("%d supervisors did not end in 30 s: leaving them to their keepers", n);
 }
 
 /* Every spare told to end, and waited for up to 10 s: none outlives wardend with its cgroup. */
 static void end_spares(int sigfd)
 {
-	struct signalfd_siginfo si;
-	struct pollfd p = { .fd = sigfd, .events = POLLIN };
-	struct timespec t0, now;
+	int n;
 
 	spares_stop();
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	reap();
-	while (spares_running()) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - t0.tv_sec >= 10) {
-			log_warnx("spares did not end in 10 s: left to their keepers");
-			break;
-		}
-		if (poll(&p, 1, 1000) > 0 && read(sigfd, &si, sizeof(si)) == sizeof(si) &&
-		    si.ssi_signo == SIGCHLD)
-			reap();
-	}
+	n = reap_while(sigfd, spares_running, 10);
+	if (n)
+		log_warnx("%d spares did not end in 10 s: left to their keepers", n);
 }
 
 static void stop(int sigfd, unsigned int signo)

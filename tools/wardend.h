@@ -273,9 +273,9 @@ pid_t spare_claim(struct spare *sp, cJSON *claim, const int *fds, const char *co
 void spares_close_in_child(void);
 /* Live spares (ready ones only, with @ready). */
 int spares_count(bool ready);
-/* wardend stops: every spare told to end; spares_running() until each is reaped. */
+/* wardend stops: every spare told to end; spares_running() counts those not reaped yet. */
 void spares_stop(void);
-bool spares_running(void);
+int spares_running(void);
 
 /* wardend.c's, for its other files */
 void child_common(int keep_ring);

@@ -371,10 +371,11 @@ void spares_stop(void)
 		spare_end(&spares[i], "wardend stops");
 }
 
-bool spares_running(void)
+int spares_running(void)
 {
+	int n = 0;
+
 	for (int i = 0; i < WD_SPARES_MAX; i++)
-		if (spares[i].pid > 0)
-			return true;
-	return false;
+		n += spares[i].pid > 0;
+	return n;
 }
